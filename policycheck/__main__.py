@@ -1,0 +1,3 @@
+from policycheck.cli import main
+
+main()

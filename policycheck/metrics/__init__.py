@@ -1,0 +1,1 @@
+"""Metric families, one module each, behind :mod:`policycheck.metrics.registry`."""

@@ -1,0 +1,138 @@
+"""The contract between the engine and every metric family.
+
+A metric family module (``policycheck/metrics/<family>.py``) registers its
+metrics with :func:`policycheck.metrics.registry.metric` and its shared
+intermediate results with :func:`policycheck.metrics.registry.intermediate`.
+The compiler and the renderer only ever see the types defined here.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from policycheck.executor import Executor, SerialExecutor
+from policycheck.release.model import Release
+
+
+class Knowledge(str, Enum):
+    """What an attacker may know. The policy's attacker model grants a set."""
+
+    SYNTHETIC = "synthetic"  # every released synthetic set
+    TARGETS = "targets"  # the full record of each target whose membership is questioned
+    ORIGINAL_QI = "original_quasi_identifiers"  # quasi-identifiers of every original record
+    ORIGINAL = "original"  # every original record, secrets included
+    DECLARED_MECHANISM = "declared_mechanism"  # the synthesizer's published algorithm and budget
+
+
+#: Knowledge each attacker model of the policy language grants.
+GRANTS: dict[str, frozenset[Knowledge]] = {
+    # Sees the released sets; any membership question comes with its target record.
+    "no-box": frozenset({Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM}),
+    # Paper 001: also knows the quasi-identifiers of every original record.
+    "partially-informed": frozenset(
+        {Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM, Knowledge.ORIGINAL_QI}
+    ),
+    # Paper 000: knows the original data and every released set.
+    "maximum-knowledge": frozenset(Knowledge),
+}
+
+KNOWLEDGE_WORDS: dict[Knowledge, str] = {
+    Knowledge.SYNTHETIC: "every released synthetic set",
+    Knowledge.TARGETS: "the full record of each target it tests",
+    Knowledge.ORIGINAL_QI: "the quasi-identifiers of every original record",
+    Knowledge.ORIGINAL: "every original record, secrets included",
+    Knowledge.DECLARED_MECHANISM: "the synthesizer's published mechanism and privacy budget",
+}
+
+
+@dataclass(frozen=True)
+class AttackerView:
+    """The policy's attacker model as evaluators see it."""
+
+    model: str
+    quasi_identifiers: tuple[str, ...]
+    secrets: tuple[str, ...]
+
+    @property
+    def knowledge(self) -> frozenset[Knowledge]:
+        return GRANTS[self.model]
+
+
+@dataclass(frozen=True)
+class Need:
+    """A request for a shared intermediate result, e.g. the DCRs of set 0.
+
+    Two rules whose needs are equal share one computation.
+    """
+
+    intermediate: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, intermediate: str, **params: Any) -> Need:
+        return cls(intermediate, tuple(sorted(params.items())))
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def label(self) -> str:
+        args = ", ".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.intermediate}({args})"
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """What an evaluator measured for one rule.
+
+    ``value`` is the number the rule's threshold is compared with (or the
+    interval bound the rule names). ``details`` is JSON-serialisable evidence
+    for the report; ``charts`` are chart specs rendered by the report layer
+    (see :mod:`policycheck.report.charts`).
+    """
+
+    value: float
+    interval: tuple[float, float] | None = None
+    confidence: float | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    charts: tuple[Mapping[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class EvaluationError(Exception):
+    """An evaluator could not produce a number (exit code 3)."""
+
+
+@dataclass
+class EvaluationContext:
+    """Everything an evaluator may use, handed over by the runner."""
+
+    release: Release
+    attacker: AttackerView
+    seed: int
+    executor: Executor = field(default_factory=SerialExecutor)
+    #: Called with (label, done, total) during long steps; drives the progress bar.
+    progress: Callable[[str, int, int], None] = lambda label, done, total: None
+
+    def rng(self, *key: str | int) -> np.random.Generator:
+        """A generator for one named random choice.
+
+        Derived from the run's seed and the key only, so results do not depend
+        on which rules run or in what order.
+        """
+        return np.random.default_rng(self.seed_for(*key))
+
+    def seed_for(self, *key: str | int) -> np.random.SeedSequence:
+        words = [zlib.crc32(str(k).encode()) for k in key]
+        return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
+
+
+#: Signature of a metric evaluator: (context, validated params, resolved needs) -> result.
+Evaluate = Callable[[EvaluationContext, Any, Mapping[Need, Any]], MetricResult]

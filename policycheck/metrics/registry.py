@@ -1,0 +1,184 @@
+"""Registry of metrics and shared intermediate results.
+
+A family module registers what it offers at import time::
+
+    @metric(
+        name="dcr_share",
+        family="membership",
+        params=DcrShareParams,
+        knowledge={Knowledge.SYNTHETIC},
+        inputs={"original", "holdout", "synthetic"},
+        value_range=(0.0, 1.0),
+        needs=lambda params, release: [Need.of("gower_dcr", synthetic=i) ...],
+        meaning="...", remedy="...",
+    )
+    def dcr_share(ctx, params, needs) -> MetricResult: ...
+
+Every module in the ``policycheck.metrics`` package is a family and is
+imported by :func:`load_families`; third-party families are found through the
+``policycheck.metrics`` entry-point group. Neither the compiler nor the
+renderer names a metric, so adding one edits neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from policycheck.metrics.base import Evaluate, EvaluationContext, Knowledge, Need
+from policycheck.release.model import Release
+
+log = logging.getLogger(__name__)
+
+#: Auditor-side inputs a metric may read (beside what the attacker knows).
+INPUTS = frozenset({"original", "holdout", "synthetic", "synthesizer", "ledger"})
+
+
+class Params(BaseModel):
+    """Base class of every metric's parameter model: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    family: str
+    params: type[BaseModel]
+    evaluate: Evaluate
+    knowledge: frozenset[Knowledge]
+    inputs: frozenset[str]
+    #: Inclusive bounds of the metric's value; thresholds outside are rejected.
+    value_range: tuple[float | None, float | None] = (None, None)
+    #: Names of params fields that hold a column name or a list of them.
+    column_params: tuple[str, ...] = ()
+    needs: Callable[[Any, Release], list[Need]] = lambda params, release: []
+    #: One line: what the number is.
+    summary: str = ""
+    #: Plain words for the report: how to read the number.
+    meaning: str = ""
+    #: What to do when the rule fails.
+    remedy: str = ""
+    references: tuple[str, ...] = ()
+    #: Which attacker models the metric is defined for; empty means any model
+    #: granting ``knowledge``.
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IntermediateSpec:
+    name: str
+    compute: Callable[..., Any]  # compute(ctx, **need.params) -> Any
+    description: str
+    inputs: frozenset[str] = frozenset()
+
+
+_METRICS: dict[str, MetricSpec] = {}
+_INTERMEDIATES: dict[str, IntermediateSpec] = {}
+_LOADED = False
+
+
+def metric(
+    *,
+    name: str,
+    family: str,
+    params: type[BaseModel],
+    knowledge: Iterable[Knowledge],
+    inputs: Iterable[str],
+    value_range: tuple[float | None, float | None] = (None, None),
+    column_params: Iterable[str] = (),
+    needs: Callable[[Any, Release], list[Need]] | None = None,
+    meaning: str = "",
+    remedy: str = "",
+    references: Iterable[str] = (),
+) -> Callable[[Evaluate], Evaluate]:
+    """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
+
+    def register(fn: Evaluate) -> Evaluate:
+        if name in _METRICS:
+            raise ValueError(f"metric {name!r} is registered twice")
+        unknown = set(inputs) - INPUTS
+        if unknown:
+            raise ValueError(f"metric {name!r} names unknown inputs {sorted(unknown)}")
+        for col in column_params:
+            if col not in params.model_fields:
+                raise ValueError(f"metric {name!r}: column param {col!r} is not a field of {params.__name__}")
+        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else name
+        _METRICS[name] = MetricSpec(
+            name=name,
+            family=family,
+            params=params,
+            evaluate=fn,
+            knowledge=frozenset(knowledge),
+            inputs=frozenset(inputs),
+            value_range=value_range,
+            column_params=tuple(column_params),
+            needs=needs or (lambda p, r: []),
+            summary=summary,
+            meaning=meaning,
+            remedy=remedy,
+            references=tuple(references),
+        )
+        return fn
+
+    return register
+
+
+def intermediate(
+    *, name: str, description: str, inputs: Iterable[str] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a shared intermediate result computed once per distinct Need."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _INTERMEDIATES:
+            raise ValueError(f"intermediate {name!r} is registered twice")
+        _INTERMEDIATES[name] = IntermediateSpec(name, fn, description, frozenset(inputs))
+        return fn
+
+    return register
+
+
+def load_families() -> None:
+    """Import every family module once (built-in, then entry points)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import policycheck.metrics as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name not in {"base", "registry"}:
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+    for ep in entry_points(group="policycheck.metrics"):
+        # NOTE: one broken plugin must not take the built-in metrics down.
+        try:
+            ep.load()
+        except Exception as exc:  # pragma: no cover - depends on installed plugins
+            log.warning("could not load metric plugin %s: %s", ep.name, exc)
+
+
+def metrics() -> dict[str, MetricSpec]:
+    load_families()
+    return dict(_METRICS)
+
+
+def get_metric(name: str) -> MetricSpec:
+    load_families()
+    return _METRICS[name]
+
+
+def intermediates() -> dict[str, IntermediateSpec]:
+    load_families()
+    return dict(_INTERMEDIATES)
+
+
+def compute_intermediate(ctx: EvaluationContext, need: Need) -> Any:
+    load_families()
+    return _INTERMEDIATES[need.intermediate].compute(ctx, **need.kwargs)
