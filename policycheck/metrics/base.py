@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,8 +95,19 @@ class MetricResult:
 
     ``value`` is the number the rule's threshold is compared with (or the
     interval bound the rule names). ``details`` is JSON-serialisable evidence
-    for the report; ``charts`` are chart specs rendered by the report layer
-    (see :mod:`policycheck.report.charts`).
+    for the report (plain dicts, lists, str, int, float, bool, None; no numpy
+    types). ``charts`` are chart specs the report layer renders as inline SVG;
+    each is a dict with ``kind`` and ``title`` and, by kind:
+
+    - ``"bar"``, ``"line"``, ``"scatter"``: ``x_label``, ``y_label``,
+      ``series``: ``[{"name": str, "x": [...], "y": [...]}]`` (bar x may be
+      category labels); optional ``reference_lines``:
+      ``[{"axis": "y"|"x", "value": float, "label": str}]`` (e.g. a threshold);
+    - ``"histogram"``: ``x_label``, ``series``: ``[{"name": str, "edges":
+      [k+1 floats], "counts": [k ints]}]`` (overlaid, e.g. train vs holdout);
+    - ``"heatmap"``: ``row_labels``, ``col_labels``, ``values`` (2-D list,
+      None for blank), optional ``marked``: ``[[row, col], ...]`` cells to
+      outline (e.g. outputs that break a target epsilon).
     """
 
     value: float
@@ -118,6 +130,8 @@ class EvaluationContext:
     attacker: AttackerView
     seed: int
     executor: Executor = field(default_factory=SerialExecutor)
+    #: Folder of the policy file: relative paths in params resolve against it.
+    base_dir: Path = field(default_factory=Path.cwd)
     #: Called with (label, done, total) during long steps; drives the progress bar.
     progress: Callable[[str, int, int], None] = lambda label, done, total: None
 
