@@ -1,0 +1,218 @@
+"""The ``policycheck`` command line.
+
+Exit codes: 0 pass, 1 a blocking rule fails, 2 invalid policy, release,
+data or usage, 3 an evaluator could not run. Bad input prints one line per
+problem, ``file:line:col: message``, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from policycheck import __version__
+from policycheck.errors import EXIT_ERROR, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
+
+FORMATS = ("json", "html", "md")
+
+
+def _guard(fn):
+    """Turn our errors into lines + exit codes; never show a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except PolicycheckError as exc:
+            for problem in exc.problems:
+                click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug must still never exit 0
+            click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+
+    return wrapper
+
+
+def _release_options(fn):
+    options = [
+        click.option("--release", "-r", "manifest", type=click.Path(path_type=Path), help="Release manifest (YAML)."),
+        click.option("--original", type=click.Path(path_type=Path), help="Original (training) data, CSV or Parquet."),
+        click.option("--synthetic", multiple=True, type=click.Path(path_type=Path), help="A synthetic set (repeatable)."),
+        click.option("--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."),
+        click.option("--column-type", "column_types", multiple=True, metavar="NAME=TYPE",
+                     help="Override an inferred column type: numeric or categorical (repeatable)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _load_release(manifest, original, synthetic, holdout, column_types, required: bool = True):
+    from policycheck.release.load import build_release, load_manifest
+    from policycheck.release.manifest import ColumnDecl
+    from policycheck.release.model import SynthesizerInfo
+
+    if manifest and (original or synthetic or holdout):
+        raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
+    if manifest:
+        return load_manifest(manifest)
+    if not original and not synthetic:
+        if required:
+            raise click.UsageError("no release: give --release MANIFEST, or --original and --synthetic")
+        return None
+    if not original or not synthetic:
+        raise click.UsageError("--original and at least one --synthetic are needed together")
+    columns = {}
+    for item in column_types:
+        name, _, kind = item.partition("=")
+        if kind not in ("numeric", "categorical"):
+            raise click.UsageError(f"--column-type {item!r}: expected NAME=numeric or NAME=categorical")
+        columns[name] = ColumnDecl(type=kind)
+    synth = [(Path(p), f"synthetic[{i}]", SynthesizerInfo()) for i, p in enumerate(synthetic)]
+    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="policycheck")
+def cli() -> None:
+    """Privacy policy-as-code for synthetic data releases."""
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_release_options
+@_guard
+def validate(files, manifest, original, synthetic, holdout, column_types):
+    """Check policy FILES; with a release, also that the columns they name exist."""
+    from policycheck.policy.load import load_policy
+
+    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    problems = []
+    for path in files:
+        try:
+            loaded = load_policy(path, release)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            continue
+        click.echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if problems:
+        click.echo(f"{len(problems)} problem(s) found", err=True)
+        sys.exit(EXIT_INVALID)
+
+
+@cli.command()
+@click.option("--report", "which", flag_value="report", help="Print the report.json schema instead.")
+@click.option("--policy", "which", flag_value="policy", default=True, hidden=True)
+@click.option("--write", "write_dir", type=click.Path(path_type=Path), help="Write both schemas into this folder.")
+@_guard
+def schema(which, write_dir):
+    """Print the JSON Schema of the policy language (draft-07, for editors)."""
+    from policycheck.fileio import atomic_write_text
+    from policycheck.policy.schema import policy_schema, report_schema
+
+    dump = lambda s: json.dumps(s, indent=2, ensure_ascii=False) + "\n"  # noqa: E731
+    if write_dir:
+        for name, s in (("policy.schema.json", policy_schema()), ("report.schema.json", report_schema())):
+            atomic_write_text(Path(write_dir) / name, dump(s))
+            click.echo(f"wrote {display_path(Path(write_dir) / name)}")
+        return
+    click.echo(dump(report_schema() if which == "report" else policy_schema()), nl=False)
+
+
+@cli.command()
+@click.argument("policy", type=click.Path(path_type=Path))
+@_release_options
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@_guard
+def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
+    """Show what checking POLICY would compute, and with which attacker knowledge."""
+    from policycheck.compiler import compile_plan
+    from policycheck.policy.load import load_policy
+
+    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    compiled = compile_plan(load_policy(policy, release), release)
+    click.echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe())
+
+
+@cli.command()
+@click.argument("policy", type=click.Path(path_type=Path))
+@_release_options
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
+              help="Folder for the reports.")
+@click.option("--format", "formats", default="json,html,md", show_default=True,
+              help="Comma-separated formats to write: " + ", ".join(FORMATS) + " (json is always written).")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of every random choice (overrides the policy's).")
+@click.option("--fail-on-warn", is_flag=True, help="Exit 1 when a rule warns.")
+@click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
+              help="Where heavy work runs: local processes, or serially in this process.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@_guard
+def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
+          executor, workers, quiet):
+    """Check a release against POLICY and write report.json, report.html and report.md."""
+    from policycheck.checking import check_release, print_summary
+
+    chosen = _formats(formats)
+    release = _load_release(manifest, original, synthetic, holdout, column_types)
+    report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
+                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
+    print_summary(report, out_dir)
+    sys.exit(report["exit_code"])
+
+
+@cli.command()
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), default=Path("reports/demo"), show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=20261121, show_default=True)
+@click.option("--policy", type=click.Path(path_type=Path), help="Policy to check (default: policies/demo.policy.yaml).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@_guard
+def demo(out_dir, seed, policy, quiet):
+    """Check two synthetic releases of real census data (UCI Adult) against the example policy."""
+    from policycheck.demo import run_demo
+
+    sys.exit(run_demo(out_dir, seed=seed, policy=policy, progress=not quiet))
+
+
+@cli.command(name="metrics")
+@_guard
+def list_metrics():
+    """List the registered metrics with their parameters."""
+    from policycheck.metrics import registry
+    from policycheck.metrics.base import KNOWLEDGE_WORDS
+
+    for name, spec in sorted(registry.metrics().items()):
+        click.echo(f"{name} ({spec.family}): {spec.summary}")
+        for field, info in spec.params.model_fields.items():
+            default = "required" if info.is_required() else f"default {info.get_default(call_default_factory=True)!r}"
+            click.echo(f"    {field}: {info.description or ''} [{default}]")
+        words = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(spec.knowledge, key=lambda k: k.value)) or "none"
+        click.echo(f"    attacker knowledge: {words}")
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    chosen = [f.strip() for f in text.split(",") if f.strip()]
+    unknown = [f for f in chosen if f not in FORMATS]
+    if unknown:
+        raise click.UsageError(f"--format: unknown format(s) {unknown}; choose from {', '.join(FORMATS)}")
+    return tuple(dict.fromkeys(["json", *chosen]))
+
+
+def main() -> None:
+    cli(prog_name="policycheck")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

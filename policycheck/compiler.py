@@ -1,0 +1,142 @@
+"""Compile a validated policy into a plan of evaluators.
+
+The plan lists, for every enabled rule, the metric evaluator with its
+validated params, the shared intermediate results it needs and the attacker
+knowledge it uses. Intermediates requested by several rules (the DCRs that
+feed both the DCR-share and the MI-risk rules, say) appear once: the runner
+computes each distinct one once. Nothing here names a metric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from policycheck.errors import InvalidInput, Problem
+from policycheck.metrics import registry
+from policycheck.metrics.base import KNOWLEDGE_WORDS, Need
+from policycheck.metrics.registry import MetricSpec
+from policycheck.policy.load import LoadedPolicy
+from policycheck.policy.model import Rule
+from policycheck.release.model import ColumnType, Dataset, Release
+
+
+@dataclass(frozen=True)
+class IntermediateStep:
+    need: Need
+    description: str
+    used_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    rule: Rule
+    spec: MetricSpec
+    params: BaseModel
+    needs: tuple[Need, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    loaded: LoadedPolicy
+    release: Release | None
+    intermediates: tuple[IntermediateStep, ...]
+    evaluations: tuple[Evaluation, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy": self.loaded.policy.metadata.id,
+            "attacker": self.loaded.policy.attacker.model,
+            "release": self.release.id if self.release else None,
+            "intermediates": [
+                {"need": s.need.label, "description": s.description, "used_by": list(s.used_by)}
+                for s in self.intermediates
+            ],
+            "evaluations": [
+                {
+                    "rule": e.rule.id,
+                    "metric": e.spec.name,
+                    "family": e.spec.family,
+                    "severity": e.rule.severity,
+                    "params": e.params.model_dump(mode="json"),
+                    "needs": [n.label for n in e.needs],
+                    "knowledge": sorted(k.value for k in e.spec.knowledge),
+                    "inputs": sorted(e.spec.inputs),
+                }
+                for e in self.evaluations
+            ],
+        }
+
+    def describe(self) -> str:
+        """The plan in plain text, as ``policycheck plan`` prints it."""
+        p = self.loaded.policy
+        lines = [
+            f"policy {p.metadata.id} v{p.metadata.version}: {len(self.evaluations)} rule(s), "
+            f"attacker model {p.attacker.model}",
+            f"release: {self.release.id + f' ({len(self.release.synthetic)} synthetic set(s))' if self.release else '(none given: one synthetic set assumed)'}",
+            "",
+            "shared intermediate results (each computed once):",
+        ]
+        if not self.intermediates:
+            lines.append("  (none)")
+        for step in self.intermediates:
+            lines.append(f"  {step.need.label}: {step.description}")
+            lines.append(f"      used by: {', '.join(step.used_by)}")
+        lines += ["", "evaluators:"]
+        for e in self.evaluations:
+            lines.append(f"  {e.rule.id} [{e.rule.severity}]: {e.spec.name} ({e.spec.family}) - {e.spec.summary}")
+            params = e.params.model_dump(mode="json", exclude_defaults=False)
+            if params:
+                lines.append(f"      params: {params}")
+            lines.append(f"      needs: {', '.join(n.label for n in e.needs) or '(nothing shared)'}")
+            knowledge = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(e.spec.knowledge, key=lambda k: k.value))
+            lines.append(f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}")
+            lines.append(f"      data read: {', '.join(sorted(e.spec.inputs))}")
+        return "\n".join(lines)
+
+
+def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
+    """Turn a validated policy into a plan for ``release`` (or a one-set stand-in)."""
+    shape = release if release is not None else _stand_in(loaded)
+    known = registry.intermediates()
+    evaluations: list[Evaluation] = []
+    users: dict[Need, list[str]] = {}
+    problems: list[Problem] = []
+    for rule in loaded.rules:
+        spec = registry.get_metric(rule.metric)
+        params = loaded.params[rule.id]
+        if release is not None and "holdout" in spec.inputs and release.holdout is None and _needs_holdout(spec):
+            file, line, col = loaded.rule_origin(rule.id)
+            problems.append(
+                Problem(file, f"rule {rule.id!r}: metric {spec.name!r} needs a holdout set and the release has none", line, col)
+            )
+            continue
+        needs = tuple(spec.needs(params, shape))
+        for need in needs:
+            if need.intermediate not in known:
+                raise RuntimeError(f"metric {spec.name!r} needs unregistered intermediate {need.intermediate!r}")
+            users.setdefault(need, []).append(rule.id)
+        evaluations.append(Evaluation(rule, spec, params, needs))
+    if problems:
+        raise InvalidInput(problems)
+    steps = tuple(IntermediateStep(n, known[n.intermediate].description, tuple(ids)) for n, ids in users.items())
+    return Plan(loaded, release, steps, tuple(evaluations))
+
+
+def _needs_holdout(spec: MetricSpec) -> bool:
+    # NOTE: a metric may list holdout as optional (a control); it declares
+    # that with extra["holdout_optional"] = True.
+    return not spec.extra.get("holdout_optional", False)
+
+
+def _stand_in(loaded: LoadedPolicy) -> Release:
+    """A release of one synthetic set with the policy's columns, for `plan` without data."""
+    a = loaded.policy.attacker
+    cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
+    frame = pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+    types = {c: ColumnType.CATEGORICAL for c in cols}
+    ds = lambda role, name: Dataset(role, name, frame)  # noqa: E731
+    return Release("(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types)

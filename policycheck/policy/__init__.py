@@ -1,0 +1,1 @@
+"""The policy language: pydantic models, loading with ``extends``, validation."""

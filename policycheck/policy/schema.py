@@ -1,0 +1,55 @@
+"""JSON Schemas of the policy language and of report.json, from the pydantic models.
+
+The policy schema is draft-07, the draft editors' yaml-language-server
+understands: pydantic's ``$defs`` become ``definitions``, and each metric's
+params model is attached to rules naming that metric with ``if``/``then``,
+so editors complete and check params too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policycheck.metrics import registry
+from policycheck.policy.model import Policy
+from policycheck.report.model import Report
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+REF = "#/definitions/{model}"
+
+
+def _draft07(model, schema_id: str) -> dict[str, Any]:
+    schema = model.model_json_schema(ref_template=REF)
+    definitions = schema.pop("$defs", {})
+    out = {"$schema": DRAFT_07, "$id": schema_id, **schema, "definitions": definitions}
+    return out
+
+
+def policy_schema() -> dict[str, Any]:
+    """The policy language, including every registered metric's params."""
+    schema = _draft07(Policy, "urn:policycheck:schema:policy:1")
+    definitions = schema["definitions"]
+    rule = definitions["Rule"]
+    specs = registry.metrics()
+    rule["properties"]["metric"]["enum"] = sorted(specs)
+    branches = []
+    for name, spec in sorted(specs.items()):
+        params = spec.params.model_json_schema(ref_template=REF)
+        for key, sub in params.pop("$defs", {}).items():
+            definitions.setdefault(key, sub)
+        params.setdefault("description", spec.summary)
+        key = f"params.{name}"
+        definitions[key] = params
+        branches.append(
+            {
+                "if": {"properties": {"metric": {"const": name}}, "required": ["metric"]},
+                "then": {"properties": {"params": {"$ref": f"#/definitions/{key}"}}},
+            }
+        )
+    if branches:
+        rule["allOf"] = branches
+    return schema
+
+
+def report_schema() -> dict[str, Any]:
+    return _draft07(Report, "urn:policycheck:schema:report:1")

@@ -1,0 +1,82 @@
+"""The release manifest: which files make up the release, and what the
+synthesizer behind each synthetic set declares.
+
+Example::
+
+    release:
+      id: adult-2026-q4
+      description: Public-use synthetic extract
+    original: data/original.csv
+    holdout: data/holdout.csv          # optional; real records the synthesizer never saw
+    synthetic:
+      - path: data/synthetic-1.parquet
+        name: ctgan-run-1              # optional
+        synthesizer:
+          name: ctgan
+          epsilon: 1.0
+          delta: 1e-6
+          mechanism: gaussian          # any further key is kept as a declared parameter
+          command: python synth.py --input {input} --output {output} --rows {rows} --seed {seed}
+    columns:                           # optional overrides of inferred types
+      age: numeric
+      education: {type: ordinal, order: [Preschool, 1st-4th, ...]}
+
+Paths are relative to the manifest's folder. CSV (UTF-8, header row, empty
+cell = missing) and Parquet are read, by file extension.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class SynthesizerDecl(BaseModel):
+    """Declared metadata of the synthesizer behind one set; extra keys are parameters."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    name: str = Field(default="unknown", description="Synthesizer name and version.")
+    epsilon: float | None = Field(default=None, gt=0, description="Declared epsilon of the set's mechanism.")
+    delta: float | None = Field(default=None, ge=0, lt=1, description="Declared delta of the set's mechanism.")
+    command: str | None = Field(
+        default=None,
+        description="Command template to re-run the synthesizer: {input}, {output}, {rows}, {seed}.",
+    )
+
+
+class SyntheticDecl(_Strict):
+    path: str = Field(description="Synthetic data file (CSV or Parquet).")
+    name: str | None = Field(default=None, description="Name shown in reports.")
+    synthesizer: SynthesizerDecl = Field(default_factory=SynthesizerDecl)
+
+
+class ColumnDecl(_Strict):
+    type: Literal["numeric", "categorical", "ordinal"]
+    order: list[Any] | None = Field(default=None, description="Ordinal categories, lowest first.")
+
+    @model_validator(mode="after")
+    def _order(self) -> ColumnDecl:
+        if self.type == "ordinal" and not self.order:
+            raise ValueError("an ordinal column needs `order`: its categories, lowest first")
+        if self.type != "ordinal" and self.order is not None:
+            raise ValueError("`order` is only for ordinal columns")
+        return self
+
+
+class ReleaseInfo(_Strict):
+    id: str = Field(min_length=1)
+    description: str | None = None
+
+
+class Manifest(_Strict):
+    release: ReleaseInfo
+    original: str
+    holdout: str | None = None
+    synthetic: list[SyntheticDecl] = Field(min_length=1)
+    columns: dict[str, Literal["numeric", "categorical", "ordinal"] | ColumnDecl] = Field(default_factory=dict)

@@ -1,0 +1,199 @@
+"""Assemble report.json from a plan and its run: verdicts, evidence, provenance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import platform
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from policycheck import __version__
+from policycheck.compiler import Plan
+from policycheck.errors import display_path
+from policycheck.metrics.base import KNOWLEDGE_WORDS
+from policycheck.policy.model import Waiver
+from policycheck.release.model import Release
+from policycheck.report.model import Report
+from policycheck.runner import RunResult
+from policycheck.verdicts import exit_code, release_verdict
+
+LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "pydantic", "jinja2", "ruamel.yaml", "pyarrow")
+
+
+def build_report(
+    plan: Plan,
+    release: Release,
+    run: RunResult,
+    *,
+    executor: str,
+    command: list[str],
+    fail_on_warn: bool = False,
+) -> dict[str, Any]:
+    """The report as a plain dict, validated against the published schema."""
+    loaded = plan.loaded
+    policy = loaded.policy
+    rules = [_rule(o, loaded) for o in run.outcomes]
+    verdict = release_verdict(rules)
+    report = {
+        "schema_version": "1.0",
+        "verdict": verdict,
+        "exit_code": exit_code(verdict, fail_on_warn),
+        "generated_at": run.finished.isoformat(timespec="seconds"),
+        "policy": {
+            "id": policy.metadata.id,
+            "title": policy.metadata.title,
+            "version": policy.metadata.version,
+            "owner": policy.metadata.owner,
+            "description": policy.metadata.description,
+            "path": display_path(loaded.path),
+            "attacker_model": policy.attacker.model,
+            "attacker_knowledge": [KNOWLEDGE_WORDS[k] for k in sorted(loaded.attacker.knowledge, key=lambda k: k.value)],
+            "quasi_identifiers": list(policy.attacker.quasi_identifiers),
+            "secrets": list(policy.attacker.secrets),
+        },
+        "release": {
+            "id": release.id,
+            "manifest": display_path(release.manifest_path) if release.manifest_path else None,
+            "manifest_sha256": release.manifest_sha256,
+            "columns": {c: t.value for c, t in release.column_types.items()},
+            "datasets": [
+                {
+                    "role": d.role,
+                    "name": d.name,
+                    "path": display_path(d.path) if d.path else None,
+                    "sha256": d.sha256,
+                    "rows": d.n_rows,
+                    "synthesizer": _synth(d.synthesizer) if d.synthesizer else None,
+                }
+                for d in release.datasets()
+            ],
+        },
+        "summary": _summary(rules, run.unused_waivers),
+        "rules": rules,
+        "waivers": [_waiver(w) for w in policy.waivers],
+        "provenance": {
+            "tool": "policycheck",
+            "tool_version": __version__,
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "libraries": {name: _version(name) for name in LIBRARIES},
+            "policy_files": [{"path": display_path(p), "sha256": sha} for p, sha in loaded.source.files],
+            "data_files": [
+                {"path": display_path(d.path), "sha256": d.sha256} for d in release.datasets() if d.path and d.sha256
+            ],
+            "manifest": (
+                {"path": display_path(release.manifest_path), "sha256": release.manifest_sha256}
+                if release.manifest_path and release.manifest_sha256
+                else None
+            ),
+            "seed": run.seed,
+            "confidence": policy.confidence,
+            "effective_policy": jsonable(policy.model_dump(mode="json")),
+            "executor": executor,
+            "command": command,
+            "started_at": run.started.isoformat(timespec="seconds"),
+            "finished_at": run.finished.isoformat(timespec="seconds"),
+            "intermediate_seconds": {k: round(v, 3) for k, v in run.intermediate_seconds.items()},
+        },
+    }
+    report = jsonable(report)
+    Report.model_validate(report)  # the published schema is a promise: check it
+    return report
+
+
+def _rule(outcome, loaded) -> dict[str, Any]:
+    e = outcome.evaluation
+    r = outcome.result
+    file, line, col = loaded.rule_origin(e.rule.id)
+    knowledge = sorted(e.spec.knowledge, key=lambda k: k.value)
+    return {
+        "id": e.rule.id,
+        "metric": e.spec.name,
+        "family": e.spec.family,
+        "severity": e.rule.severity,
+        "verdict": outcome.verdict,
+        "verdict_before_waiver": outcome.raw_verdict if outcome.waiver else None,
+        "value": r.value if r else None,
+        "compared_value": outcome.measured,
+        "threshold": e.rule.threshold.model_dump(),
+        "interval": list(r.interval) if r and r.interval is not None else None,
+        "confidence": r.confidence if r else None,
+        "summary": e.spec.summary,
+        "meaning": e.spec.meaning,
+        "remedy": e.spec.remedy,
+        "rationale": e.rule.rationale,
+        "params": e.params.model_dump(mode="json"),
+        "knowledge": [k.value for k in knowledge],
+        "knowledge_words": [KNOWLEDGE_WORDS[k] for k in knowledge],
+        "inputs": sorted(e.spec.inputs),
+        "needs": [n.label for n in e.needs],
+        "policy_location": {"file": file, "line": line, "col": col},
+        "details": dict(r.details) if r else {},
+        "charts": [dict(c) for c in r.charts] if r else [],
+        "notes": list(r.notes) if r else [],
+        "waiver": _waiver(outcome.waiver) if outcome.waiver else None,
+        "error": outcome.error,
+        "seconds": round(outcome.seconds, 3),
+    }
+
+
+def _summary(rules: list[dict[str, Any]], unused: list[str]) -> dict[str, Any]:
+    def ids(pred) -> list[str]:
+        return [r["id"] for r in rules if pred(r)]
+
+    return {
+        "total": len(rules),
+        "passed": len(ids(lambda r: r["verdict"] == "pass")),
+        "warned": len(ids(lambda r: r["verdict"] == "warn")),
+        "failed": len(ids(lambda r: r["verdict"] == "fail")),
+        "waived": len(ids(lambda r: r["verdict"] == "waived")),
+        "errors": len(ids(lambda r: r["verdict"] == "error")),
+        "blocking_failures": ids(lambda r: r["verdict"] == "fail" and r["severity"] == "blocking"),
+        "warnings": ids(lambda r: r["verdict"] == "warn" or (r["verdict"] == "fail" and r["severity"] == "advisory")),
+        "waived_rules": ids(lambda r: r["verdict"] == "waived"),
+        "unused_waivers": unused,
+    }
+
+
+def _waiver(w: Waiver) -> dict[str, Any]:
+    return {"rule": w.rule, "reason": w.reason, "approved_by": w.approved_by, "expires": w.expires.isoformat(), "ticket": w.ticket}
+
+
+def _synth(info) -> dict[str, Any]:
+    return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command}
+
+
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON types: numpy scalars and arrays converted, NaN/inf as None."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, (dt.date, dt.datetime)):
+        return obj.isoformat()
+    if isinstance(obj, Path):
+        return str(obj)
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)

@@ -1,0 +1,147 @@
+"""The report.json interface (published as schemas/report.schema.json).
+
+CI pipelines read this file; keep changes backward compatible and bump
+``SCHEMA_VERSION`` (major for breaking changes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ThresholdOut(_Model):
+    fail_above: float | None = None
+    warn_above: float | None = None
+    fail_below: float | None = None
+    warn_below: float | None = None
+    compare: Literal["estimate", "lower", "upper"]
+
+
+class WaiverOut(_Model):
+    rule: str
+    reason: str
+    approved_by: str
+    expires: str
+    ticket: str | None = None
+
+
+class RuleOut(_Model):
+    id: str
+    metric: str
+    family: str
+    severity: Literal["blocking", "advisory"]
+    verdict: Literal["pass", "warn", "fail", "waived", "error"]
+    verdict_before_waiver: Literal["pass", "warn", "fail", "error"] | None = None
+    value: float | None = Field(description="The metric's point estimate.")
+    compared_value: float | None = Field(description="What the threshold was compared with (estimate or interval end).")
+    threshold: ThresholdOut
+    interval: list[float] | None = Field(description="Confidence interval [lower, upper] of the estimate, if any.")
+    confidence: float | None = None
+    summary: str
+    meaning: str
+    remedy: str
+    rationale: str | None = None
+    params: dict[str, Any]
+    knowledge: list[str] = Field(description="Attacker knowledge the evaluator used.")
+    knowledge_words: list[str]
+    inputs: list[str] = Field(description="Data the evaluator read.")
+    needs: list[str] = Field(description="Shared intermediate results the evaluator used.")
+    policy_location: dict[str, Any] = Field(description="File, line and column of the rule in the policy.")
+    details: dict[str, Any] = Field(default_factory=dict)
+    charts: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    waiver: WaiverOut | None = None
+    error: str | None = None
+    seconds: float
+
+
+class Summary(_Model):
+    total: int
+    passed: int
+    warned: int
+    failed: int
+    waived: int
+    errors: int
+    blocking_failures: list[str]
+    warnings: list[str]
+    waived_rules: list[str]
+    unused_waivers: list[str]
+
+
+class DatasetOut(_Model):
+    role: Literal["original", "holdout", "synthetic"]
+    name: str
+    path: str | None
+    sha256: str | None
+    rows: int
+    synthesizer: dict[str, Any] | None = None
+
+
+class ReleaseOut(_Model):
+    id: str
+    manifest: str | None
+    manifest_sha256: str | None
+    columns: dict[str, str]
+    datasets: list[DatasetOut]
+
+
+class PolicyOut(_Model):
+    id: str
+    title: str
+    version: str
+    owner: str
+    description: str | None
+    path: str
+    attacker_model: str
+    attacker_knowledge: list[str]
+    quasi_identifiers: list[str]
+    secrets: list[str]
+
+
+class FileHash(_Model):
+    path: str
+    sha256: str
+
+
+class Provenance(_Model):
+    tool: str
+    tool_version: str
+    python: str
+    platform: str
+    libraries: dict[str, str]
+    policy_files: list[FileHash] = Field(description="The policy, then every file it extends.")
+    data_files: list[FileHash]
+    manifest: FileHash | None
+    seed: int
+    confidence: float
+    effective_policy: dict[str, Any] = Field(description="The policy after extends, as evaluated.")
+    executor: str
+    command: list[str]
+    started_at: str
+    finished_at: str
+    intermediate_seconds: dict[str, float]
+
+
+class Report(_Model):
+    """A policycheck compliance report."""
+
+    model_config = ConfigDict(extra="forbid", title="policycheck report")
+
+    schema_version: str = SCHEMA_VERSION
+    verdict: Literal["pass", "warn", "fail", "error"]
+    exit_code: int
+    generated_at: str
+    policy: PolicyOut
+    release: ReleaseOut
+    summary: Summary
+    rules: list[RuleOut]
+    waivers: list[WaiverOut]
+    provenance: Provenance

@@ -1,0 +1,156 @@
+"""Safe YAML loading with positions, for policies, manifests and ledgers.
+
+ruamel.yaml speaks YAML 1.2, so ``delta: 1e-6`` is a number and ``no`` is
+the string "no" (YAML 1.1 loaders such as PyYAML get both wrong), and it
+rejects duplicate keys. On top of it this module:
+
+- converts the document to plain Python (dict, list, str, int, float, bool,
+  None, date) while recording the 1-based line and column of every mapping
+  key and sequence item, so validation errors can point at ``file:line:col``;
+- caps the number of nodes produced, which stops alias ("billion laughs")
+  bombs before they expand;
+- turns every read or parse failure into one :class:`InvalidInput` line.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from policycheck.errors import InvalidInput, Problem, display_path
+
+#: Most nodes a document may expand to; real policies have a few hundred.
+MAX_NODES = 100_000
+#: Largest file read, in bytes.
+MAX_BYTES = 5_000_000
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass
+class Located:
+    """A YAML document as plain data plus the position of every node."""
+
+    data: Any
+    file: str
+    marks: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+
+    def where(self, path: PathKey) -> tuple[int | None, int | None]:
+        """Position of ``path``, or of its nearest located ancestor."""
+        for cut in range(len(path), -1, -1):
+            if path[:cut] in self.marks:
+                return self.marks[path[:cut]]
+        return (None, None)
+
+    def problem(self, path: PathKey, message: str) -> Problem:
+        line, col = self.where(path)
+        return Problem(self.file, message, line, col)
+
+
+def read_text(path: Path, what: str) -> str:
+    """Read a UTF-8 text file, or fail with one line naming it and the cause."""
+    name = display_path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidInput(Problem(name, f"{what} file not found")) from None
+    except IsADirectoryError:
+        raise InvalidInput(Problem(name, f"{what} path is a directory, not a file")) from None
+    except OSError as exc:
+        raise InvalidInput(Problem(name, f"cannot read {what} file: {exc.strerror}")) from None
+    if len(raw) > MAX_BYTES:
+        raise InvalidInput(Problem(name, f"{what} file is larger than {MAX_BYTES} bytes"))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})")
+        ) from None
+
+
+def load_yaml(path: Path, what: str = "policy") -> Located:
+    """Parse one YAML file into :class:`Located` data."""
+    return parse_yaml(read_text(path, what), display_path(path), what)
+
+
+def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        doc = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = _yaml_message(exc)
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        raise InvalidInput(Problem(name, message, line, col)) from None
+    except YAMLError as exc:
+        raise InvalidInput(Problem(name, f"invalid YAML: {exc}")) from None
+    except RecursionError:
+        raise InvalidInput(Problem(name, "YAML nesting is too deep")) from None
+    if doc is None:
+        raise InvalidInput(Problem(name, f"{what} file is empty"))
+    located = Located(None, name)
+    budget = [MAX_NODES]
+    located.data = _plain(doc, (), located, budget)
+    return located
+
+
+def _yaml_message(exc: MarkedYAMLError) -> str:
+    problem = (exc.problem or "").strip()
+    context = (exc.context or "").strip()
+    if "duplicate key" in problem or "duplicate key" in context:
+        key = problem.split('"')[1] if '"' in problem else ""
+        return f"duplicate key {key!r}" if key else "duplicate key"
+    text = problem or context or "invalid YAML"
+    return f"invalid YAML: {text}"
+
+
+def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InvalidInput(
+            Problem(located.file, f"document expands to more than {MAX_NODES} nodes (an alias bomb?)")
+        )
+    if isinstance(node, CommentedMap):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                line, col = node.lc.key(key) if key in node else (0, 0)
+                raise InvalidInput(Problem(located.file, f"unsupported mapping key {key!r}", line + 1, col + 1))
+            try:
+                line, col = node.lc.key(key)
+                located.marks[path + (str(key),)] = (line + 1, col + 1)
+            except (KeyError, TypeError):
+                pass
+            out[str(key)] = _plain(value, path + (str(key),), located, budget)
+        if path not in located.marks and node.lc.line is not None:
+            located.marks[path] = (node.lc.line + 1, node.lc.col + 1)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for i, value in enumerate(node):
+            try:
+                line, col = node.lc.item(i)
+                located.marks[path + (i,)] = (line + 1, col + 1)
+            except (KeyError, TypeError):
+                pass
+            items.append(_plain(value, path + (i,), located, budget))
+        return items
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, (_dt.date, _dt.datetime)):
+        return node
+    raise InvalidInput(Problem(located.file, f"unsupported YAML value {node!r}"))
