@@ -48,6 +48,16 @@ def policy_schema() -> dict[str, Any]:
         )
     if branches:
         rule["allOf"] = branches
+    # A policy that extends another may restate a rule partially (only its
+    # threshold, say): the full requirements apply only without `extends`.
+    rule["required"] = [k for k in rule.get("required", []) if k not in ("metric", "threshold")]
+    top_required = [k for k in schema.get("required", []) if k in ("metadata", "attacker", "rules")]
+    schema["required"] = [k for k in schema.get("required", []) if k not in top_required]
+    schema["if"] = {"not": {"required": ["extends"]}}
+    schema["then"] = {
+        "required": top_required,
+        "properties": {"rules": {"items": {"required": ["metric", "threshold"]}}},
+    }
     return schema
 
 

@@ -1,0 +1,150 @@
+import datetime as dt
+
+import pytest
+
+from conftest import TOY_POLICY
+from policycheck.errors import InvalidInput
+from policycheck.policy.load import load_policy
+from policycheck.release.load import load_manifest
+
+
+def problems_of(path, release=None, today=None):
+    with pytest.raises(InvalidInput) as exc:
+        load_policy(path, release, today=today)
+    return [str(p) for p in exc.value.problems]
+
+
+def test_valid_policy_loads(toy_metric, write):
+    loaded = load_policy(write("p.yaml", TOY_POLICY))
+    assert [r.id for r in loaded.rules] == ["male-share"]
+    assert loaded.params["male-share"].value == "Male"
+
+
+def test_unknown_key_is_reported_with_a_suggestion(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("owner: tests}", "owner: tests, titel: x}"))
+    assert problems_of(path) == ["p.yaml:1:68: unknown key 'titel' (did you mean 'title'?)"]
+
+
+def test_misspelt_metric_gets_the_nearest_name(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("metric: toy_share", "metric: toy_shar"))
+    assert problems_of(path) == ["p.yaml:5:5: unknown metric 'toy_shar' (did you mean 'toy_share'?)"]
+
+
+def test_misspelt_param_gets_the_nearest_name(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("value: Male", "valeu: Male"))
+    found = problems_of(path)
+    assert "p.yaml:6:27: unknown key 'valeu' (did you mean 'value'?)" in found
+
+
+def test_every_problem_is_reported_in_one_run(toy_metric, write):
+    text = TOY_POLICY.replace("model: no-box", "model: no-bx").replace("fail_above: 0.9", "fail_above: 1.5")
+    text += "  - id: second\n    metric: nope\n    threshold: {fail_below: 0.1}\n"
+    found = problems_of(write("p.yaml", text))
+    assert len(found) == 3
+    assert any("'no-bx' is not one of" in p and "did you mean 'no-box'" in p for p in found)
+    assert any("fail_above = 1.5 is outside the range of toy_share [0.0, 1.0]" in p for p in found)
+    assert any("unknown metric 'nope'" in p for p in found)
+
+
+def test_warn_level_must_be_stricter_than_fail_level(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("warn_above: 0.6", "warn_above: 0.95"))
+    assert problems_of(path) == ["p.yaml:7:5: warn_above (0.95) must be less than fail_above (0.9)"]
+
+
+def test_threshold_needs_exactly_one_fail_level(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("{fail_above: 0.9, warn_above: 0.6}", "{warn_above: 0.6}"))
+    assert problems_of(path) == ["p.yaml:7:5: give exactly one of fail_above or fail_below"]
+
+
+def test_version_given_as_number_asks_for_quotes(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace('version: "1"', "version: 1.10"))
+    (problem,) = problems_of(path)
+    assert "metadata.version: input should be a valid string (got 1.1); quote it: '1.1'" in problem
+
+
+def test_yaml_no_does_not_become_false(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY + "    enabled: no\n")
+    (problem,) = problems_of(path)
+    assert "enabled" in problem and "'no'" in problem
+
+
+def test_duplicate_rule_ids_are_errors(toy_metric, write):
+    rule = TOY_POLICY.split("rules:\n", 1)[1]
+    path = write("p.yaml", TOY_POLICY + rule)
+    assert problems_of(path) == ["p.yaml:8:5: duplicate rule id 'male-share' (first at rule 1)"]
+
+
+def test_expired_waiver_is_an_error(toy_metric, write):
+    text = TOY_POLICY + "waivers:\n  - {rule: male-share, reason: known, approved_by: DPO, expires: 2026-01-31}\n"
+    found = problems_of(write("p.yaml", text), today=dt.date(2026, 2, 1))
+    assert found == ["p.yaml:9:57: waiver for rule 'male-share' expired on 2026-01-31: renew it or remove it"]
+
+
+def test_live_waiver_is_accepted(toy_metric, write):
+    text = TOY_POLICY + "waivers:\n  - {rule: male-share, reason: known, approved_by: DPO, expires: 2026-01-31}\n"
+    loaded = load_policy(write("p.yaml", text), today=dt.date(2026, 1, 31))
+    assert loaded.policy.waivers[0].approved_by == "DPO"
+
+
+def test_waiver_for_unknown_rule_gets_a_suggestion(toy_metric, write):
+    text = TOY_POLICY + "waivers:\n  - {rule: male-shar, reason: known, approved_by: DPO, expires: 2099-01-01}\n"
+    (problem,) = problems_of(write("p.yaml", text))
+    assert "waiver names unknown rule 'male-shar' (did you mean 'male-share'?)" in problem
+
+
+def test_extends_merges_rules_by_id(toy_metric, write):
+    write("base.yaml", TOY_POLICY + "  - id: female-share\n    metric: toy_share\n"
+          "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n")
+    child = write(
+        "child.yaml",
+        "extends: base.yaml\nmetadata: {id: child, title: Child, version: '2', owner: t}\n"
+        "rules:\n  - id: male-share\n    threshold: {fail_above: 0.8}\n"
+        "  - id: new-rule\n    metric: toy_share\n    params: {column: income, value: '>50K'}\n"
+        "    threshold: {fail_above: 0.5}\n",
+    )
+    loaded = load_policy(child)
+    assert [r.id for r in loaded.rules] == ["male-share", "female-share", "new-rule"]
+    male = loaded.policy.rules[0]
+    assert male.threshold.fail_above == 0.8 and male.params == {"column": "sex", "value": "Male"}
+    assert loaded.policy.attacker.model == "no-box"  # inherited
+    assert [p.name for p, _ in loaded.source.files] == ["child.yaml", "base.yaml"]
+
+
+def test_problem_in_an_extended_rule_points_at_the_file_that_wrote_it(toy_metric, write):
+    write("base.yaml", TOY_POLICY.replace("value: Male", "vlue: Male"))
+    child = write("child.yaml", "extends: base.yaml\nmetadata: {id: c, title: C, version: '1', owner: t}\n")
+    found = problems_of(child)
+    assert found and all(p.startswith("base.yaml:6:") for p in found)
+
+
+def test_extends_cycle_is_reported(toy_metric, write):
+    write("a.yaml", "extends: b.yaml\n" + TOY_POLICY)
+    b = write("b.yaml", "extends: a.yaml\n" + TOY_POLICY)
+    (problem,) = problems_of(b)
+    assert "extends cycle" in problem
+
+
+def test_disabled_rule_is_not_evaluated(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY + "    enabled: false\n  - id: other\n    metric: toy_share\n"
+                 "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n")
+    assert [r.id for r in load_policy(path).rules] == ["other"]
+
+
+def test_metric_needing_more_knowledge_than_granted_is_refused(toy_metric, write):
+    toy_metric.knowledge.__class__  # frozenset of Knowledge
+    from policycheck.metrics import registry
+    from policycheck.metrics.base import Knowledge
+
+    spec = registry._METRICS["toy_share"]
+    registry._METRICS["toy_share"] = spec.__class__(**{**spec.__dict__, "knowledge": frozenset({Knowledge.ORIGINAL})})
+    (problem,) = problems_of(write("p.yaml", TOY_POLICY))
+    assert "assumes the attacker knows every original record, secrets included" in problem
+    assert "'no-box' attacker model does not grant" in problem
+
+
+def test_columns_named_by_the_policy_must_exist(toy_metric, write, toy_release):
+    release = load_manifest(toy_release["manifest"])
+    text = TOY_POLICY.replace("column: sex", "column: sexx").replace("[income]", "[incme]")
+    found = problems_of(write("p.yaml", text), release)
+    assert any("column 'sexx' is not in the release (did you mean 'sex'?)" in p for p in found)
+    assert any("column 'incme' is not in the release (did you mean 'income'?)" in p for p in found)

@@ -1,0 +1,118 @@
+import pandas as pd
+import pytest
+
+from policycheck.errors import InvalidInput
+from policycheck.release.load import build_release, load_manifest, read_table
+from policycheck.release.model import ColumnType, SynthesizerInfo
+
+
+def one_line(exc_info) -> str:
+    (problem,) = exc_info.value.problems
+    return str(problem)
+
+
+def release_with(tmp_path, original: str, synthetic: str | None = None):
+    (tmp_path / "o.csv").write_text(original)
+    (tmp_path / "s.csv").write_text(synthetic if synthetic is not None else original)
+    return build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())])
+
+
+def test_manifest_declares_files_types_and_synthesizer(toy_release):
+    release = load_manifest(toy_release["manifest"])
+    assert release.id == "toy-release"
+    assert release.column_types == {"age": ColumnType.NUMERIC, "sex": ColumnType.CATEGORICAL, "income": ColumnType.CATEGORICAL}
+    assert release.synthetic[0].synthesizer.epsilon == 1.0 and release.synthetic[0].synthesizer.delta == 1e-6
+    assert release.holdout is not None and release.holdout.n_rows == 6
+    assert len(release.manifest_sha256) == 64
+
+
+def test_inputs_are_not_modified(toy_release):
+    before = {k: p.read_bytes() for k, p in toy_release.items()}
+    load_manifest(toy_release["manifest"])
+    assert {k: p.read_bytes() for k, p in toy_release.items()} == before
+
+
+def test_parquet_is_read(tmp_path):
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "x"]})
+    frame.to_parquet(tmp_path / "o.parquet")
+    release = build_release("r", tmp_path / "o.parquet", [(tmp_path / "o.parquet", "s", SynthesizerInfo())])
+    assert release.column_types["a"] is ColumnType.NUMERIC
+
+
+def test_column_type_override_in_manifest(toy_release):
+    text = toy_release["manifest"].read_text() + "columns: {age: categorical}\n"
+    toy_release["manifest"].write_text(text)
+    assert load_manifest(toy_release["manifest"]).column_types["age"] is ColumnType.CATEGORICAL
+
+
+def test_empty_csv_is_refused(tmp_path):
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(InvalidInput) as exc:
+        read_table(tmp_path / "e.csv")
+    assert one_line(exc).endswith("e.csv: data file is empty")
+
+
+def test_header_only_csv_is_refused(tmp_path):
+    (tmp_path / "h.csv").write_text("a,b\n")
+    with pytest.raises(InvalidInput, match="has a header but no rows"):
+        read_table(tmp_path / "h.csv")
+
+
+def test_non_utf8_csv_is_refused(tmp_path):
+    (tmp_path / "l.csv").write_bytes("name\nJ\xf6rg\nAnn\n".encode("latin-1"))
+    with pytest.raises(InvalidInput, match="not valid UTF-8"):
+        read_table(tmp_path / "l.csv")
+
+
+def test_duplicate_column_names_are_refused(tmp_path):
+    (tmp_path / "d.csv").write_text("a,a\n1,2\n")
+    with pytest.raises(InvalidInput, match=r"duplicate column names: \['a'\]"):
+        read_table(tmp_path / "d.csv")
+
+
+def test_synthetic_set_with_other_columns_is_refused(tmp_path):
+    with pytest.raises(InvalidInput) as exc:
+        release_with(tmp_path, "a,b\n1,x\n2,y\n", "a,c\n1,x\n2,y\n")
+    assert "columns differ from the original: missing columns ['b']; extra columns ['c']" in one_line(exc)
+
+
+def test_infinite_value_is_refused(tmp_path):
+    with pytest.raises(InvalidInput, match="column 'a' holds an infinite value at row 3"):
+        release_with(tmp_path, "a,b\n1,x\ninf,y\n")
+
+
+def test_nan_text_in_a_numeric_column_is_refused(tmp_path):
+    with pytest.raises(InvalidInput, match="column 'a' is numeric but row 3 holds 'NaN'"):
+        build_numeric(tmp_path)
+
+
+def build_numeric(tmp_path):
+    from policycheck.release.manifest import ColumnDecl
+
+    (tmp_path / "o.csv").write_text("a,b\n1,x\nNaN,y\n")
+    return build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())], columns={"a": ColumnDecl(type="numeric")})
+
+
+def test_constant_column_is_refused(tmp_path):
+    with pytest.raises(InvalidInput, match="column 'b' is constant"):
+        release_with(tmp_path, "a,b\n1,x\n2,x\n")
+
+
+def test_empty_cells_are_missing_values(tmp_path):
+    release = release_with(tmp_path, "a,b\n1,x\n,y\n3,\n")
+    frame = release.original.frame
+    assert pd.isna(frame["a"].iloc[1]) and pd.isna(frame["b"].iloc[2])
+
+
+def test_manifest_with_unknown_key_points_at_it(toy_release):
+    toy_release["manifest"].write_text(toy_release["manifest"].read_text() + "holdot: x.csv\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_manifest(toy_release["manifest"])
+    assert one_line(exc).endswith("release.yaml:7:1: unknown key 'holdot'")
+
+
+def test_missing_data_file_names_the_file(toy_release):
+    toy_release["synthetic"].unlink()
+    with pytest.raises(InvalidInput) as exc:
+        load_manifest(toy_release["manifest"])
+    assert one_line(exc).endswith("synthetic.csv: data file not found")

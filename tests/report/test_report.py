@@ -1,0 +1,54 @@
+import json
+
+import pytest
+from jsonschema import Draft7Validator
+
+from conftest import TOY_POLICY
+from policycheck.checking import check_release
+from policycheck.policy.schema import report_schema
+from policycheck.release.load import load_manifest
+from policycheck.report.render import render_html, render_markdown
+
+
+@pytest.fixture
+def report(toy_metric, write, toy_release, tmp_path):
+    release = load_manifest(toy_release["manifest"])
+    return check_release(write("p.yaml", TOY_POLICY), release, tmp_path / "out", executor="serial", progress=False, seed=3)
+
+
+def test_report_json_validates_against_the_published_schema(report, tmp_path):
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert list(Draft7Validator(report_schema()).iter_errors(data)) == []
+    assert data["schema_version"] == "1.0" and data["verdict"] == "warn"
+
+
+def test_report_records_provenance(report):
+    prov = report["provenance"]
+    assert prov["seed"] == 3
+    assert [f["path"].rsplit("/", 1)[-1] for f in prov["data_files"]] == ["original.csv", "synthetic.csv", "holdout.csv"]
+    assert all(len(f["sha256"]) == 64 for f in prov["data_files"] + prov["policy_files"])
+    assert "numpy" in prov["libraries"]
+
+
+def test_rule_record_holds_value_threshold_and_interval(report):
+    (rule,) = report["rules"]
+    assert rule["id"] == "male-share" and rule["metric"] == "toy_share"
+    assert rule["threshold"]["fail_above"] == 0.9
+    assert rule["interval"][0] < rule["value"] < rule["interval"][1]
+    assert rule["policy_location"]["line"] == 4
+
+
+def test_values_from_the_data_are_escaped_in_html(report):
+    report = json.loads(json.dumps(report))
+    report["policy"]["quasi_identifiers"] = ["<script>alert(1)</script>"]
+    report["rules"][0]["details"]["<img src=x onerror=alert(1)>"] = "<b>bold</b>"
+    report["rules"][0]["charts"] = [{"kind": "bar", "title": "<script>t</script>", "series": [{"name": "<i>", "x": ["<script>"], "y": [1]}]}]
+    html = render_html(report)
+    assert "<script>" not in html and "<img" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_markdown_is_a_short_summary_with_a_rule_table(report):
+    md = render_markdown(report)
+    assert "| `male-share` | toy_share | **warn** |" in md
+    assert len(md.splitlines()) < 20

@@ -1,0 +1,112 @@
+"""The command line as a user meets it: exit codes, one-line errors, outputs."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import TOY_POLICY
+from policycheck.cli import cli
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def invoke(runner, *args):
+    return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_validate_accepts_a_good_policy(runner, toy_metric, write):
+    result = invoke(runner, "validate", write("p.yaml", TOY_POLICY))
+    assert result.exit_code == 0
+    assert "p.yaml: ok (1 rules, attacker model no-box)" in result.output
+
+
+def test_validate_reports_every_problem_of_every_file_and_exits_2(runner, toy_metric, write):
+    a = write("a.yaml", TOY_POLICY.replace("toy_share", "toy_shar"))
+    b = write("b.yaml", "metadata: [\n")
+    result = invoke(runner, "validate", a, b)
+    assert result.exit_code == 2
+    assert "a.yaml:5:5: unknown metric 'toy_shar' (did you mean 'toy_share'?)" in result.stderr
+    assert "b.yaml:2:1: invalid YAML" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_check_exits_0_when_blocking_rules_pass_with_warnings(runner, toy_metric, write, toy_release):
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 0
+    assert json.loads(open("out/report.json").read())["verdict"] == "warn"
+
+
+def test_fail_on_warn_turns_warnings_into_exit_1(runner, toy_metric, write, toy_release):
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--fail-on-warn")
+    assert result.exit_code == 1
+
+
+def test_check_exits_1_when_a_blocking_rule_fails(runner, toy_metric, write, toy_release):
+    policy = write("p.yaml", TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_above: 0.5"))
+    result = invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 1
+    assert "fail   male-share (toy_share): 0.8333" in result.output
+
+
+def test_check_exits_3_when_an_evaluator_cannot_run(runner, toy_metric, write, toy_release):
+    policy = write("p.yaml", TOY_POLICY.replace("value: Male}", "value: Male, explode: true}"))
+    result = invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 3
+    assert json.loads(open("out/report.json").read())["rules"][0]["verdict"] == "error"
+
+
+def test_check_exits_2_on_a_missing_column_with_one_line(runner, toy_metric, write, toy_release):
+    policy = write("p.yaml", TOY_POLICY.replace("column: sex", "column: gender"))
+    result = invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "p.yaml:6:14: column 'gender' is not in the release"
+
+
+def test_check_takes_the_release_from_flags(runner, toy_metric, write, toy_release):
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"],
+                    "--synthetic", toy_release["synthetic"], "-o", "out", "-q", "--seed", "7")
+    assert result.exit_code == 0
+    assert json.loads(open("out/report.json").read())["provenance"]["seed"] == 7
+
+
+def test_check_without_a_release_is_a_usage_error(runner, toy_metric, write):
+    result = runner.invoke(cli, ["check", str(write("p.yaml", TOY_POLICY))])
+    assert result.exit_code == 2
+    assert "no release" in result.output
+
+
+def test_same_seed_gives_the_same_report_numbers(runner, toy_metric, write, toy_release):
+    policy = write("p.yaml", TOY_POLICY)
+    for out in ("a", "b"):
+        invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", out, "-q", "--seed", "5")
+    a, b = (json.loads(open(f"{d}/report.json").read()) for d in "ab")
+    assert [(r["value"], r["interval"], r["verdict"]) for r in a["rules"]] == [
+        (r["value"], r["interval"], r["verdict"]) for r in b["rules"]
+    ]
+
+
+def test_check_writes_only_the_requested_formats(runner, toy_metric, write, toy_release):
+    invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--format", "md")
+    import os
+
+    assert sorted(os.listdir("out")) == ["report.json", "report.md"]
+
+
+def test_plan_lists_evaluators_and_shared_results(runner, toy_metric, write):
+    result = invoke(runner, "plan", write("p.yaml", TOY_POLICY))
+    assert result.exit_code == 0
+    assert "toy_counts(column=sex, synthetic=0)" in result.output
+
+
+def test_schema_prints_draft_07(runner):
+    result = invoke(runner, "schema")
+    assert json.loads(result.output)["$schema"] == "http://json-schema.org/draft-07/schema#"
+
+
+def test_metrics_lists_the_registry(runner):
+    result = invoke(runner, "metrics")
+    assert result.exit_code == 0 and "attacker knowledge" in result.output

@@ -1,0 +1,55 @@
+import pytest
+
+from policycheck.errors import InvalidInput
+from policycheck.yamlio import load_yaml, parse_yaml
+
+
+def test_scientific_notation_is_a_number():
+    assert parse_yaml("delta: 1e-6\n", "p.yaml").data == {"delta": 1e-6}
+
+
+def test_no_stays_a_string():
+    assert parse_yaml("answer: no\n", "p.yaml").data == {"answer": "no"}
+
+
+def test_duplicate_key_is_an_error_with_its_position():
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml("a: 1\nb: 2\na: 3\n", "p.yaml")
+    assert str(exc.value.problems[0]) == "p.yaml:3:1: duplicate key 'a'"
+
+
+def test_alias_bomb_is_refused():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for prev, cur in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    with pytest.raises(InvalidInput, match="alias bomb"):
+        parse_yaml("\n".join(lines), "bomb.yaml")
+
+
+def test_malformed_yaml_names_line_and_column():
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml("rules: [1, 2\n", "p.yaml")
+    problem = exc.value.problems[0]
+    assert (problem.file, problem.line) == ("p.yaml", 2)
+    assert "invalid YAML" in problem.message
+
+
+def test_positions_of_keys_and_items_are_one_based():
+    located = parse_yaml("rules:\n  - id: x\n    metric: m\n", "p.yaml")
+    assert located.marks[("rules", 0, "metric")] == (3, 5)
+
+
+def test_non_utf8_file_is_one_clear_line(write):
+    path = write("latin1.yaml", "owner: J\xf6rg\n".encode("latin-1"))
+    with pytest.raises(InvalidInput, match="not valid UTF-8"):
+        load_yaml(path)
+
+
+def test_empty_file_is_an_error(write):
+    with pytest.raises(InvalidInput, match="empty"):
+        load_yaml(write("empty.yaml", "# only a comment\n"))
+
+
+def test_missing_file_is_an_error(tmp_path):
+    with pytest.raises(InvalidInput, match="not found"):
+        load_yaml(tmp_path / "nope.yaml")
