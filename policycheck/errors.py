@@ -60,8 +60,8 @@ class InvalidInput(PolicycheckError):
 
 def display_path(path: Path | str) -> str:
     """A path as the user would type it: relative to the working folder if inside it."""
-    p = Path(path)
+    p = Path(path).resolve()
     try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
+        return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
