@@ -1,0 +1,1 @@
+"""Algorithms behind the metrics, free of the registry and the report."""
