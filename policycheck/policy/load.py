@@ -305,8 +305,15 @@ def _check_semantics(
                 source.problem(at + ("metric",), f"unknown metric {rule.metric!r}{suggest(rule.metric, catalogue)}", name)
             )
             continue
+        raw_params = dict(rule.params)
+        # NOTE: the policy's confidence level is the default of every metric
+        # that reports intervals; a rule may still set its own.
+        if "confidence" in spec.params.model_fields and "confidence" not in raw_params:
+            policy_confidence = data.get("confidence", 0.95)
+            if isinstance(policy_confidence, float) and 0 < policy_confidence < 1:
+                raw_params["confidence"] = policy_confidence
         try:
-            params = spec.params.model_validate(rule.params)
+            params = spec.params.model_validate(raw_params)
         except ValidationError as exc:
             problems.extend(
                 _pydantic_problems(exc, source, name, at + ("params",), model_fields=spec.params.model_fields)

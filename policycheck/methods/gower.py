@@ -1,0 +1,230 @@
+"""Gower's distance between mixed-type records, with one pinned convention.
+
+Paper 002 (sec. 5, Appendix) defines, for records ``x_i`` and ``x_j`` over
+features ``k = 1..p``, ``d_ijk = |x_ik - x_jk| / R_k`` for a numerical
+feature, ``d_ijk = 0 if x_ik = x_jk else 1`` for a categorical one, and
+``D_ij = (1/p) sum_k d_ijk``. The paper leaves ``R_k`` and missing values
+open, and the peer tools disagree on both (peer survey, sec. 3 and 6), so we
+pin them here (:data:`CONVENTION`) and print the convention in every report.
+
+Records are encoded once into a float matrix (:class:`GowerEncoding`): numeric
+and ordinal values rescaled to ``[0, 1]`` with ``-1`` for missing, categorical
+values as integer codes (missing is a code of its own). Every distance in the
+package is then :func:`gower_sums` of two encoded rows divided by ``p``:
+one formula, summed in one fixed column order, so the same pair of records
+gives the same float wherever it is compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from policycheck.metrics.base import EvaluationError
+from policycheck.release.model import ColumnType
+
+#: Kind codes of encoded columns, as the nearest-neighbour kernel reads them.
+SCALED = 0  # numeric or ordinal, rescaled to [0, 1]; MISSING when absent
+CATEGORY = 1  # integer code compared by equality; missing is a code of its own
+
+#: Encoded value of a missing numeric or ordinal value (rescaled values are >= 0).
+MISSING = -1.0
+
+CONVENTION = (
+    "Gower distance D = mean over the features used of a per-feature distance in [0, 1]. "
+    "Numeric: |x - y| / R, with one range R (max - min) per column taken over the union of "
+    "the original (training), holdout and every synthetic set, so all DCRs share one scale; "
+    "values are rescaled to (x - min) / R once and compared as differences; a constant column "
+    "contributes 0. Ordinal: rank in the declared order scaled to [0, 1], then as numeric. "
+    "Categorical: 0 if equal, else 1. Missing: a missing value against a present one is a full "
+    "mismatch (1); two missing values match (0). Nearest neighbour: exact search; among records "
+    "at the same distance the one with the smallest row index is chosen."
+)
+
+
+@dataclass(frozen=True)
+class GowerEncoding:
+    """How to turn the release's frames into encoded rows for Gower's distance.
+
+    Attributes
+    ----------
+    features : tuple of str
+        The features used, in release order (``p = len(features)``).
+    scan_order : tuple of str
+        The same features in the order distances are summed: categorical
+        features first, each group most discriminating first, so the search
+        prunes soonest.
+    kinds : numpy.ndarray
+        ``SCALED`` or ``CATEGORY`` per column of ``scan_order``.
+    numeric_range : dict
+        ``(min, max)`` per numeric feature over the union of all sets.
+    levels : dict
+        Category levels (categorical) or declared order (ordinal) per feature.
+    types : dict
+        ``ColumnType`` value of each feature.
+    """
+
+    features: tuple[str, ...]
+    scan_order: tuple[str, ...]
+    kinds: np.ndarray
+    numeric_range: dict[str, tuple[float, float]]
+    levels: dict[str, list[Any]]
+    types: dict[str, str]
+
+    @property
+    def p(self) -> int:
+        return len(self.features)
+
+    @property
+    def n_categorical(self) -> int:
+        """How many leading encoded columns are categorical codes."""
+        return int(np.sum(self.kinds == CATEGORY))
+
+    def encode(self, frame: pd.DataFrame) -> np.ndarray:
+        """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order."""
+        out = np.empty((len(frame), self.p), dtype=np.float64)
+        for k, name in enumerate(self.scan_order):
+            kind = self.types[name]
+            if kind == ColumnType.NUMERIC.value:
+                lo, hi = self.numeric_range[name]
+                x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+                # NOTE: R = 0 (constant column) maps every present value to 0,
+                # so it contributes 0 while the missing rule still applies.
+                scaled = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+                out[:, k] = np.where(np.isnan(x), MISSING, scaled)
+            elif kind == ColumnType.ORDINAL.value:
+                order = self.levels[name]
+                ranks = pd.Index(order).get_indexer(frame[name])
+                missing = frame[name].isna().to_numpy()
+                unknown = (ranks < 0) & ~missing
+                if unknown.any():
+                    value = frame[name][unknown].iloc[0]
+                    raise EvaluationError(
+                        f"Ordinal column {name!r} holds the value {value!r}, which is not in its declared order."
+                    )
+                scale = max(len(order) - 1, 1)
+                out[:, k] = np.where(missing, MISSING, ranks / scale)
+            else:
+                # Unknown values cannot occur: levels are fitted on every set.
+                out[:, k] = pd.Index(self.levels[name]).get_indexer(frame[name])
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """The convention and its numbers, JSON-ready, for a report's details."""
+        return {
+            "convention": CONVENTION,
+            "features": list(self.features),
+            "sum_order": list(self.scan_order),
+            "numeric_ranges": {k: [float(lo), float(hi)] for k, (lo, hi) in self.numeric_range.items()},
+            "ordinal_orders": {
+                k: [_plain(v) for v in self.levels[k]]
+                for k in self.features
+                if self.types[k] == ColumnType.ORDINAL.value
+            },
+        }
+
+
+def fit_gower(
+    frames: Sequence[pd.DataFrame],
+    column_types: Mapping[str, ColumnType],
+    orders: Mapping[str, list[Any]],
+    features: Sequence[str],
+) -> GowerEncoding:
+    """Fit the encoding on the union of ``frames`` (paper 002, sec. 5, with our ``R_k``).
+
+    Parameters
+    ----------
+    frames : sequence of pandas.DataFrame
+        Every set of the release: original, holdout and all synthetic sets.
+    column_types : mapping
+        ``ColumnType`` of each column.
+    orders : mapping
+        Declared category order of each ordinal column, lowest first.
+    features : sequence of str
+        The features to use.
+
+    Returns
+    -------
+    GowerEncoding
+        Ranges, levels and the order in which per-feature distances are summed.
+    """
+    numeric_range: dict[str, tuple[float, float]] = {}
+    levels: dict[str, list[Any]] = {}
+    types: dict[str, str] = {}
+    spread: dict[str, float] = {}
+    for name in features:
+        kind = ColumnType(column_types[name])
+        types[name] = kind.value
+        values = pd.concat([f[name] for f in frames], ignore_index=True)
+        missing = float(values.isna().mean())
+        # Chance that two records differ on this feature only through missingness.
+        missing_mismatch = 2.0 * missing * (1.0 - missing)
+        if kind is ColumnType.CATEGORICAL:
+            shares = values.value_counts(normalize=True, dropna=False).to_numpy()
+            levels[name] = list(pd.unique(values.dropna()))
+            spread[name] = 1.0 - float(np.sum(shares**2))
+            continue
+        if kind is ColumnType.ORDINAL:
+            if name not in orders:
+                raise EvaluationError(f"Ordinal column {name!r} has no declared order of its categories.")
+            levels[name] = list(orders[name])
+            ranks = pd.Index(levels[name]).get_indexer(values.dropna()).astype(float)
+            x = ranks[ranks >= 0] / max(len(levels[name]) - 1, 1)
+        else:
+            x = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
+            lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
+            numeric_range[name] = (lo, hi)
+            x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+        spread[name] = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+    # Categorical features first (their 0/1 terms add up exactly, so the
+    # search may count them in any order), then the others; within each group
+    # the most discriminating first, release order breaking ties, so the
+    # summation order (and with it every float) is a function of the data only.
+    position = {c: i for i, c in enumerate(features)}
+    scan_order = tuple(
+        sorted(features, key=lambda c: (types[c] != ColumnType.CATEGORICAL.value, -spread[c], position[c]))
+    )
+    kinds = np.array([CATEGORY if types[c] == ColumnType.CATEGORICAL.value else SCALED for c in scan_order], np.int8)
+    return GowerEncoding(tuple(features), scan_order, kinds, numeric_range, levels, types)
+
+
+def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """``p * D`` between encoded rows ``a[i]`` and ``b[i]`` (paper 002, sec. 5).
+
+    The one canonical formula: per-feature distances added left to right in
+    scan order, exactly as the compiled search adds them.
+    """
+    total = np.zeros(len(a), dtype=np.float64)
+    for k in range(a.shape[1]):
+        x, y = a[:, k], b[:, k]
+        if kinds[k] == CATEGORY:
+            d = (x != y).astype(np.float64)
+        else:
+            one_missing = (x < 0) != (y < 0)
+            both_present = (x >= 0) & (y >= 0)
+            d = np.where(both_present, np.abs(x - y), np.where(one_missing, 1.0, 0.0))
+        total = total + d
+    return total
+
+
+def gower_distance(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """Gower's distance ``D_ij = (1/p) sum_k d_ijk`` between rows ``a[i]`` and ``b[i]``."""
+    return gower_sums(np.atleast_2d(a), np.atleast_2d(b), kinds) / a.shape[-1]
+
+
+def _mean_absolute_difference(x: np.ndarray) -> float:
+    """E|X - Y| for two independent draws from the values ``x``."""
+    n = x.size
+    if n < 2:
+        return 0.0
+    s = np.sort(x)
+    weights = 2.0 * np.arange(1, n + 1) - n - 1
+    return float(2.0 * np.sum(weights * s) / (n * n))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value

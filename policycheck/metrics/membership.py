@@ -1,0 +1,515 @@
+"""Membership family: DCR share, membership-inference risk and exact copies (paper 002).
+
+Every rule of the family reads one shared intermediate, ``gower_dcr``: per
+synthetic set, the exact Gower distance to closest record (DCR) in four
+directions (synthetic -> training, synthetic -> holdout, training ->
+synthetic, holdout -> synthetic), computed once and shared by all rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import Field
+
+from policycheck import stats
+from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample
+from policycheck.methods.gower import fit_gower
+from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
+from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.registry import Params, intermediate, metric
+from policycheck.release.model import Release
+
+REFERENCES = (
+    "Clearbox AI, Privacy evaluation (Clearbox Synthetic Kit documentation): distance to closest record, "
+    "DCR share and membership inference test, with Gower's distance (paper 002).",
+)
+
+#: Most points drawn on a ROC chart; the curve is thinned evenly beyond it.
+ROC_POINTS = 201
+
+
+@dataclass(frozen=True)
+class GowerDcr:
+    """Exact Gower distances to closest record for one synthetic set.
+
+    Attributes
+    ----------
+    syn_to_training, syn_to_holdout : numpy.ndarray
+        Per synthetic record: its DCR to the training (original) set and to
+        the holdout set, both of the same size (see ``share_subsample``).
+    training_to_syn, holdout_to_syn : numpy.ndarray
+        Per real record (all of them): its DCR to the synthetic set.
+    syn_to_training_index, syn_to_holdout_index, training_to_syn_index, holdout_to_syn_index : numpy.ndarray
+        Row of the closest record in the other set's full frame (smallest row
+        among ties).
+    convention : str
+        The Gower convention, in words.
+    gower : dict
+        The convention with its numbers (ranges, orders, summation order).
+    share_subsample : dict or None
+        When training and holdout sizes differ: the larger set's role, its
+        size and the sorted rows of the seeded equal-size sample that the
+        synthetic -> real DCRs were computed against.
+    synthetic_name : str
+        Name of the synthetic set.
+    """
+
+    syn_to_training: np.ndarray
+    syn_to_holdout: np.ndarray
+    training_to_syn: np.ndarray
+    holdout_to_syn: np.ndarray
+    syn_to_training_index: np.ndarray
+    syn_to_holdout_index: np.ndarray
+    training_to_syn_index: np.ndarray
+    holdout_to_syn_index: np.ndarray
+    convention: str
+    gower: dict[str, Any]
+    share_subsample: dict[str, Any] | None
+    synthetic_name: str
+
+    def equal_size_note(self) -> str:
+        """One sentence for the report on the sizes the share compares."""
+        n = len(self.training_to_syn)
+        if self.share_subsample is None:
+            return (
+                f"Training and holdout both have {n} records; a share is only meaningful with "
+                "equal-size training and holdout sets."
+            )
+        s = self.share_subsample
+        return (
+            f"The {s['role']} set has {s['size']} records and the other {s['sample_size']}; the synthetic "
+            f"records were compared with a seeded sample of {s['sample_size']} {s['role']} records, because "
+            "a share is only meaningful with equal-size training and holdout sets."
+        )
+
+
+@intermediate(
+    name="gower_dcr",
+    description=(
+        "Exact Gower distance to closest record of one synthetic set: synthetic to training, synthetic to "
+        "holdout, training to synthetic and holdout to synthetic."
+    ),
+    inputs={"original", "holdout", "synthetic"},
+)
+def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] | None = None) -> GowerDcr:
+    """Compute the four DCR directions of synthetic set ``synthetic`` (paper 002, sec. 3-5).
+
+    Parameters
+    ----------
+    ctx : EvaluationContext
+        The release, executor, seed and progress callback.
+    synthetic : int
+        Index of the synthetic set.
+    columns : tuple of str, optional
+        Features to use; all columns of the release by default.
+
+    Returns
+    -------
+    GowerDcr
+    """
+    release = ctx.release
+    if release.holdout is None:
+        raise EvaluationError(
+            "The membership metrics need a holdout set of real records that were not used for training."
+        )
+    features = list(columns) if columns else release.columns
+    frames = [release.original.frame, release.holdout.frame, *(d.frame for d in release.synthetic)]
+    syn = release.synthetic[synthetic]
+    for dataset in (release.original, release.holdout, syn):
+        if dataset.n_rows == 0:
+            raise EvaluationError(
+                f"The {dataset.role} set {dataset.name!r} has no records, so no distance can be computed."
+            )
+    # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale.
+    enc = fit_gower(frames, release.column_types, release.orders, features)
+    x_train, x_hold, x_syn = (enc.encode(f) for f in (release.original.frame, release.holdout.frame, syn.frame))
+    # The subsample does not depend on the synthetic set: every set faces the same real records.
+    sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
+    rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
+    if sub is not None:
+        role, rows = sub
+        if role == "original":
+            rows_train = rows
+        else:
+            rows_hold = rows
+    jobs = [
+        SearchJob(x_syn, np.ascontiguousarray(x_train[rows_train])),
+        SearchJob(x_syn, np.ascontiguousarray(x_hold[rows_hold])),
+        SearchJob(x_train, x_syn),
+        SearchJob(x_hold, x_syn),
+    ]
+    label = f"gower_dcr({syn.name})"
+    to_train, to_hold, train_to, hold_to = closest_records(
+        jobs, enc.kinds, ctx.executor, lambda done, total: ctx.progress(label, done, total)
+    )
+    share_subsample = None
+    if sub is not None:
+        role, rows = sub
+        share_subsample = {
+            "role": role,
+            "size": int(len(x_train) if role == "original" else len(x_hold)),
+            "sample_size": int(rows.size),
+            "rows": rows,
+        }
+    return GowerDcr(
+        syn_to_training=to_train.distance,
+        syn_to_holdout=to_hold.distance,
+        training_to_syn=train_to.distance,
+        holdout_to_syn=hold_to.distance,
+        syn_to_training_index=rows_train[to_train.index],
+        syn_to_holdout_index=rows_hold[to_hold.index],
+        training_to_syn_index=train_to.index,
+        holdout_to_syn_index=hold_to.index,
+        convention=enc.describe()["convention"],
+        gower=enc.describe(),
+        share_subsample=share_subsample,
+        synthetic_name=syn.name,
+    )
+
+
+class DcrShareParams(Params):
+    columns: list[str] | None = Field(
+        None, description="Columns the Gower distance uses; all columns of the release when omitted."
+    )
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
+
+
+class MiRiskParams(Params):
+    columns: list[str] | None = Field(
+        None, description="Columns the Gower distance uses; all columns of the release when omitted."
+    )
+    adversary_size: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "Training records and, as many, holdout records in the adversary set; by default as many as the "
+            "smaller of the two sets holds."
+        ),
+    )
+    quantile_levels: list[Annotated[float, Field(ge=0, le=1)]] = Field(
+        default_factory=lambda: list(DEFAULT_LEVELS),
+        min_length=1,
+        description=(
+            "Quantile levels (each within [0, 1]) of the adversary set's distances used as attack thresholds; "
+            "a record at or below a threshold is guessed a member."
+        ),
+    )
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of every interval.")
+    bootstrap_resamples: int = Field(
+        200, ge=20, le=10_000, description="Bootstrap resamples behind the interval of the MI risk."
+    )
+
+
+class ExactCopyShareParams(Params):
+    columns: list[str] | None = Field(
+        None, description="Columns two records must agree on to be copies; all columns of the release when omitted."
+    )
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
+
+
+def _dcr_needs(params: Any, release: Release) -> list[Need]:
+    """One ``gower_dcr`` need per synthetic set; ``columns`` only when a rule restricts them."""
+    extra: dict[str, Any] = {}
+    if params.columns:
+        wanted = set(params.columns)
+        extra["columns"] = tuple(c for c in release.columns if c in wanted)
+    return [Need.of("gower_dcr", synthetic=i, **extra) for i in range(len(release.synthetic))]
+
+
+def _per_set(needs: Mapping[Need, Any]) -> list[GowerDcr]:
+    """The shared DCRs in synthetic-set order."""
+    return [needs[n] for n in sorted(needs, key=lambda n: n.kwargs["synthetic"])]
+
+
+@metric(
+    name="dcr_share",
+    family="membership",
+    params=DcrShareParams,
+    knowledge={Knowledge.SYNTHETIC},
+    inputs={"original", "holdout", "synthetic"},
+    value_range=(0.0, 1.0),
+    column_params=("columns",),
+    needs=_dcr_needs,
+    meaning=(
+        "The share of synthetic records that are closer to a training record than to any holdout record. "
+        "About 0.5 means the synthetic data resembles people who were used no more than people who were not; "
+        "well above 0.5 means it copies or closely imitates the training records."
+    ),
+    remedy=(
+        "Regenerate with a synthesizer that generalises more (fewer training epochs, more noise or a differential "
+        "privacy budget), and remove synthetic records that copy training records."
+    ),
+    references=REFERENCES,
+)
+def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """Share of synthetic records strictly closer to a training record than to a holdout record.
+
+    Paper 002, sec. 3: ``DCR_share = #(DCR_synth_train < DCR_synth_holdout) /
+    #synthetic``, as a share in [0, 1] (the paper's 50 % is 0.5), with an
+    exact Clopper-Pearson interval. Ties are not closer. With several
+    synthetic sets the value is the largest share.
+    """
+    per_set, shares = [], []
+    for dcr in _per_set(needs):
+        counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
+        interval = stats.clopper_pearson(counts.closer_to_training, counts.total, params.confidence)
+        shares.append((counts.share, interval, dcr))
+        per_set.append(
+            {
+                "synthetic": dcr.synthetic_name,
+                "share": counts.share,
+                "interval": list(interval),
+                "closer_to_training": counts.closer_to_training,
+                "ties": counts.ties,
+                "closer_to_holdout": counts.closer_to_holdout,
+                "synthetic_records": counts.total,
+                "exact_copies_of_training": int(np.sum(dcr.syn_to_training == 0)),
+                "exact_copies_of_holdout": int(np.sum(dcr.syn_to_holdout == 0)),
+                "dcr_to_training_quantiles": dcr_quantiles(dcr.syn_to_training),
+                "dcr_to_holdout_quantiles": dcr_quantiles(dcr.syn_to_holdout),
+                "equal_size": dcr.equal_size_note(),
+            }
+        )
+    worst = int(np.argmax([s for s, _, _ in shares]))
+    value, interval, dcr = shares[worst]
+    notes = [dcr.equal_size_note()]
+    if per_set[worst]["ties"]:
+        notes.append(
+            f"{per_set[worst]['ties']} synthetic records are exactly as close to a holdout record as to a training "
+            "record; they do not count as closer to training."
+        )
+    return MetricResult(
+        value=value,
+        interval=interval,
+        confidence=params.confidence,
+        details={
+            "ideal": 0.5,
+            "worst_set": dcr.synthetic_name,
+            "per_set": per_set,
+            "gower": dcr.gower,
+        },
+        charts=(_dcr_histogram(dcr),),
+        notes=tuple(notes),
+    )
+
+
+@metric(
+    name="mi_risk",
+    family="membership",
+    params=MiRiskParams,
+    knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
+    inputs={"original", "holdout", "synthetic"},
+    value_range=(0.0, 1.0),
+    column_params=("columns",),
+    needs=_dcr_needs,
+    meaning=(
+        "How much better than a coin flip an attacker who holds a person's record can tell, from the synthetic "
+        "data alone, whether that person was in the training data: 0 is no better than guessing, 1 is always "
+        "right. Below 0.2 is commonly read as a very low risk."
+    ),
+    remedy=(
+        "Regenerate with a synthesizer that overfits less (fewer training epochs, more noise or a differential "
+        "privacy budget), and remove synthetic records that copy or nearly copy training records."
+    ),
+    references=REFERENCES,
+)
+def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """Membership-inference risk: (mean precision of a distance-threshold attack - 0.5) * 2.
+
+    Paper 002, sec. 4: a balanced adversary set of training and holdout
+    records, each scored by its DCR to the synthetic set; at quantile
+    thresholds of those DCRs a record at or below the threshold is guessed a
+    member; the risk is ``(mean precision - 0.5) * 2`` clipped at 0, with a
+    bootstrap interval. With several synthetic sets the value is the largest
+    risk.
+    """
+    sets = _per_set(needs)
+    n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
+    size = params.adversary_size or min(n_train, n_hold)
+    if size > min(n_train, n_hold):
+        raise EvaluationError(
+            f"adversary_size is {size}, but the training set has {n_train} and the holdout set {n_hold} records; "
+            f"it can be at most {min(n_train, n_hold)}."
+        )
+    # One adversary set for every synthetic set, so their risks are comparable.
+    members, non_members = sample_adversary_set(n_train, n_hold, size, ctx.rng("mi_risk", "adversary set"))
+    per_set, tests = [], []
+    for i, dcr in enumerate(sets):
+        test = membership_inference_test(
+            dcr.training_to_syn[members],
+            dcr.holdout_to_syn[non_members],
+            params.quantile_levels,
+            ctx.rng("mi_risk", "bootstrap", i),
+            confidence=params.confidence,
+            resamples=params.bootstrap_resamples,
+        )
+        tests.append((test, dcr))
+        per_set.append(
+            {
+                "synthetic": dcr.synthetic_name,
+                "mi_risk": test.risk,
+                "interval": list(test.risk_interval),
+                "auc": test.auc,
+                "mean_precision": float(np.mean(test.precision)),
+                "thresholds": [
+                    {
+                        "quantile_level": float(level),
+                        "distance": float(t),
+                        "guessed_members": int(g),
+                        "true_members": int(tp),
+                        "precision": float(pr),
+                        "precision_interval": list(pi),
+                        "recall": float(rc),
+                        "recall_interval": list(ri),
+                    }
+                    for level, t, g, tp, pr, pi, rc, ri in zip(
+                        test.levels,
+                        test.thresholds,
+                        test.guessed,
+                        test.true_positives,
+                        test.precision,
+                        test.precision_interval,
+                        test.recall,
+                        test.recall_interval,
+                        strict=True,
+                    )
+                ],
+            }
+        )
+    worst = int(np.argmax([t.risk for t, _ in tests]))
+    test, dcr = tests[worst]
+    return MetricResult(
+        value=test.risk,
+        interval=test.risk_interval,
+        confidence=params.confidence,
+        details={
+            "worst_set": dcr.synthetic_name,
+            "adversary_set": {
+                "members": size,
+                "non_members": size,
+                "blind_guess_precision": 0.5,
+                "guess": "member when its distance to the closest synthetic record is at or below the threshold",
+            },
+            "per_set": per_set,
+            "gower": dcr.gower,
+        },
+        charts=(_roc_chart(test.roc, dcr.synthetic_name, test.auc),),
+    )
+
+
+@metric(
+    name="exact_copy_share",
+    family="membership",
+    params=ExactCopyShareParams,
+    knowledge={Knowledge.SYNTHETIC},
+    inputs={"original", "holdout", "synthetic"},
+    value_range=(0.0, 1.0),
+    column_params=("columns",),
+    needs=_dcr_needs,
+    meaning=(
+        "The share of synthetic records identical, on every column used, to a record of the training data. "
+        "The same share against the holdout data shows how many such matches occur by chance for "
+        "common records; copies far beyond it mean real records were released."
+    ),
+    remedy=(
+        "Remove synthetic records that copy training records, and regenerate with a synthesizer that does not "
+        "memorise its training data."
+    ),
+    references=REFERENCES,
+)
+def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """Share of synthetic records identical to a training record (DCR 0), beside the holdout's share.
+
+    Paper 002, sec. 3: a DCR of 0 to training is a released copy of a real
+    record. Computed against the same equal-size training and holdout sets
+    as the DCR share, with a Clopper-Pearson interval; with several
+    synthetic sets the value is the largest share.
+    """
+    per_set, results = [], []
+    for dcr in _per_set(needs):
+        n = int(dcr.syn_to_training.size)
+        copies_train = int(np.sum(dcr.syn_to_training == 0))
+        copies_hold = int(np.sum(dcr.syn_to_holdout == 0))
+        interval = stats.clopper_pearson(copies_train, n, params.confidence)
+        results.append((copies_train / n, interval, dcr))
+        per_set.append(
+            {
+                "synthetic": dcr.synthetic_name,
+                "share_copying_training": copies_train / n,
+                "interval": list(interval),
+                "share_copying_holdout": copies_hold / n,
+                "excess_over_holdout": (copies_train - copies_hold) / n,
+                "copies_of_training": copies_train,
+                "copies_of_holdout": copies_hold,
+                "synthetic_records": n,
+                "equal_size": dcr.equal_size_note(),
+            }
+        )
+    worst = int(np.argmax([v for v, _, _ in results]))
+    value, interval, dcr = results[worst]
+    names = [p["synthetic"] for p in per_set]
+    chart = {
+        "kind": "bar",
+        "title": "Synthetic records identical to a real record",
+        "x_label": "synthetic set",
+        "y_label": "share of synthetic records",
+        "series": [
+            {"name": "copies a training record", "x": names, "y": [p["share_copying_training"] for p in per_set]},
+            {"name": "copies a holdout record", "x": names, "y": [p["share_copying_holdout"] for p in per_set]},
+        ],
+    }
+    return MetricResult(
+        value=value,
+        interval=interval,
+        confidence=params.confidence,
+        details={"worst_set": dcr.synthetic_name, "per_set": per_set, "gower": dcr.gower},
+        charts=(chart,),
+        notes=(dcr.equal_size_note(),),
+    )
+
+
+def _dcr_histogram(dcr: GowerDcr, bins: int = 30) -> dict[str, Any]:
+    """Overlaid histograms of the DCR to training and to holdout on shared bins."""
+    top = float(max(dcr.syn_to_training.max(), dcr.syn_to_holdout.max(), 1e-12))
+    edges = np.linspace(0.0, top, bins + 1)
+
+    def counts(dcr_values: np.ndarray) -> list[int]:
+        return np.histogram(dcr_values, edges)[0].tolist()
+
+    return {
+        "kind": "histogram",
+        "title": f"Distance to closest record of {dcr.synthetic_name}",
+        "x_label": "Gower distance to the closest real record",
+        "series": [
+            {"name": "to training", "edges": edges.tolist(), "counts": counts(dcr.syn_to_training)},
+            {"name": "to holdout", "edges": edges.tolist(), "counts": counts(dcr.syn_to_holdout)},
+        ],
+    }
+
+
+def _roc_chart(roc: tuple[np.ndarray, np.ndarray], name: str, auc: float) -> dict[str, Any]:
+    """ROC curve of the distance-threshold attack, thinned to at most ROC_POINTS points."""
+    fpr, tpr = roc
+    keep = _thin(fpr.size, ROC_POINTS)
+    return {
+        "kind": "line",
+        "title": f"Membership attack on {name} (AUC {auc:.3f})",
+        "x_label": "false-positive rate (holdout records guessed members)",
+        "y_label": "true-positive rate (training records guessed members)",
+        "series": [
+            {"name": "attack", "x": fpr[keep].tolist(), "y": tpr[keep].tolist()},
+            {"name": "blind guess", "x": [0.0, 1.0], "y": [0.0, 1.0]},
+        ],
+    }
+
+
+def _thin(n: int, most: int) -> Sequence[int]:
+    """Evenly spaced indices, first and last included."""
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, most).round().astype(int))

@@ -1,0 +1,109 @@
+"""Gower's distance under the pinned convention, against hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from policycheck.methods.gower import CATEGORY, CONVENTION, MISSING, SCALED, fit_gower, gower_distance
+from policycheck.metrics.base import EvaluationError
+from policycheck.release.model import ColumnType
+
+TYPES = {
+    "age": ColumnType.NUMERIC,
+    "sex": ColumnType.CATEGORICAL,
+    "grade": ColumnType.ORDINAL,
+    "flat": ColumnType.NUMERIC,
+}
+ORDERS = {"grade": ["low", "mid", "high"]}
+
+
+def frames():
+    a = pd.DataFrame({"age": [20.0, np.nan], "sex": ["F", None], "grade": ["low", "high"], "flat": [5.0, 5.0]})
+    b = pd.DataFrame({"age": [30.0, np.nan], "sex": ["M", None], "grade": ["mid", None], "flat": [5.0, np.nan]})
+    c = pd.DataFrame({"age": [60.0], "sex": ["F"], "grade": ["high"], "flat": [5.0]})
+    return a, b, c
+
+
+def encode_pair(x: pd.DataFrame, y: pd.DataFrame, fitted_on):
+    enc = fit_gower(fitted_on, TYPES, ORDERS, list(TYPES))
+    return enc, enc.encode(x), enc.encode(y)
+
+
+def test_numeric_range_is_taken_over_the_union_of_every_set():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES))
+    assert enc.numeric_range["age"] == (20.0, 60.0)
+
+
+def test_distance_of_mixed_records_matches_hand_computation():
+    a, b, c = frames()
+    enc, xa, xb = encode_pair(a, b, [a, b, c])
+    # age |20-30|/40 = 0.25; sex F vs M = 1; grade low(0) vs mid(1/2) = 0.5; flat constant = 0.
+    assert gower_distance(xa[0], xb[0], enc.kinds)[0] == pytest.approx((0.25 + 1 + 0.5 + 0) / 4)
+
+
+def test_two_missing_values_match_and_missing_against_present_is_a_full_mismatch():
+    a, b, c = frames()
+    enc, xa, xb = encode_pair(a, b, [a, b, c])
+    # age NaN vs NaN = 0; sex None vs None = 0; grade high vs missing = 1; flat 5 vs NaN = 1.
+    assert gower_distance(xa[1], xb[1], enc.kinds)[0] == pytest.approx(2 / 4)
+
+
+def test_constant_column_contributes_nothing_between_present_values():
+    a, b, c = frames()
+    enc, xa, xc = encode_pair(a, c, [a, b, c])
+    # age |20-60|/40 = 1; sex equal = 0; grade low vs high = 1; flat 5 vs 5 = 0.
+    assert gower_distance(xa[0], xc[0], enc.kinds)[0] == pytest.approx(2 / 4)
+
+
+def test_missing_categorical_is_a_value_of_its_own():
+    a, b, c = frames()
+    enc, xa, xc = encode_pair(a, c, [a, b, c])
+    # row a[1]: age NaN vs 60 = 1; sex None vs F = 1; grade high = high 0; flat 5 vs 5 = 0.
+    assert gower_distance(xa[1], xc[0], enc.kinds)[0] == pytest.approx(2 / 4)
+
+
+def test_ordinal_ranks_are_scaled_to_the_unit_interval():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES))
+    col = enc.scan_order.index("grade")
+    assert enc.encode(a)[:, col].tolist() == [0.0, 1.0]
+    assert enc.encode(b)[:, col].tolist() == [0.5, MISSING]
+
+
+def test_categorical_features_are_summed_first():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES))
+    assert enc.scan_order[0] == "sex"
+    assert enc.kinds.tolist() == [CATEGORY, SCALED, SCALED, SCALED]
+
+
+def test_restricting_features_restricts_the_mean():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, ["age", "sex"])
+    assert enc.p == 2
+    assert gower_distance(enc.encode(a)[0], enc.encode(b)[0], enc.kinds)[0] == pytest.approx((0.25 + 1) / 2)
+
+
+def test_value_outside_the_declared_order_is_an_evaluation_error():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES))
+    bad = a.assign(grade=["low", "top"])
+    with pytest.raises(EvaluationError, match="'grade'.*'top'"):
+        enc.encode(bad)
+
+
+def test_ordinal_without_declared_order_is_an_evaluation_error():
+    a, b, c = frames()
+    with pytest.raises(EvaluationError, match="'grade'"):
+        fit_gower([a, b, c], TYPES, {}, list(TYPES))
+
+
+def test_description_carries_the_convention_and_its_numbers():
+    a, b, c = frames()
+    described = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES)).describe()
+    assert described["convention"] == CONVENTION
+    assert described["numeric_ranges"] == {"age": [20.0, 60.0], "flat": [5.0, 5.0]}
+    assert described["ordinal_orders"] == {"grade": ["low", "mid", "high"]}

@@ -1,0 +1,88 @@
+"""The membership-inference test and the DCR share, on hand-computed inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from policycheck.methods.dcr_share import dcr_share_counts, equal_size_subsample
+from policycheck.methods.membership_test import (
+    guesses_at,
+    membership_inference_test,
+    membership_thresholds,
+    mi_risk_score,
+    sample_adversary_set,
+)
+
+MEMBERS = np.array([0.0, 0.0, 0.3])
+NON_MEMBERS = np.array([0.1, 0.4, 0.5])
+
+
+def test_thresholds_are_observed_distances_at_the_quantile_levels():
+    # Sorted: 0, 0, 0.1, 0.3, 0.4, 0.5. F(0) = 2/6, F(0.1) = 3/6, F(0.5) = 1.
+    d = np.concatenate([MEMBERS, NON_MEMBERS])
+    assert membership_thresholds(d, [0.5, 1 / 3, 0.01, 1.0]).tolist() == [0.1, 0.0, 0.0, 0.5]
+
+
+def test_a_record_at_the_threshold_is_guessed_a_member():
+    guessed, hits = guesses_at(MEMBERS, NON_MEMBERS, np.array([0.0, 0.1]))
+    assert guessed.tolist() == [2, 3]
+    assert hits.tolist() == [2, 2]
+
+
+def test_precision_recall_risk_and_auc_match_hand_computation():
+    test = membership_inference_test(MEMBERS, NON_MEMBERS, [0.5, 1 / 3], np.random.default_rng(0))
+    assert test.precision.tolist() == pytest.approx([2 / 3, 1.0])
+    assert test.recall.tolist() == pytest.approx([2 / 3, 2 / 3])
+    # (mean(2/3, 1) - 0.5) * 2 = 2/3.
+    assert test.risk == pytest.approx(2 / 3)
+    # Members beat non-members in 8 of 9 pairs (0.3 loses to 0.1 only).
+    assert test.auc == pytest.approx(8 / 9)
+
+
+def test_precisions_below_a_blind_guess_are_not_floored():
+    # SURE floors each precision at 0.5 and would report (0.75 - 0.5) * 2 = 0.5.
+    assert mi_risk_score(np.array([0.4, 1.0])) == pytest.approx(0.4)
+
+
+def test_risk_is_clipped_at_zero_when_the_attack_is_worse_than_guessing():
+    assert mi_risk_score(np.array([0.2, 0.3])) == 0.0
+
+
+def test_precision_intervals_are_clopper_pearson():
+    test = membership_inference_test(MEMBERS, NON_MEMBERS, [0.5], np.random.default_rng(0), confidence=0.9)
+    lower, upper = test.precision_interval[0]
+    # Exact bounds of 2 successes in 3 trials at 90 %: Beta quantiles.
+    assert (lower, upper) == pytest.approx((0.1353, 0.9830), abs=1e-4)
+
+
+def test_bootstrap_interval_of_a_perfect_attack_is_a_point():
+    test = membership_inference_test(np.zeros(4), np.full(4, 0.5), [0.5, 0.25], np.random.default_rng(1))
+    assert test.risk == 1.0
+    assert test.risk_interval == (1.0, 1.0)
+
+
+def test_same_seed_gives_the_same_interval():
+    rng = np.random.default_rng(5)
+    members, non_members = rng.random(200) * 0.9, rng.random(200)
+    a = membership_inference_test(members, non_members, [0.5, 0.25], np.random.default_rng(11))
+    b = membership_inference_test(members, non_members, [0.5, 0.25], np.random.default_rng(11))
+    assert a.risk_interval == b.risk_interval
+
+
+def test_adversary_set_is_balanced_and_without_repeats():
+    members, non_members = sample_adversary_set(10, 7, 5, np.random.default_rng(2))
+    assert len(set(members.tolist())) == 5 and members.max() < 10
+    assert len(set(non_members.tolist())) == 5 and non_members.max() < 7
+
+
+def test_dcr_share_counts_ties_as_not_closer():
+    counts = dcr_share_counts(np.array([0.0, 0.1, 0.5, 0.2]), np.array([0.2, 0.1, 0.0, 0.3]))
+    assert (counts.closer_to_training, counts.ties, counts.closer_to_holdout) == (2, 1, 1)
+    assert counts.share == 0.5
+
+
+def test_equal_size_subsample_draws_from_the_larger_set():
+    role, rows = equal_size_subsample(5, 3, np.random.default_rng(0))
+    assert role == "original" and rows.size == 3 and len(set(rows.tolist())) == 3 and rows.max() < 5
+    assert equal_size_subsample(4, 4, np.random.default_rng(0)) is None

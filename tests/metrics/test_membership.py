@@ -1,0 +1,189 @@
+"""dcr_share, mi_risk and exact_copy_share on tiny hand-computed releases."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from pydantic import ValidationError
+
+from policycheck.executor import LocalProcessExecutor
+from policycheck.metrics import registry
+from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Need
+from policycheck.release.model import ColumnType, Dataset, Release
+from policycheck.stats import clopper_pearson
+
+TYPES = {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}
+TRAINING = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
+
+
+def release(holdout: pd.DataFrame | None, *synthetic: pd.DataFrame, training: pd.DataFrame = TRAINING) -> Release:
+    return Release(
+        id="tiny",
+        original=Dataset("original", "training", training),
+        synthetic=tuple(Dataset("synthetic", f"synthetic[{i}]", s) for i, s in enumerate(synthetic)),
+        holdout=None if holdout is None else Dataset("holdout", "holdout", holdout),
+        column_types=TYPES,
+    )
+
+
+def evaluate(name: str, rel: Release, seed: int = 0, executor=None, **params):
+    ctx = EvaluationContext(rel, AttackerView("no-box", (), ()), seed=seed)
+    if executor is not None:
+        ctx.executor = executor
+    spec = registry.get_metric(name)
+    p = spec.params(**params)
+    needs = {n: registry.compute_intermediate(ctx, n) for n in spec.needs(p, rel)}
+    return spec.evaluate(ctx, p, needs)
+
+
+# Range of x over every set is 10, p = 2. Synthetic -> training / holdout:
+#   (0, a):  0 (copy of T0)       / (0.4 + 0) / 2 = 0.2    closer to training
+#   (6, b):  (0.4 + 0) / 2 = 0.2  / (0.2 + 1) / 2 = 0.6    closer to training
+#   (10, c): (0 + 1) / 2 = 0.5    / 0 (copy of H1)         closer to holdout
+#   (2, a):  0.2 / 2 = 0.1        / 0.2 / 2 = 0.1          tie
+HOLDOUT = pd.DataFrame({"x": [4.0, 10.0], "c": ["a", "c"]})
+SYNTHETIC = pd.DataFrame({"x": [0.0, 6.0, 10.0, 2.0], "c": ["a", "b", "c", "a"]})
+
+
+def test_dcr_share_counts_strictly_closer_records_over_all_synthetic_records():
+    result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC))
+    detail = result.details["per_set"][0]
+    assert (detail["closer_to_training"], detail["ties"], detail["closer_to_holdout"]) == (2, 1, 1)
+    assert result.value == 0.5
+    assert result.interval == clopper_pearson(2, 4)
+
+
+def test_dcr_share_reports_exact_copies_and_quantiles():
+    detail = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC)).details["per_set"][0]
+    assert detail["exact_copies_of_training"] == 1
+    assert detail["exact_copies_of_holdout"] == 1
+    assert detail["dcr_to_training_quantiles"]["q1"] == pytest.approx(0.5)
+
+
+def test_dcr_share_details_print_the_gower_convention_and_are_json():
+    result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC))
+    assert "union" in result.details["gower"]["convention"]
+    assert result.details["gower"]["numeric_ranges"] == {"x": [0.0, 10.0]}
+    json.dumps(result.details)
+    json.dumps(result.charts)
+
+
+def test_dcr_share_chart_overlays_histograms_of_both_distances():
+    (chart,) = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC)).charts
+    assert chart["kind"] == "histogram"
+    assert [sum(s["counts"]) for s in chart["series"]] == [4, 4]
+
+
+def test_value_is_the_worst_synthetic_set():
+    result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC, TRAINING))
+    assert result.value == 1.0
+    assert [s["share"] for s in result.details["per_set"]] == [0.5, 1.0]
+    assert result.details["worst_set"] == "synthetic[1]"
+
+
+def test_every_membership_rule_shares_one_need_per_synthetic_set():
+    rel = release(HOLDOUT, SYNTHETIC, TRAINING)
+    needs = set()
+    for name in ("dcr_share", "mi_risk", "exact_copy_share"):
+        spec = registry.get_metric(name)
+        needs |= set(spec.needs(spec.params(), rel))
+    assert needs == {Need.of("gower_dcr", synthetic=0), Need.of("gower_dcr", synthetic=1)}
+
+
+def test_restricted_columns_are_part_of_the_need_in_release_order():
+    spec = registry.get_metric("dcr_share")
+    rel = release(HOLDOUT, SYNTHETIC)
+    assert spec.needs(spec.params(columns=["c", "x"]), rel) == [Need.of("gower_dcr", synthetic=0, columns=("x", "c"))]
+
+
+def test_unequal_training_and_holdout_use_a_seeded_equal_size_sample():
+    training = pd.DataFrame({"x": [0.0, 10.0, 5.0], "c": ["a", "b", "b"]})
+    rel = release(HOLDOUT, SYNTHETIC, training=training)
+    ctx = EvaluationContext(rel, AttackerView("no-box", (), ()), seed=3)
+    dcr = registry.compute_intermediate(ctx, Need.of("gower_dcr", synthetic=0))
+    sample = dcr.share_subsample
+    assert (sample["role"], sample["size"], sample["sample_size"]) == ("original", 3, 2)
+    assert set(dcr.syn_to_training_index.tolist()) <= set(sample["rows"].tolist())
+    assert dcr.training_to_syn.size == 3
+    assert "seeded sample of 2 original records" in dcr.equal_size_note()
+
+
+def test_missing_holdout_is_an_evaluation_error():
+    with pytest.raises(EvaluationError, match="holdout"):
+        evaluate("dcr_share", release(None, SYNTHETIC))
+
+
+# Training -> synthetic: T0 (0, a) 0; T1 (10, b) 0.2 (to (6, b)).
+# Holdout -> synthetic: H0 (4, a) 0.1 (to (2, a)); H1 (10, c) 0.
+# Adversary set = all four. Sorted DCRs 0, 0, 0.1, 0.2: the 0.75 level gives
+# threshold 0.1 (T0, H0, H1 guessed: precision 1/3), the 0.5 level 0 (T0, H1: 1/2).
+def test_mi_risk_reports_unfloored_precisions_and_clips_the_risk():
+    result = evaluate("mi_risk", release(HOLDOUT, SYNTHETIC), quantile_levels=[0.75, 0.5])
+    detail = result.details["per_set"][0]
+    assert [t["distance"] for t in detail["thresholds"]] == pytest.approx([0.1, 0.0])
+    assert [t["precision"] for t in detail["thresholds"]] == pytest.approx([1 / 3, 1 / 2])
+    assert detail["mean_precision"] == pytest.approx(5 / 12)
+    assert result.value == 0.0
+    # Pairs (member, non-member) won by the member: (0 vs 0.1) + half of (0 vs 0).
+    assert detail["auc"] == pytest.approx(1.5 / 4)
+
+
+# A copied training set: training DCRs are 0; H0 (5, c) 0.75 and H1 (3, d) 0.65.
+def test_mi_risk_of_a_copied_training_set_is_one():
+    holdout = pd.DataFrame({"x": [5.0, 3.0], "c": ["c", "d"]})
+    result = evaluate("mi_risk", release(holdout, TRAINING))
+    detail = result.details["per_set"][0]
+    assert [t["precision"] for t in detail["thresholds"]] == [1.0] * 4
+    assert [t["recall"] for t in detail["thresholds"]] == [1.0] * 4
+    assert result.value == 1.0
+    assert result.interval == (1.0, 1.0)
+    assert detail["auc"] == 1.0
+
+
+def test_ties_in_distance_go_to_the_smallest_index():
+    holdout = pd.DataFrame({"x": [5.0, 3.0], "c": ["c", "d"]})
+    ctx = EvaluationContext(release(holdout, TRAINING), AttackerView("no-box", (), ()), seed=0)
+    dcr = registry.compute_intermediate(ctx, Need.of("gower_dcr", synthetic=0))
+    # (5, c) is 0.75 from both (0, a) and (10, b).
+    assert dcr.holdout_to_syn[0] == pytest.approx(0.75)
+    assert dcr.holdout_to_syn_index[0] == 0
+
+
+def test_mi_risk_roc_chart_runs_from_origin_to_one_one():
+    (chart,) = evaluate("mi_risk", release(HOLDOUT, SYNTHETIC)).charts
+    attack = chart["series"][0]
+    assert (attack["x"][0], attack["y"][0], attack["x"][-1], attack["y"][-1]) == (0.0, 0.0, 1.0, 1.0)
+
+
+def test_adversary_size_beyond_the_smaller_set_is_an_evaluation_error():
+    with pytest.raises(EvaluationError, match="adversary_size"):
+        evaluate("mi_risk", release(HOLDOUT, SYNTHETIC), adversary_size=3)
+
+
+def test_quantile_levels_outside_the_unit_interval_are_rejected():
+    with pytest.raises(ValidationError):
+        registry.get_metric("mi_risk").params(quantile_levels=[0.5, 1.5])
+
+
+def test_exact_copy_share_compares_copies_of_training_with_copies_of_holdout():
+    result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC))
+    detail = result.details["per_set"][0]
+    assert result.value == 0.25
+    assert detail["share_copying_holdout"] == 0.25
+    assert detail["excess_over_holdout"] == 0.0
+    assert result.interval == clopper_pearson(1, 4)
+
+
+def test_same_seed_gives_the_same_numbers_and_pool_matches_serial():
+    rng = np.random.default_rng(0)
+    n = 300
+    real = pd.DataFrame({"x": rng.normal(size=2 * n).round(1), "c": rng.choice(list("abcdef"), 2 * n)})
+    syn = real.iloc[: n // 2].reset_index(drop=True)
+    rel = release(real.iloc[n:].reset_index(drop=True), syn, training=real.iloc[:n].reset_index(drop=True))
+    a = evaluate("mi_risk", rel, seed=9, adversary_size=100)
+    with LocalProcessExecutor(2) as pool:
+        b = evaluate("mi_risk", rel, seed=9, adversary_size=100, executor=pool)
+    assert (a.value, a.interval, a.details) == (b.value, b.interval, b.details)
