@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 
 from policycheck import __version__
-from policycheck.errors import EXIT_ERROR, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
+from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
-FORMATS = ("json", "html", "md")
+FORMATS = ("json", "html", "md", "junit", "sarif")
 
 
 def _guard(fn):
@@ -159,9 +159,11 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
               help="Where heavy work runs: local processes, or serially in this process.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--explain", is_flag=True,
+              help="After the summary, show for every verdict the attacker knowledge and inputs behind it.")
 @_guard
 def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
-          executor, workers, quiet):
+          executor, workers, quiet, explain):
     """Check a release against POLICY and write report.json, report.html and report.md."""
     from policycheck.checking import check_release, print_summary
 
@@ -170,7 +172,95 @@ def check(policy, manifest, original, synthetic, holdout, column_types, out_dir,
     report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
                            executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
     print_summary(report, out_dir)
+    if explain:
+        from policycheck.report.render import render_explain
+
+        click.echo("")
+        click.echo(render_explain(report), nl=False)
     sys.exit(report["exit_code"])
+
+
+@cli.command()
+@click.argument("report", type=click.Path(path_type=Path))
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False),
+              help="Folder the report's relative paths start from (default: the current folder).")
+@click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
+              help="Where heavy work runs: local processes, or serially in this process.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@_guard
+def verify(report, root, executor, workers, quiet):
+    """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
+
+    Exit 0 when every file hash, verdict and number is identical (numbers to a
+    relative 1e-12), 1 when anything differs (each difference is listed), 2 when
+    a file is missing or invalid.
+    """
+    from policycheck.verify import verify_report
+
+    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet)
+    for path, sha in result.files:
+        click.echo(f"ok       {path}  sha256 {sha}")
+    for difference in result.differences:
+        click.echo(f"DIFFERS  {difference}")
+    if result.problems:
+        for problem in result.problems:
+            click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
+        click.echo("the check could not be re-run", err=True)
+        sys.exit(EXIT_INVALID)
+    rules = len(result.report["rules"])
+    if result.identical:
+        click.echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
+                   f"{result.report['provenance']['seed']}: identical verdicts and numbers")
+        sys.exit(EXIT_PASS)
+    click.echo(f"NOT verified: {len(result.differences)} difference(s)")
+    sys.exit(EXIT_FAIL)
+
+
+@cli.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@click.option("--fail-on-worse", is_flag=True, help="Exit 1 when a rule's verdict got worse (a listing exits 0 otherwise).")
+@_guard
+def diff(old, new, as_json, fail_on_worse):
+    """List the rules whose verdict or value changed from report OLD to report NEW.
+
+    A listing: exit 0. With --fail-on-worse, exit 1 when a rule's verdict got
+    worse (pass < waived < warn < fail < error; a new rule counts from pass).
+    """
+    from policycheck.verify import diff_reports, read_report
+
+    changes = diff_reports(read_report(old), read_report(new))
+    if as_json:
+        click.echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
+                   f"{changes.new['release']['id']} ({changes.new['verdict']})")
+        for difference in changes.context + changes.files + changes.rules:
+            click.echo(f"  {difference}")
+        if not changes.rules:
+            click.echo("  no rule verdict or value changed")
+        if changes.worse:
+            click.echo(f"worse: {', '.join(changes.worse)}")
+    sys.exit(EXIT_FAIL if fail_on_worse and changes.worse else EXIT_PASS)
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--schema", "schema", help="Schema the $schema line names (path or URL; default: schemas/policy.schema.json).")
+@_guard
+def init(path, schema):
+    """Write a commented starter policy at PATH (default: release.policy.yaml); never overwrites."""
+    from policycheck.starter import schema_reference, write_starter
+
+    written = write_starter(path, schema)
+    click.echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
+    reference = schema_reference(written, schema)
+    target = written.parent / reference
+    if "://" not in reference and not target.is_file():
+        click.echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
+                   f"`policycheck schema --write {display_path(target.parent)}` writes it", err=True)
 
 
 @cli.command()

@@ -15,7 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from policycheck.fileio import atomic_write_text
-from policycheck.report.charts import render_chart
+from policycheck.report.charts import render_chart, render_gauge
 
 VERDICT_WORDS = {
     "pass": "PASS",
@@ -67,7 +67,9 @@ def _environment() -> Environment:
     env.filters["fmt"] = fmt
     env.filters["threshold"] = threshold_text
     env.filters["chart"] = render_chart
+    env.filters["gauge"] = render_gauge
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]
+    env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     env.tests["scalar"] = _is_scalar
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     return env
@@ -80,24 +82,59 @@ def render_html(report: dict[str, Any]) -> str:
 def render_markdown(report: dict[str, Any]) -> str:
     env = _environment()
     env.autoescape = False
-    env.filters["md"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    # NOTE: merge-request comments render inline HTML: values from the data
+    # (a column named <img src=x>) must show as text.
+    env.filters["md"] = lambda s: (
+        str(s).replace("<", "&lt;").replace("|", "\\|").replace("\n", " ")
+    )
     return env.get_template("report.md.j2").render(r=report)
+
+
+def render_explain(report: dict[str, Any]) -> str:
+    """For every verdict, the attacker knowledge and inputs behind it, in plain text.
+
+    What ``policycheck check --explain`` prints: the policy line, the data
+    files (with hashes), the params, the shared intermediates and the seed
+    of each rule, so an auditor can trace a number to its source.
+    """
+    env = _environment()
+    env.autoescape = False
+    return env.get_template("explain.txt.j2").render(r=report)
+
+
+#: Output format -> (file name, renderer of the report dict).
+OUTPUTS = {
+    "json": "report.json",
+    "html": "report.html",
+    "md": "report.md",
+    "junit": "report.junit.xml",
+    "sarif": "report.sarif",
+}
+
+
+def _renderer(fmt_name: str):
+    # NOTE: imported here because the JUnit and SARIF modules reuse this
+    # module's number and threshold wording.
+    from policycheck.report.junit import render_junit
+    from policycheck.report.sarif import render_sarif
+
+    return {
+        "json": lambda r: json.dumps(r, indent=2, ensure_ascii=False) + "\n",
+        "html": render_html,
+        "md": render_markdown,
+        "junit": render_junit,
+        "sarif": render_sarif,
+    }[fmt_name]
 
 
 def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
     """Write the chosen formats atomically into ``out_dir``; returns the paths."""
     out_dir = Path(out_dir)
     written = []
-    renderers = {
-        "json": ("report.json", lambda r: json.dumps(r, indent=2, ensure_ascii=False) + "\n"),
-        "html": ("report.html", render_html),
-        "md": ("report.md", render_markdown),
-    }
     for fmt_name in formats:
-        if fmt_name not in renderers:
+        if fmt_name not in OUTPUTS:
             continue
-        filename, render = renderers[fmt_name]
-        path = out_dir / filename
-        atomic_write_text(path, render(report))
+        path = out_dir / OUTPUTS[fmt_name]
+        atomic_write_text(path, _renderer(fmt_name)(report))
         written.append(path)
     return written

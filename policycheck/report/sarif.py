@@ -1,0 +1,214 @@
+"""report.json to SARIF 2.1.0, for code-scanning views (GitHub, GitLab, IDEs).
+
+A policy rule is a SARIF rule (``tool.driver.rules``, id = the rule id).
+Each failing or warning rule becomes one result located at the rule's line
+in the policy file, so the finding shows up where the rule is written:
+level ``error`` for a blocking fail, ``warning`` for a warn or an advisory
+fail. A waived rule keeps its result with a ``suppressions`` entry (kind
+``external``, status ``accepted``, the waiver's reason as justification).
+A rule that could not be evaluated is a tool execution notification, and
+makes ``executionSuccessful`` false. Every file the report names is an
+artifact with its SHA-256.
+
+Rendered from the report dict alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+from urllib.parse import quote
+
+from policycheck.report.render import fmt, threshold_text
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+EXIT_WORDS = {
+    0: "every blocking rule passes",
+    1: "a blocking rule fails (or warns, with --fail-on-warn)",
+    3: "a rule could not be evaluated",
+}
+
+
+def artifact_uri(path: str) -> str:
+    """A path as the report shows it, as a URI reference: relative stays relative."""
+    if PureWindowsPath(path).drive or path.startswith("/"):
+        posix = PureWindowsPath(path).as_posix() if PureWindowsPath(path).drive else path
+        return "file://" + ("" if posix.startswith("/") else "/") + quote(posix, safe="/:")
+    return quote(PurePosixPath(path.replace("\\", "/")).as_posix(), safe="/")
+
+
+def _level(rule: dict[str, Any]) -> str | None:
+    """SARIF level of a rule's result, None when it gets none (pass, error)."""
+    verdict = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
+    if verdict == "fail":
+        return "error" if rule["severity"] == "blocking" else "warning"
+    if verdict == "warn":
+        return "warning"
+    return None
+
+
+def _descriptor(rule: dict[str, Any]) -> dict[str, Any]:
+    help_text = rule["remedy"] or rule["meaning"] or rule["summary"]
+    if rule["rationale"]:
+        help_text += f" Why this rule: {rule['rationale']}"
+    return {
+        "id": rule["id"],
+        "name": rule["metric"],
+        "shortDescription": {"text": rule["summary"]},
+        "fullDescription": {"text": rule["meaning"] or rule["summary"]},
+        "help": {"text": help_text},
+        "defaultConfiguration": {"level": "error" if rule["severity"] == "blocking" else "warning"},
+        "properties": {
+            "metric": rule["metric"],
+            "family": rule["family"],
+            "severity": rule["severity"],
+            "threshold": rule["threshold"],
+            "params": rule["params"],
+            "attackerKnowledge": rule["knowledge_words"],
+            "tags": ["privacy", rule["family"]],
+        },
+    }
+
+
+def _location(rule: dict[str, Any], artifact_index: dict[str, int]) -> dict[str, Any]:
+    loc = rule["policy_location"]
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(loc["file"])}}
+    if loc["file"] in artifact_index:
+        physical["artifactLocation"]["index"] = artifact_index[loc["file"]]
+    if loc.get("line"):
+        physical["region"] = {"startLine": loc["line"], **({"startColumn": loc["col"]} if loc.get("col") else {})}
+    return {"physicalLocation": physical}
+
+
+def _message(rule: dict[str, Any]) -> str:
+    interval = rule["interval"]
+    shown = fmt(rule["value"]) + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
+    verdict = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
+    words = {"fail": "fails", "warn": "warns"}[verdict]
+    text = f"Rule {rule['id']} ({rule['metric']}) {words}: measured {shown}; threshold: {threshold_text(rule['threshold'])}."
+    if rule["meaning"]:
+        text += f" {rule['meaning']}"
+    return text
+
+
+def _result(rule: dict[str, Any], rule_index: int, policy_id: str, artifact_index: dict[str, int]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": rule["id"],
+        "ruleIndex": rule_index,
+        "kind": "fail",
+        "level": _level(rule),
+        "message": {"text": _message(rule)},
+        "locations": [_location(rule, artifact_index)],
+        # NOTE: a stable identity across releases, so code scanning tracks a
+        # rule's finding from one report to the next instead of reopening it.
+        "partialFingerprints": {"policycheckRule/v1": f"{policy_id}/{rule['id']}"},
+        "properties": {
+            "verdict": rule["verdict"],
+            "severity": rule["severity"],
+            "value": rule["value"],
+            "comparedValue": rule["compared_value"],
+            "interval": rule["interval"],
+            "confidence": rule["confidence"],
+        },
+    }
+    if rule["waiver"]:
+        w = rule["waiver"]
+        justification = f"{w['reason']} (approved by {w['approved_by']}, expires {w['expires']}"
+        justification += f", ticket {w['ticket']})" if w["ticket"] else ")"
+        result["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": justification,
+                "properties": {"approvedBy": w["approved_by"], "expires": w["expires"], "ticket": w["ticket"]},
+            }
+        ]
+    return result
+
+
+def _artifacts(report: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Every file the report names, with its hash; and each path's index."""
+    prov = report["provenance"]
+    files = [(f, ["analysisTarget", "userSpecifiedConfiguration"]) for f in prov["policy_files"]]
+    if prov["manifest"]:
+        files.append((prov["manifest"], ["analysisTarget", "referencedOnCommandLine"]))
+    files += [(f, ["analysisTarget"]) for f in prov["data_files"]]
+    artifacts: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for f, roles in files:
+        if f["path"] not in index:
+            index[f["path"]] = len(artifacts)
+            artifacts.append({"location": {"uri": artifact_uri(f["path"])}, "roles": roles, "hashes": {"sha-256": f["sha256"]}})
+    return artifacts, index
+
+
+def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log (a dict)."""
+    prov = report["provenance"]
+    rules = report["rules"]
+    artifacts, artifact_index = _artifacts(report)
+    results = [
+        _result(rule, i, report["policy"]["id"], artifact_index)
+        for i, rule in enumerate(rules)
+        if _level(rule) is not None
+    ]
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": f"Rule {rule['id']} ({rule['metric']}) could not be evaluated: {rule['error']}"},
+            "associatedRule": {"id": rule["id"], "index": i},
+            "locations": [_location(rule, artifact_index)],
+        }
+        for i, rule in enumerate(rules)
+        if rule["verdict"] == "error"
+    ]
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not notifications,
+        "exitCode": report["exit_code"],
+        "exitCodeDescription": EXIT_WORDS.get(report["exit_code"], ""),
+        "commandLine": " ".join(prov["command"]),
+        "arguments": prov["command"][1:],
+        "startTimeUtc": _utc(prov["started_at"]),
+        "endTimeUtc": _utc(prov["finished_at"]),
+    }
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": prov["tool"],
+                        "version": prov["tool_version"],
+                        "semanticVersion": prov["tool_version"],
+                        "rules": [_descriptor(rule) for rule in rules],
+                    }
+                },
+                "automationDetails": {"id": f"policycheck/{report['policy']['id']}/"},
+                "invocations": [invocation],
+                "artifacts": artifacts,
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+                "properties": {
+                    "policyId": report["policy"]["id"],
+                    "policyVersion": report["policy"]["version"],
+                    "releaseId": report["release"]["id"],
+                    "verdict": report["verdict"],
+                    "seed": prov["seed"],
+                    "attackerModel": report["policy"]["attacker_model"],
+                },
+            }
+        ],
+    }
+
+
+def _utc(stamp: str) -> str:
+    """ISO time with +00:00 as SARIF's ``Z`` form."""
+    return stamp.replace("+00:00", "Z")
+
+
+def render_sarif(report: dict[str, Any]) -> str:
+    return json.dumps(build_sarif(report), indent=2, ensure_ascii=False) + "\n"
