@@ -19,7 +19,8 @@ with ``--fail-on-worse`` it exits 1 when a rule's verdict got worse
 before), so a pipeline can stop a release that regressed.
 
 Relative paths in a report are relative to the folder ``check`` ran in;
-``verify`` resolves them against the current folder, or ``--root``.
+``verify`` resolves them against the folder the check ran in (recorded in the
+report), else the current folder, or ``--root``.
 """
 
 from __future__ import annotations
@@ -256,7 +257,11 @@ def verify_report(
 ) -> Verification:
     """Re-hash the files ``path`` names and re-run its check; list every difference."""
     report = read_report(path)
-    root = Path(root) if root is not None else Path.cwd()
+    if root is None:
+        # Paths in a report are relative to the folder the check ran in.
+        ran_in = Path(report["provenance"]["working_directory"])
+        root = ran_in if ran_in.is_dir() else Path.cwd()
+    root = Path(root)
     confirmed, changed = rehash(report, root)
     result = Verification(report, confirmed, changed)
     try:

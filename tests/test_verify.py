@@ -209,10 +209,21 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
     assert "DIFFERS  rule dcr-share: interval [0.9987711291961745, 1.0] -> [0.9987707196879448, 1.0]" in changed.output
 
 
-def test_verify_resolves_relative_paths_against_root(runner, checked, tmp_path, monkeypatch):
+def test_verify_resolves_relative_paths_against_the_folder_the_check_ran_in(runner, checked, tmp_path, monkeypatch):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    assert invoke(runner, "verify", tmp_path / checked[0], "--executor", "serial", "-q").exit_code == 2  # p.yaml not here
-    result = invoke(runner, "verify", tmp_path / checked[0], "--root", tmp_path, "--executor", "serial", "-q")
+    result = invoke(runner, "verify", tmp_path / checked[0], "--executor", "serial", "-q")
+    assert result.exit_code == 0, result.output
+
+
+def test_verify_resolves_relative_paths_against_root(runner, checked, tmp_path, monkeypatch):
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    report = json.loads((tmp_path / checked[0]).read_text())
+    report["provenance"]["working_directory"] = str(tmp_path / "gone")
+    (moved / "report.json").write_text(json.dumps(report))
+    monkeypatch.chdir(moved)
+    assert invoke(runner, "verify", moved / "report.json", "--executor", "serial", "-q").exit_code == 2  # p.yaml not here
+    result = invoke(runner, "verify", moved / "report.json", "--root", tmp_path, "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import platform
+import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -96,6 +97,9 @@ def build_report(
             "effective_policy": jsonable(policy.model_dump(mode="json")),
             "executor": executor,
             "command": command,
+            "fail_on_warn": fail_on_warn,
+            "working_directory": str(Path.cwd()),
+            "git_revision": git_revision(loaded.path.parent),
             "started_at": run.started.isoformat(timespec="seconds"),
             "finished_at": run.finished.isoformat(timespec="seconds"),
             "intermediate_seconds": {k: round(v, 3) for k, v in run.intermediate_seconds.items()},
@@ -166,6 +170,19 @@ def _waiver(w: Waiver) -> dict[str, Any]:
 
 def _synth(info) -> dict[str, Any]:
     return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command}
+
+
+def git_revision(folder: Path) -> str | None:
+    """HEAD of the git checkout holding ``folder`` (with ``+dirty`` if changed), or None."""
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        if head.returncode != 0:
+            return None
+        status = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
 
 
 def _version(name: str) -> str:

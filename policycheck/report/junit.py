@@ -41,12 +41,8 @@ def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> 
 
 
 def warnings_fail(report: dict[str, Any]) -> bool:
-    """Whether the run turned warnings into failures (``--fail-on-warn``).
-
-    Only visible when warnings were the worst outcome: verdict ``warn``
-    with exit code 1. A failing release fails CI either way.
-    """
-    return report["verdict"] == "warn" and report["exit_code"] == 1
+    """Whether the run turned warnings into failures (``--fail-on-warn``)."""
+    return bool(report["provenance"]["fail_on_warn"])
 
 
 def _measured(rule: dict[str, Any]) -> str:

@@ -125,6 +125,9 @@ class Provenance(_Model):
     effective_policy: dict[str, Any] = Field(description="The policy after extends, as evaluated.")
     executor: str
     command: list[str]
+    fail_on_warn: bool = Field(description="Whether warnings were turned into failures (--fail-on-warn).")
+    working_directory: str = Field(description="Folder the check ran in; relative paths resolve against it.")
+    git_revision: str | None = Field(description="Commit of the git checkout holding the policy, if any.")
     started_at: str
     finished_at: str
     intermediate_seconds: dict[str, float]

@@ -136,16 +136,17 @@ def test_rule_properties_hold_value_interval_and_threshold(report):
 
 
 def test_fail_on_warn_turns_warnings_into_failures(report):
-    # A release whose worst outcome is a warning, run with --fail-on-warn:
-    # report.json shows it as verdict warn with exit code 1.
+    # A release whose worst outcome is a warning, run with --fail-on-warn.
     warned = json.loads(json.dumps(report))
     warned["rules"] = [r for r in warned["rules"] if r["id"] in ("passes", "warns", "advisory-fails")]
     warned.update(verdict="warn", exit_code=1)
+    warned["provenance"]["fail_on_warn"] = True
     found = cases(parse(warned))
     assert found["warns"].find("failure").get("type") == "warning"
     assert found["advisory-fails"].find("failure").get("type") == "warning"
     assert found["passes"].find("failure") is None
     warned["exit_code"] = 0
+    warned["provenance"]["fail_on_warn"] = False
     assert parse(warned).find("testsuite").get("failures") == "0"
 
 
