@@ -1,0 +1,254 @@
+"""k-way conditional marginal queries involving the secret (paper 001, sec. 4.2).
+
+A k-way query is a conjunction of k-1 quasi-identifier predicates and the
+secret predicate, ``a_1 = v_1 and ... and a_{k-1} = v_{k-1} and s = 1``. Its
+row of the query matrix ``A`` marks the original records that satisfy the
+quasi-identifier part; the secret part is the unknown the attack solves for.
+
+Queries are enumerated from the cells the original records occupy, so a query
+matching no original record (an all-zero row) never exists; a query budget
+draws a seeded uniform sample of those cells (never "the first N").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import scipy.sparse as sp
+
+from policycheck.methods.reconstruction.encoding import UNSEEN
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    """The queries of one attack, as a sparse matrix over the attacked records.
+
+    Attributes
+    ----------
+    combos
+        Quasi-identifier column indices of each attribute combination.
+    combo_of_query, cell_of_query
+        For query j: its combination and its mixed-radix cell id within it.
+    matrix
+        ``A``, ``(q, n)`` CSR, ``A[j, i] = 1`` iff record i is in query j's cell.
+    original_counts
+        ``c_D(QI_j)``: how many attacked records fall in query j's cell (the
+        partially-informed attacker knows them, sec. 4.2).
+    enumerated
+        Non-empty cells before any sampling.
+    """
+
+    combos: tuple[tuple[int, ...], ...]
+    combo_of_query: np.ndarray
+    cell_of_query: np.ndarray
+    matrix: sp.csr_matrix
+    original_counts: np.ndarray
+    enumerated: int
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.matrix.shape[0])
+
+
+def cell_ids(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """Mixed-radix id of each row's cell; -1 where any code is unseen."""
+    ids = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in range(codes.shape[1]):
+        ids = ids * radix[j] + codes[:, j]
+    ids[(codes == UNSEEN).any(axis=1)] = -1
+    return ids
+
+
+def attribute_combinations(n_columns: int, orders: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every set of ``k - 1`` quasi-identifiers for each query order k.
+
+    The paper's main attack uses all 3-way queries, i.e. every pair of
+    quasi-identifiers with the secret (sec. 4.2).
+    """
+    out: list[tuple[int, ...]] = []
+    for k in sorted(set(orders)):
+        if k < 2:
+            raise ValueError(f"query order {k} is below 2: a query needs the secret and one quasi-identifier")
+        out.extend(combinations(range(n_columns), k - 1))
+    return out
+
+
+def count_combinations(n_columns: int, orders: Sequence[int]) -> int:
+    """How many attribute combinations :func:`attribute_combinations` yields."""
+    return sum(comb(n_columns, k - 1) for k in set(orders))
+
+
+def build_queries(
+    codes: np.ndarray,
+    radix: np.ndarray,
+    orders: Sequence[int],
+    n_queries: int | None,
+    rng: np.random.Generator,
+) -> QuerySet:
+    """Enumerate the non-empty k-way cells of the attacked records, then sample.
+
+    Parameters
+    ----------
+    codes
+        ``(n, d)`` quasi-identifier codes of the attacked records.
+    radix
+        Codes per quasi-identifier.
+    orders
+        Query orders k (3 is the paper's attack; 4 its timing runs, sec. 6.7).
+    n_queries
+        Query budget: a uniform sample without replacement of the non-empty
+        cells, or every cell when None or when the budget exceeds them.
+    rng
+        Source of the sample.
+    """
+    n = codes.shape[0]
+    combos = attribute_combinations(codes.shape[1], orders)
+    per_combo = []  # (unique cells, record -> cell row, records kept)
+    total = 0
+    for combo in combos:
+        ids = cell_ids(codes[:, combo], radix[list(combo)])
+        kept = np.flatnonzero(ids >= 0)
+        cells, inverse = np.unique(ids[kept], return_inverse=True)
+        per_combo.append((cells, inverse, kept))
+        total += cells.size
+    if n_queries is not None and n_queries < total:
+        chosen = np.sort(rng.choice(total, size=n_queries, replace=False))
+    else:
+        chosen = np.arange(total)
+    # Map every enumerated cell to its row in the sampled matrix (-1: dropped).
+    row_of_cell = np.full(total, -1, dtype=np.int64)
+    row_of_cell[chosen] = np.arange(chosen.size)
+
+    rows, cols, combo_of_query, cell_of_query = [], [], [], []
+    offset = 0
+    for c, (cells, inverse, kept) in enumerate(per_combo):
+        row = row_of_cell[offset + inverse]
+        mask = row >= 0
+        rows.append(row[mask])
+        cols.append(kept[mask])
+        selected = np.flatnonzero(row_of_cell[offset : offset + cells.size] >= 0)
+        combo_of_query.append(np.full(selected.size, c, dtype=np.int64))
+        cell_of_query.append(cells[selected])
+        offset += cells.size
+    r = np.concatenate(rows) if rows else np.array([], dtype=np.int64)
+    k = np.concatenate(cols) if cols else np.array([], dtype=np.int64)
+    matrix = sp.csr_matrix((np.ones(r.size), (r, k)), shape=(chosen.size, n))
+    return QuerySet(
+        combos=tuple(combos),
+        combo_of_query=np.concatenate(combo_of_query) if combo_of_query else np.array([], dtype=np.int64),
+        cell_of_query=np.concatenate(cell_of_query) if cell_of_query else np.array([], dtype=np.int64),
+        matrix=matrix,
+        original_counts=np.asarray(matrix.sum(axis=1)).ravel(),
+        enumerated=int(total),
+    )
+
+
+def answer_queries(
+    queries: QuerySet,
+    synthetic_codes: np.ndarray,
+    synthetic_secret: np.ndarray,
+    n_classes: int,
+    radix: np.ndarray,
+    scaling: str = "conditional",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Noisy answers ``b~`` of every query for every secret class, from S.
+
+    ``conditional`` (the paper's extension, sec. 4.2): the synthetic share of
+    the class within the quasi-identifier cell, times the cell's original
+    count, ``c_D(QI_j) * c_S(QI_j, s = c) / c_S(QI_j)``. A cell absent from S
+    is left unanswered (its query is dropped) rather than answered 0, which
+    would bias every guess towards 0 (notes, pitfall 4).
+    ``marginal``: the synthetic count rescaled by ``n / m``; every query is
+    answered.
+
+    Returns
+    -------
+    answers
+        ``(q, n_classes)`` float array.
+    answered
+        ``(q,)`` bool mask of the queries that received an answer.
+    """
+    q = queries.n_queries
+    m = synthetic_codes.shape[0]
+    n = queries.matrix.shape[1]
+    class_count = np.zeros((q, n_classes))
+    if q == 0 or m == 0:
+        return _scale(queries, class_count, n, m, scaling)
+    # Identical synthetic records answer every query alike: count each once,
+    # weighted (a bootstrap of 10^5 records holds at most n distinct ones).
+    rows, weight = _distinct_rows(np.column_stack([synthetic_codes, synthetic_secret]))
+    rows, weight = rows[rows[:, -1] >= 0], weight[rows[:, -1] >= 0]
+    codes = np.asfortranarray(rows[:, :-1])  # column slices are contiguous
+    secret = rows[:, -1]
+    unseen = {j: codes[:, j] == UNSEEN for j in range(codes.shape[1]) if (codes[:, j] == UNSEEN).any()}
+    # Queries are stored grouped by combination, in combination order.
+    bounds = np.searchsorted(queries.combo_of_query, np.arange(len(queries.combos) + 1))
+    # Combinations come in lexicographic order: keep the ids of the current
+    # prefixes, so each combination costs one multiply-add over the records.
+    prefixes: list[tuple[tuple[int, ...], np.ndarray]] = []
+    for c, combo in enumerate(queries.combos):
+        lo, hi = bounds[c], bounds[c + 1]
+        if lo == hi:
+            continue
+        while prefixes and prefixes[-1][0] != combo[: len(prefixes[-1][0])]:
+            prefixes.pop()
+        ids = prefixes[-1][1] if prefixes else np.zeros(rows.shape[0], dtype=np.int64)
+        for j in combo[len(prefixes[-1][0]) if prefixes else 0 :]:
+            ids = ids * radix[j] + codes[:, j]
+            prefixes.append((combo[: combo.index(j) + 1], ids))
+        row = _rows_of_cells(queries.cell_of_query[lo:hi], ids, int(np.prod(radix[list(combo)])))
+        missing = row < 0
+        for j in combo:
+            if j in unseen:
+                missing |= unseen[j]
+        # Records in no query cell go to one extra bin, dropped below.
+        joint = np.where(missing, (hi - lo) * n_classes, row * n_classes + secret)
+        counts = np.bincount(joint, weights=weight, minlength=(hi - lo) * n_classes + 1)
+        class_count[lo:hi] = counts[:-1].reshape(hi - lo, n_classes)
+    return _scale(queries, class_count, n, m, scaling)
+
+
+def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a small-integer table (codes >= -1) and their counts."""
+    radix = table.max(axis=0).astype(np.int64) + 2  # codes shifted by one: -1 becomes 0
+    if np.sum(np.log2(radix)) < 62:
+        # NOTE: one int64 key per row sorts far faster than np.unique(axis=0).
+        key = np.zeros(table.shape[0], dtype=np.int64)
+        for j in range(table.shape[1]):
+            key = key * radix[j] + (table[:, j] + 1)
+        _, first, weight = np.unique(key, return_index=True, return_counts=True)
+        return table[first], weight
+    return np.unique(table, axis=0, return_counts=True)
+
+
+def _rows_of_cells(cells: np.ndarray, ids: np.ndarray, space: int) -> np.ndarray:
+    """Position of each id among the sorted query ``cells`` (-1 if it is none of them).
+
+    A lookup table over the combination's cell space when it is small (the
+    common case: a gather), else a binary search.
+    """
+    if space <= 1 << 22:
+        table = np.full(space, -1, dtype=np.int64)
+        table[cells] = np.arange(cells.size)
+        # NOTE: an unseen code makes an id out of range or wrong; callers mask those rows.
+        return table[np.clip(ids, 0, space - 1)]
+    pos = np.searchsorted(cells, ids).clip(max=cells.size - 1)
+    return np.where(cells[pos] == ids, pos, -1)
+
+
+def _scale(
+    queries: QuerySet, class_count: np.ndarray, n: int, m: int, scaling: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Turn synthetic counts into answers (see :func:`answer_queries`)."""
+    synthetic_count = class_count.sum(axis=1)
+    if scaling == "conditional":
+        answered = synthetic_count > 0
+        share = np.divide(class_count, synthetic_count[:, None], out=np.zeros_like(class_count), where=answered[:, None])
+        return queries.original_counts[:, None] * share, answered
+    if scaling == "marginal":
+        return class_count * (n / max(m, 1)), np.ones(class_count.shape[0], dtype=bool)
+    raise ValueError(f"unknown scaling {scaling!r}: expected 'conditional' or 'marginal'")

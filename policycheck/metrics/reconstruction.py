@@ -1,0 +1,654 @@
+"""Reconstruction family: attribute inference against a partially-informed attacker (paper 001).
+
+The attacker knows every original record's quasi-identifiers and sees the
+synthetic data; it tries to recover each record's secret. Three metrics:
+
+``reconstruction_accuracy``
+    Accuracy of the strongest attack (LP reconstruction, DCR, random forest,
+    exact-match majority) over all original records of the release.
+``reconstruction_individual_risk``
+    The part of that accuracy no population-level inference explains: the
+    same attacks on holdout records (never seen by the synthesizer) are the
+    control, ``(acc - acc_control) / (1 - acc_control)``.
+``attribute_inference_advantage``
+    The attribute inference privacy game (sec. 4.1): ``2 * acc - 1`` over
+    repetitions in which the target's secret bit is randomised, so 0 is no
+    leakage.
+
+Shared intermediates: ``reconstruction_attacks`` (attack outcomes on the
+original or holdout records of every synthetic set) and
+``attribute_inference_game`` (the game's truth/guess/score per target; the DP
+family derives a lower bound on epsilon from it; build its Need with
+:func:`game_need`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator
+
+from policycheck import stats
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.registry import Params, intermediate, metric
+from policycheck.methods.reconstruction.baselines import class_codes
+from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
+from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
+from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
+from policycheck.release.model import ColumnType, Release
+from policycheck.synthesizers import BUILTIN
+
+REFERENCE = (
+    "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
+    "Attacks against Synthetic Data. USENIX Security 2024 (paper 001)."
+)
+AttackName = Literal["lp", "dcr", "ml", "exact"]
+
+
+class AttackParams(Params):
+    """Params every reconstruction metric shares."""
+
+    secret: str = Field(description="The secret column the attacker tries to reconstruct.")
+    quasi_identifiers: list[str] | None = Field(
+        None,
+        description="Columns the attacker knows for every original record; default: the policy's "
+        "quasi-identifiers, or every other column when the policy declares none (as in the paper).",
+    )
+    query_orders: list[int] = Field(
+        [3],
+        min_length=1,
+        description="Orders k of the LP attack's queries (k-1 quasi-identifiers and the secret); "
+        "3 is the paper's attack.",
+    )
+    n_queries: int | None = Field(
+        None, ge=1, description="Query budget of the LP attack: a seeded uniform sample of the queries; null for all."
+    )
+    numeric_bins: int = Field(
+        5, ge=2, le=100, description="Quantile bins of each numeric quasi-identifier in the LP attack's queries."
+    )
+    scaling: Literal["conditional", "marginal"] = Field(
+        "conditional",
+        description="How the LP attack answers queries from the synthetic data: 'conditional' (the paper's "
+        "extension: synthetic share within the cell times the cell's original count) or 'marginal' (count times n/m).",
+    )
+    time_limit: float = Field(300.0, gt=0, description="Seconds the LP solver may spend on one solve.")
+    n_estimators: int = Field(100, ge=1, le=2000, description="Trees of the random forest of the 'ml' attack.")
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals.")
+
+    @field_validator("query_orders")
+    @classmethod
+    def _orders_at_least_two(cls, value: list[int]) -> list[int]:
+        if any(k < 2 for k in value):
+            raise ValueError("every query order must be at least 2 (the secret and one quasi-identifier)")
+        return sorted(set(value))
+
+
+class AccuracyParams(AttackParams):
+    attacks: list[AttackName] = Field(
+        list(ATTACKS),
+        min_length=1,
+        description="Attacks to run; the rule's value is the most accurate. lp: linear reconstruction; dcr: "
+        "distance to closest record (mode-collapsed); ml: random forest; exact: majority among exact matches.",
+    )
+    control: bool = Field(
+        True, description="Also attack the holdout records (when the release has them) and report the individual part."
+    )
+
+
+class IndividualRiskParams(AttackParams):
+    attacks: list[AttackName] = Field(
+        list(ATTACKS), min_length=1, description="Attacks to run; the rule's value is the largest individual risk."
+    )
+
+
+class GameParams(AttackParams):
+    attack: AttackName = Field("lp", description="The attack played in the game.")
+    synthesizer: str = Field(
+        "release",
+        description="Synthesizer re-run in each repetition: 'release' (the command the release declares) or a "
+        "built-in one: " + ", ".join(BUILTIN) + ".",
+    )
+    repetitions: int = Field(100, ge=1, le=100_000, description="Repetitions of the game (synthesizer runs).")
+    targets_per_repetition: int = Field(
+        1, ge=1, description="Targets whose bits are randomised per repetition (1 is the paper's game)."
+    )
+    synthetic_size: int | None = Field(
+        None, ge=1, description="Rows the synthesizer generates; default: the size of the first released set."
+    )
+    sample_size: int | None = Field(
+        None, ge=2, description="Original records sampled per repetition (the paper samples 1,000); default: all."
+    )
+    positive: str | None = Field(
+        None, description="Secret value counted as bit 1; default: the second of the two values in sorted order."
+    )
+    synthesizer_time_limit: float = Field(600.0, gt=0, description="Seconds an external synthesizer run may take.")
+
+    @field_validator("synthesizer")
+    @classmethod
+    def _known_synthesizer(cls, value: str) -> str:
+        if value != "release" and value not in BUILTIN:
+            raise ValueError(f"unknown synthesizer {value!r}: expected 'release' or one of {', '.join(BUILTIN)}")
+        return value
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _attack_config(params: AttackParams) -> AttackConfig:
+    return AttackConfig(
+        query_orders=tuple(params.query_orders),
+        n_queries=params.n_queries,
+        numeric_bins=params.numeric_bins,
+        scaling=params.scaling,
+        time_limit=params.time_limit,
+        n_estimators=params.n_estimators,
+    )
+
+
+def _config_items(config: AttackConfig) -> dict[str, Any]:
+    return {
+        "query_orders": config.query_orders,
+        "n_queries": config.n_queries,
+        "numeric_bins": config.numeric_bins,
+        "scaling": config.scaling,
+        "time_limit": config.time_limit,
+        "n_estimators": config.n_estimators,
+    }
+
+
+def resolve_columns(ctx: EvaluationContext, secret: str, quasi_identifiers: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The attacker's quasi-identifiers: the param, else the policy's, else every other column.
+
+    Raises EvaluationError when the secret is not one of the policy's declared
+    secrets, or when no quasi-identifier remains.
+    """
+    columns = ctx.release.columns
+    if secret not in columns:
+        raise EvaluationError(f"secret column {secret!r} is not in the release")
+    if ctx.attacker.secrets and secret not in ctx.attacker.secrets:
+        raise EvaluationError(
+            f"secret {secret!r} is not among the policy's declared secrets ({', '.join(ctx.attacker.secrets)})"
+        )
+    qis = quasi_identifiers or ctx.attacker.quasi_identifiers or tuple(c for c in columns if c != secret)
+    qis = tuple(c for c in qis if c != secret)
+    if not qis:
+        raise EvaluationError(f"the attack on secret {secret!r} has no quasi-identifier to work from")
+    return qis
+
+
+def secret_classes(release: Release, secret: str) -> tuple[Any, ...]:
+    """The secret's domain: values seen in the original or any synthetic set (known to the attacker)."""
+    values = pd.concat([release.original.frame[secret]] + [s.frame[secret] for s in release.synthetic]).dropna()
+    return tuple(sorted(pd.unique(values), key=str))
+
+
+def _numeric(release: Release) -> tuple[str, ...]:
+    return tuple(c for c, t in release.column_types.items() if t is ColumnType.NUMERIC)
+
+
+def _plain(value: Any) -> Any:
+    """Numpy scalars to Python (details must be JSON)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# ---------------------------------------------------------------- attacks on the release
+
+
+@dataclass(frozen=True)
+class AttackTask:
+    """One attack on one synthetic set (an executor work item)."""
+
+    attack: str
+    targets: pd.DataFrame
+    synthetic: pd.DataFrame
+    quasi_identifiers: tuple[str, ...]
+    numeric: tuple[str, ...]
+    secret: str
+    classes: tuple[Any, ...]
+    config: AttackConfig
+    seed: np.random.SeedSequence
+
+
+def run_attack_task(task: AttackTask) -> AttackOutcome:
+    """Run one :class:`AttackTask` (top-level, so process pools can pickle it)."""
+    return run_attack(
+        task.attack, task.targets, task.synthetic, task.quasi_identifiers, task.numeric,
+        task.secret, task.classes, task.config, np.random.default_rng(task.seed),
+    )
+
+
+@dataclass(frozen=True)
+class ReconstructionRun:
+    """Outcomes of every attack on every synthetic set, for one set of attacked records."""
+
+    records: str  # "original" or "holdout"
+    secret: str
+    quasi_identifiers: tuple[str, ...]
+    classes: tuple[Any, ...]
+    truth: np.ndarray  # (n,) index into classes, -1 if outside
+    set_names: tuple[str, ...]
+    attacks: tuple[str, ...]
+    outcomes: dict[tuple[int, str], AttackOutcome]
+
+    def correct(self, set_index: int, attack: str) -> int:
+        return int((self.outcomes[(set_index, attack)].guess == self.truth).sum())
+
+    @property
+    def n(self) -> int:
+        return int(self.truth.size)
+
+
+@intermediate(
+    name="reconstruction_attacks",
+    description="Secret guesses of each attack for every original (or holdout) record, per synthetic set.",
+    inputs={"original", "holdout", "synthetic"},
+)
+def reconstruction_attacks(
+    ctx: EvaluationContext,
+    *,
+    records: str,
+    secret: str,
+    quasi_identifiers: tuple[str, ...] | None,
+    attacks: tuple[str, ...],
+    query_orders: tuple[int, ...] = (3,),
+    n_queries: int | None = None,
+    numeric_bins: int = 5,
+    scaling: str = "conditional",
+    time_limit: float = 300.0,
+    n_estimators: int = 100,
+) -> ReconstructionRun:
+    """Run every attack against every synthetic set (sec. 4.2, 4.3), through the executor.
+
+    ``records`` names whose secrets are attacked: ``original`` (the release's
+    members) or ``holdout`` (the control: same attacks, records the
+    synthesizer never saw).
+    """
+    release = ctx.release
+    dataset = release.original if records == "original" else release.holdout
+    if dataset is None:
+        raise EvaluationError("the control attack needs a holdout dataset, and the release has none")
+    qis = resolve_columns(ctx, secret, quasi_identifiers)
+    classes = secret_classes(release, secret)
+    config = AttackConfig(tuple(query_orders), n_queries, numeric_bins, scaling, time_limit, "auto", n_estimators)
+    targets = dataset.frame[list(qis)]
+    tasks, keys = [], []
+    for i, synthetic in enumerate(release.synthetic):
+        for attack in attacks:
+            seed = ctx.seed_for("reconstruction", records, secret, i, attack)
+            tasks.append(
+                AttackTask(attack, targets, synthetic.frame[[*qis, secret]], qis, _numeric(release), secret,
+                           classes, config, seed)
+            )
+            keys.append((i, attack))
+    label = f"reconstruction attacks on {records} records"
+    try:
+        results = ctx.executor.map(run_attack_task, tasks, lambda d, t: ctx.progress(label, d, t))
+    except ReconstructionError as exc:
+        raise EvaluationError(f"{exc}; raise the param time_limit or lower n_queries") from None
+    truth = class_codes(dataset.frame[secret], np.array(classes, dtype=object))
+    return ReconstructionRun(
+        records, secret, qis, classes, truth, tuple(s.name for s in release.synthetic), tuple(attacks),
+        dict(zip(keys, results)),
+    )
+
+
+def _attack_needs(params: AttackParams, records: str, attacks: tuple[str, ...]) -> Need:
+    return Need.of(
+        "reconstruction_attacks",
+        records=records,
+        secret=params.secret,
+        quasi_identifiers=tuple(params.quasi_identifiers) if params.quasi_identifiers else None,
+        attacks=tuple(attacks),
+        **_config_items(_attack_config(params)),
+    )
+
+
+def individual_risk(
+    correct: int, n: int, control_correct: int, n_control: int, confidence: float
+) -> tuple[float, tuple[float, float]]:
+    """Control-corrected accuracy ``(acc - acc_c) / (1 - acc_c)`` and its interval.
+
+    The ratio grows with ``acc`` and falls with ``acc_c``, so its interval
+    joins opposite ends of the two Clopper-Pearson intervals, each taken at
+    level ``1 - (1 - confidence) / 2`` so that both hold together with the
+    stated confidence (Bonferroni). A control at 1 leaves nothing to measure:
+    the risk is 0.
+    """
+    level = 1.0 - (1.0 - confidence) / 2
+
+    def ratio(a: float, c: float) -> float:
+        return 0.0 if c >= 1.0 else (a - c) / (1.0 - c)
+
+    a_lo, a_hi = stats.clopper_pearson(correct, n, level)
+    c_lo, c_hi = stats.clopper_pearson(control_correct, n_control, level)
+    value = ratio(correct / n, control_correct / n_control)
+    return value, (ratio(a_lo, c_hi), ratio(a_hi, c_lo))
+
+
+def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, confidence: float) -> list[dict[str, Any]]:
+    """One JSON row per (set, attack): accuracy, baseline, control, individual part."""
+    rows = []
+    for (i, attack), outcome in run.outcomes.items():
+        correct = run.correct(i, attack)
+        row: dict[str, Any] = {
+            "set": run.set_names[i],
+            "attack": attack,
+            "description": ATTACK_WORDS[attack],
+            "accuracy": correct / run.n,
+            "interval": list(stats.clopper_pearson(correct, run.n, confidence)),
+            "correct": correct,
+            "records": run.n,
+        }
+        if outcome.info:
+            row["lp"] = dict(outcome.info)
+        if control is not None:
+            c_correct = control.correct(i, attack)
+            risk, risk_interval = individual_risk(correct, run.n, c_correct, control.n, confidence)
+            row.update(
+                control_accuracy=c_correct / control.n,
+                control_interval=list(stats.clopper_pearson(c_correct, control.n, confidence)),
+                individual_risk=risk,
+                individual_interval=list(risk_interval),
+            )
+        rows.append(row)
+    return rows
+
+
+def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]:
+    """Majority-class baseline per set: guess the synthetic data's most common secret for everyone."""
+    out = []
+    for i, synthetic in enumerate(release.synthetic):
+        codes = class_codes(synthetic.frame[run.secret], np.array(run.classes, dtype=object))
+        majority = int(np.bincount(codes[codes >= 0], minlength=len(run.classes)).argmax())
+        correct = int((run.truth == majority).sum())
+        out.append({"set": run.set_names[i], "guess": _plain(run.classes[majority]), "accuracy": correct / run.n})
+    return out
+
+
+def _accuracy_chart(rows: list[dict[str, Any]], baseline: float, with_control: bool) -> dict[str, Any]:
+    series = []
+    for set_name in dict.fromkeys(r["set"] for r in rows):
+        mine = [r for r in rows if r["set"] == set_name]
+        series.append({"name": f"{set_name}: original records", "x": [r["attack"] for r in mine],
+                       "y": [r["accuracy"] for r in mine]})
+        if with_control:
+            series.append({"name": f"{set_name}: holdout records (control)", "x": [r["attack"] for r in mine],
+                           "y": [r["control_accuracy"] for r in mine]})
+    return {
+        "kind": "bar",
+        "title": "Attack accuracy per attack",
+        "x_label": "attack",
+        "y_label": "accuracy",
+        "series": series,
+        "reference_lines": [{"axis": "y", "value": baseline, "label": "guess the most common secret"}],
+    }
+
+
+def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: AttackParams) -> dict[str, Any]:
+    return {
+        "secret": run.secret,
+        "classes": [_plain(c) for c in run.classes],
+        "quasi_identifiers": list(run.quasi_identifiers),
+        "attacker": "partially informed: knows every original record's quasi-identifiers and sees the synthetic data",
+        "solver": solver_description(params.time_limit),
+        "query_orders": list(params.query_orders),
+        "n_queries": params.n_queries,
+        "scaling": params.scaling,
+        "seed": ctx.seed,
+    }
+
+
+@metric(
+    name="reconstruction_accuracy",
+    family="reconstruction",
+    params=AccuracyParams,
+    knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
+    inputs={"original", "synthetic", "holdout"},
+    value_range=(0.0, 1.0),
+    column_params=("secret", "quasi_identifiers"),
+    needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks))]
+    + ([_attack_needs(p, "holdout", tuple(p.attacks))] if p.control and r.holdout is not None else []),
+    meaning="The share of real people whose secret the strongest attack guesses correctly from the synthetic "
+    "data and everyone's other attributes. Compare it with the baseline of guessing the most common value: "
+    "accuracy well above it, and above the same attack on people outside the data, means the release leaks secrets.",
+    remedy="Release fewer synthetic records, use a synthesizer that copies fewer real records (or a differentially "
+    "private one), or coarsen the quasi-identifiers the attacker can link on.",
+    references=(REFERENCE,),
+)
+def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, needs) -> MetricResult:
+    """Accuracy of the strongest attribute-inference attack on the original records (worst over attacks and sets)."""
+    run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
+    control_need = _attack_needs(params, "holdout", tuple(params.attacks))
+    control: ReconstructionRun | None = needs.get(control_need)
+    rows = _attack_rows(run, control, params.confidence)
+    worst = max(rows, key=lambda r: r["accuracy"])
+    baselines = _baselines(ctx.release, run)
+    details = _common_details(ctx, run, params)
+    details.update(attacks=rows, baselines=baselines, worst={"set": worst["set"], "attack": worst["attack"]},
+                   control=control is not None)
+    baseline = max(b["accuracy"] for b in baselines)
+    notes = []
+    if worst["interval"][0] <= baseline:
+        notes.append(
+            "No attack is clearly more accurate than guessing the most common secret for everyone "
+            f"({baseline:.3f}); the value mostly reflects population-level inference."
+        )
+    if control is None:
+        notes.append("Accuracy mixes individual leakage with population-level inference; a holdout control separates them.")
+    return MetricResult(
+        value=worst["accuracy"],
+        interval=tuple(worst["interval"]),
+        confidence=params.confidence,
+        details=details,
+        charts=(_accuracy_chart(rows, baseline, control is not None),),
+        notes=tuple(notes),
+    )
+
+
+@metric(
+    name="reconstruction_individual_risk",
+    family="reconstruction",
+    params=IndividualRiskParams,
+    knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
+    inputs={"original", "synthetic", "holdout"},
+    value_range=(None, 1.0),
+    column_params=("secret", "quasi_identifiers"),
+    needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks)), _attack_needs(p, "holdout", tuple(p.attacks))],
+    meaning="How much better the strongest attack guesses real people's secrets than it guesses those of similar "
+    "people who were not in the data: 0 means the release reveals nothing about individuals beyond population "
+    "trends, 1 means every secret the control misses is revealed.",
+    remedy="Use a synthesizer that does not reproduce individual records (e.g. a differentially private one), "
+    "release fewer synthetic records, or drop quasi-identifiers that single people out.",
+    references=(REFERENCE, "Giomi et al., A Unified Framework for Quantifying Privacy Risk in Synthetic Data (anonymeter)"),
+)
+def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRiskParams, needs) -> MetricResult:
+    """Holdout-controlled attribute-inference risk: (acc - acc_control) / (1 - acc_control), worst over attacks and sets."""
+    if ctx.release.holdout is None:
+        raise EvaluationError("reconstruction_individual_risk needs a holdout dataset, and the release has none")
+    run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
+    control: ReconstructionRun = needs[_attack_needs(params, "holdout", tuple(params.attacks))]
+    rows = _attack_rows(run, control, params.confidence)
+    worst = max(rows, key=lambda r: r["individual_risk"])
+    details = _common_details(ctx, run, params)
+    details.update(attacks=rows, baselines=_baselines(ctx.release, run),
+                   worst={"set": worst["set"], "attack": worst["attack"]}, control_records=control.n)
+    chart = {
+        "kind": "bar",
+        "title": "Individual part of each attack's accuracy",
+        "x_label": "attack",
+        "y_label": "(acc - acc_control) / (1 - acc_control)",
+        "series": [
+            {"name": s, "x": [r["attack"] for r in rows if r["set"] == s],
+             "y": [r["individual_risk"] for r in rows if r["set"] == s]}
+            for s in dict.fromkeys(r["set"] for r in rows)
+        ],
+        "reference_lines": [{"axis": "y", "value": 0.0, "label": "no individual leakage"}],
+    }
+    return MetricResult(
+        value=worst["individual_risk"],
+        interval=tuple(worst["individual_interval"]),
+        confidence=params.confidence,
+        details=details,
+        charts=(chart,),
+    )
+
+
+# ---------------------------------------------------------------- the privacy game
+
+
+def game_need(params: GameParams) -> Need:
+    """The Need of the ``attribute_inference_game`` intermediate for ``params``.
+
+    Other families (e.g. the DP family's measured epsilon) build their Need
+    here so equal settings share one game.
+    """
+    return Need.of(
+        "attribute_inference_game",
+        secret=params.secret,
+        quasi_identifiers=tuple(params.quasi_identifiers) if params.quasi_identifiers else None,
+        attack=params.attack,
+        synthesizer=params.synthesizer,
+        repetitions=params.repetitions,
+        targets_per_repetition=params.targets_per_repetition,
+        synthetic_size=params.synthetic_size,
+        sample_size=params.sample_size,
+        positive=params.positive,
+        synthesizer_time_limit=params.synthesizer_time_limit,
+        **_config_items(_attack_config(params)),
+    )
+
+
+@intermediate(
+    name="attribute_inference_game",
+    description="The attribute inference privacy game (paper 001, sec. 4.1): per target, its randomised secret "
+    "bit (truth), the attack's guess and score.",
+    inputs={"original", "synthesizer"},
+)
+def attribute_inference_game(
+    ctx: EvaluationContext,
+    *,
+    secret: str,
+    quasi_identifiers: tuple[str, ...] | None = None,
+    attack: str = "lp",
+    synthesizer: str = "release",
+    repetitions: int = 100,
+    targets_per_repetition: int = 1,
+    synthetic_size: int | None = None,
+    sample_size: int | None = None,
+    positive: str | None = None,
+    synthesizer_time_limit: float = 600.0,
+    query_orders: tuple[int, ...] = (3,),
+    n_queries: int | None = None,
+    numeric_bins: int = 5,
+    scaling: str = "conditional",
+    time_limit: float = 300.0,
+    n_estimators: int = 100,
+) -> AttributeInferenceGame:
+    """Play the game ``repetitions`` times in parallel, with progress."""
+    release = ctx.release
+    qis = resolve_columns(ctx, secret, quasi_identifiers)
+    values = tuple(sorted(pd.unique(release.original.frame[secret].dropna()), key=str))
+    if len(values) != 2:
+        raise EvaluationError(
+            f"the attribute inference game needs a binary secret, and column {secret!r} has {len(values)} values"
+        )
+    if positive is not None:
+        if positive not in [str(v) for v in values]:
+            raise EvaluationError(f"param positive {positive!r} is not a value of secret column {secret!r}")
+        values = tuple(sorted(values, key=lambda v: str(v) == positive))
+    command = None
+    if synthesizer == "release":
+        command = next((s.synthesizer.command for s in release.synthetic if s.synthesizer and s.synthesizer.command), None)
+        if command is None:
+            raise EvaluationError(
+                "param synthesizer is 'release' but no synthetic set declares a synthesizer command; "
+                f"name a built-in synthesizer ({', '.join(BUILTIN)}) instead"
+            )
+    rows = synthetic_size or (release.synthetic[0].n_rows if release.synthetic else len(release.original.frame))
+    setup = GameSetup(
+        original=release.original.frame,
+        quasi_identifiers=qis,
+        numeric=_numeric(release),
+        secret=secret,
+        classes=values,
+        attack=attack,
+        config=AttackConfig(tuple(query_orders), n_queries, numeric_bins, scaling, time_limit, "auto", n_estimators),
+        synthesizer="command" if command else synthesizer,
+        command=command,
+        workdir=str(ctx.base_dir),
+        synthetic_size=rows,
+        sample_size=sample_size,
+        targets_per_repetition=targets_per_repetition,
+        synthesizer_time_limit=synthesizer_time_limit,
+    )
+    seeds = ctx.seed_for("attribute_inference_game", secret, attack, synthesizer).spawn(repetitions)
+    try:
+        game = play_game(setup, seeds, ctx.executor, lambda d, t: ctx.progress("attribute inference game", d, t))
+    except ReconstructionError as exc:
+        raise EvaluationError(str(exc)) from None
+    return AttributeInferenceGame(game.truth, game.guess, game.score, {**game.params, "seed": ctx.seed})
+
+
+@metric(
+    name="attribute_inference_advantage",
+    family="reconstruction",
+    params=GameParams,
+    knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
+    inputs={"original", "synthetic", "synthesizer"},
+    value_range=(-1.0, 1.0),
+    column_params=("secret", "quasi_identifiers"),
+    needs=lambda p, r: [game_need(p)],
+    meaning="In a repeated test where one person's secret is replaced by a coin flip before the synthesizer runs, "
+    "how much better than chance the attack recovers that coin flip: 0 means no individual leakage, 1 means "
+    "the secret is always recovered.",
+    remedy="Use a synthesizer with individual-level protection (e.g. differential privacy with a small epsilon) "
+    "or release fewer synthetic records.",
+    references=(REFERENCE,),
+)
+def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, needs) -> MetricResult:
+    """Advantage 2*acc - 1 of the attack in the attribute inference privacy game (sec. 4.1)."""
+    game: AttributeInferenceGame = needs[game_need(params)]
+    n = int(game.truth.size)
+    correct = int((game.truth == game.guess).sum())
+    lo, hi = stats.clopper_pearson(correct, n, params.confidence)
+    pos, neg = game.score[game.truth == 1], game.score[game.truth == 0]
+    auc = stats.roc_auc(pos, neg)
+    truth, score = game.truth, game.score
+
+    def auc_of(idx: np.ndarray) -> float:
+        t, s = truth[idx], score[idx]
+        return stats.roc_auc(s[t == 1], s[t == 0])
+
+    auc_interval = stats.bootstrap_interval(auc_of, n, ctx.rng("attribute_inference_game", "auc"),
+                                            confidence=params.confidence)
+    fpr, tpr = stats.roc_curve(pos, neg)
+    details = {
+        "accuracy": correct / n,
+        "accuracy_interval": [lo, hi],
+        "auc": None if np.isnan(auc) else auc,
+        "auc_interval": [None if np.isnan(v) else v for v in auc_interval],
+        "targets": n,
+        "correct": correct,
+        "game": {k: _plain(v) for k, v in game.params.items()},
+        "solver": solver_description(params.time_limit) if params.attack == "lp" else None,
+    }
+    chart = {
+        "kind": "line",
+        "title": f"ROC of the {params.attack} attack in the attribute inference game",
+        "x_label": "false positive rate",
+        "y_label": "true positive rate",
+        "series": [{"name": params.attack, "x": [float(v) for v in fpr], "y": [float(v) for v in tpr]},
+                   {"name": "chance", "x": [0.0, 1.0], "y": [0.0, 1.0]}],
+    }
+    return MetricResult(
+        value=2 * correct / n - 1,
+        interval=(2 * lo - 1, 2 * hi - 1),
+        confidence=params.confidence,
+        details=details,
+        charts=(chart,),
+    )

@@ -1,0 +1,50 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from policycheck.metrics import registry
+from policycheck.metrics.base import AttackerView, EvaluationContext
+from policycheck.release.model import ColumnType, Dataset, Release
+from policycheck.synthesizers import indhist
+
+
+def _release():
+    rng = np.random.default_rng(0)
+    original = pd.DataFrame({"a": rng.choice(list("xy"), 300), "b": rng.choice(list("pq"), 300)})
+    original["c"] = np.where(original["a"] == "x", "u", "v")
+    original["d"] = rng.normal(size=300)
+    types = {c: ColumnType.CATEGORICAL for c in "abc"} | {"d": ColumnType.NUMERIC}
+    copy = Dataset("synthetic", "copy", original.copy())
+    shuffled = Dataset("synthetic", "indhist", indhist(original, 300, np.random.default_rng(1)))
+    return Release("r", Dataset("original", "original", original), (copy, shuffled), None, types)
+
+
+def _evaluate(name, params):
+    release = _release()
+    ctx = EvaluationContext(release, AttackerView("no-box", (), ()), seed=0)
+    spec = registry.get_metric(name)
+    p = spec.params(**params)
+    needs = {n: registry.compute_intermediate(ctx, n) for n in spec.needs(p, release)}
+    return spec.evaluate(ctx, p, needs)
+
+
+@pytest.mark.parametrize("name", ["three_way_marginal_mre", "three_way_marginal_tvd"])
+def test_the_value_is_the_worst_set_and_a_copy_scores_zero(name):
+    result = _evaluate(name, {})
+    assert result.details["per_set"]["copy"] == 0.0
+    assert result.details["worst_set"] == "indhist"
+    assert result.value == result.details["per_set"]["indhist"] > 0
+    assert result.interval is None  # every triple measured: nothing estimated
+
+
+def test_tvd_of_independent_columns_breaks_the_a_c_dependence():
+    # In triple (a, b, c) the original puts all mass on a=x,c=u or a=y,c=v; indhist spreads
+    # half of it onto impossible cells, so that triple's TVD is about 0.5.
+    result = _evaluate("three_way_marginal_tvd", {"columns": ["a", "b", "c"]})
+    assert result.value == pytest.approx(0.5, abs=0.08)
+
+
+def test_sampled_triples_give_a_bootstrap_interval():
+    result = _evaluate("three_way_marginal_tvd", {"n_triples": 3})
+    assert result.details["triples"] == 3
+    assert result.interval[0] <= result.value <= result.interval[1]
