@@ -161,9 +161,12 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--explain", is_flag=True,
               help="After the summary, show for every verdict the attacker knowledge and inputs behind it.")
+@click.option("--export-reverse-mapped", "export_dir", type=click.Path(path_type=Path),
+              help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
+                   "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
 @_guard
 def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
-          executor, workers, quiet, explain):
+          executor, workers, quiet, explain, export_dir):
     """Check a release against POLICY and write report.json, report.html and report.md."""
     from policycheck.checking import check_release, print_summary
 
@@ -172,6 +175,8 @@ def check(policy, manifest, original, synthetic, holdout, column_types, out_dir,
     report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
                            executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
     print_summary(report, out_dir)
+    if export_dir:
+        _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])
     if explain:
         from policycheck.report.render import render_explain
 
@@ -290,6 +295,18 @@ def list_metrics():
             click.echo(f"    {field}: {info.description or ''} [{default}]")
         words = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(spec.knowledge, key=lambda k: k.value)) or "none"
         click.echo(f"    attacker knowledge: {words}")
+
+
+def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
+    from policycheck.metrics.base import AttackerView, EvaluationContext
+    from policycheck.methods.linkage.export import export_reverse_mapped
+
+    # The same pre-sampling generators the linkage metrics used, so the export
+    # is exactly what they linked.
+    ctx = EvaluationContext(release=release, attacker=AttackerView("maximum-knowledge", (), ()), seed=seed)
+    rngs = [ctx.rng("linkage", "presample", m) for m in range(len(release.synthetic))]
+    for path in export_reverse_mapped(release, out_dir, rngs):
+        click.echo(f"wrote {display_path(path)}")
 
 
 def _formats(text: str) -> tuple[str, ...]:

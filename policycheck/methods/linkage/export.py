@@ -8,20 +8,20 @@ writes them with :func:`export_reverse_mapped`.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from policycheck.fileio import atomic_write_text
 from policycheck.methods.linkage.presampling import presample
 from policycheck.methods.linkage.reverse_mapping import attribute_order, reverse_map_frame
 from policycheck.release.model import Release
 
 
-def export_reverse_mapped(release: Release, out_dir: Path, rng: np.random.Generator) -> list[Path]:
+def export_reverse_mapped(release: Release, out_dir: Path, rngs: Sequence[np.random.Generator]) -> list[Path]:
     """Write each synthetic set of ``release``, pre-sampled and reverse-mapped, as CSV (sec. 3.1).
 
     Every column is reverse-mapped: numbers by value, ordinal categories by
@@ -36,9 +36,10 @@ def export_reverse_mapped(release: Release, out_dir: Path, rng: np.random.Genera
         The release whose synthetic sets are exported.
     out_dir
         Folder for the files (created if missing).
-    rng
-        Source of pre-sampling for sets whose size differs from the original's;
-        set ``m`` uses the ``m``-th generator spawned from it.
+    rngs
+        One generator per synthetic set, for pre-sampling sets whose size
+        differs from the original's; pass the ones the linkage metrics use
+        (``ctx.rng("linkage", "presample", m)``) to export what they linked.
 
     Returns
     -------
@@ -52,12 +53,12 @@ def export_reverse_mapped(release: Release, out_dir: Path, rng: np.random.Genera
         c: attribute_order(c, release.column_types[c], original[c], release.orders.get(c)) for c in original.columns
     }
     paths = []
-    for m, (dataset, set_rng) in enumerate(zip(release.synthetic, rng.spawn(len(release.synthetic))), start=1):
+    for m, (dataset, set_rng) in enumerate(zip(release.synthetic, rngs, strict=True), start=1):
         rows, _ = presample(dataset.n_rows, len(original), set_rng)
         mapped = reverse_map_frame(original, dataset.frame.iloc[rows].reset_index(drop=True), orders)
         stem = dataset.path.stem if dataset.path is not None else dataset.name
         target = out_dir / f"reverse_mapped_{m}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', stem).strip('_')}.csv"
-        _write_atomically(_whole_numbers_as_int(mapped), target)
+        atomic_write_text(target, _whole_numbers_as_int(mapped).to_csv(index=False))
         paths.append(target)
     return paths
 
@@ -70,14 +71,3 @@ def _whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
         if values.dtype.kind == "f" and np.all(np.isnan(values) | (values == np.round(values))):
             out[col] = values.astype("Int64")
     return out
-
-
-def _write_atomically(frame: pd.DataFrame, target: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as handle:
-            frame.to_csv(handle, index=False)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
