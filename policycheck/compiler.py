@@ -94,7 +94,8 @@ class Plan:
             lines.append(f"      needs: {', '.join(n.label for n in e.needs) or '(nothing shared)'}")
             knowledge = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(e.spec.knowledge, key=lambda k: k.value))
             lines.append(f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}")
-            lines.append(f"      data read: {', '.join(sorted(e.spec.inputs))}")
+            optional = [f"{i} (if the release has it)" for i in sorted(e.spec.optional_inputs)]
+            lines.append(f"      data read: {', '.join([*sorted(e.spec.inputs), *optional])}")
         return "\n".join(lines)
 
 
@@ -108,7 +109,7 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
     for rule in loaded.rules:
         spec = registry.get_metric(rule.metric)
         params = loaded.params[rule.id]
-        if release is not None and "holdout" in spec.inputs and release.holdout is None and _needs_holdout(spec):
+        if release is not None and "holdout" in spec.inputs and release.holdout is None:
             file, line, col = loaded.rule_origin(rule.id)
             problems.append(
                 Problem(file, f"rule {rule.id!r}: metric {spec.name!r} needs a holdout set and the release has none", line, col)
@@ -124,12 +125,6 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
         raise InvalidInput(problems)
     steps = tuple(IntermediateStep(n, known[n.intermediate].description, tuple(ids)) for n, ids in users.items())
     return Plan(loaded, release, steps, tuple(evaluations))
-
-
-def _needs_holdout(spec: MetricSpec) -> bool:
-    # NOTE: a metric may list holdout as optional (a control); it declares
-    # that with extra["holdout_optional"] = True.
-    return not spec.extra.get("holdout_optional", False)
 
 
 def _stand_in(loaded: LoadedPolicy) -> Release:

@@ -36,3 +36,14 @@ def test_metric_needing_a_holdout_is_refused_without_one(toy_metric, write, toy_
     release = load_manifest(toy_release["manifest"])
     with pytest.raises(InvalidInput, match="needs a holdout set and the release has none"):
         compile_plan(load_policy(write("p.yaml", TOY_POLICY), release), release)
+
+
+def test_metric_reading_the_holdout_only_as_a_control_runs_without_one(toy_metric, write, toy_release):
+    from policycheck.metrics import registry
+
+    spec = registry._METRICS["toy_share"]
+    registry._METRICS["toy_share"] = spec.__class__(**{**spec.__dict__, "optional_inputs": frozenset({"holdout"})})
+    toy_release["manifest"].write_text(toy_release["manifest"].read_text().replace("holdout: holdout.csv\n", ""))
+    release = load_manifest(toy_release["manifest"])
+    plan = compile_plan(load_policy(write("p.yaml", TOY_POLICY), release), release)
+    assert "holdout (if the release has it)" in plan.describe()

@@ -408,7 +408,8 @@ def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: Atta
     family="reconstruction",
     params=AccuracyParams,
     knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
-    inputs={"original", "synthetic", "holdout"},
+    inputs={"original", "synthetic"},
+    optional_inputs={"holdout"},
     value_range=(0.0, 1.0),
     column_params=("secret", "quasi_identifiers"),
     needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks))]

@@ -26,7 +26,7 @@ import importlib
 import logging
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -55,6 +55,8 @@ class MetricSpec:
     evaluate: Evaluate
     knowledge: frozenset[Knowledge]
     inputs: frozenset[str]
+    #: Inputs read only when the release has them (e.g. a holdout used as a control).
+    optional_inputs: frozenset[str] = frozenset()
     #: Inclusive bounds of the metric's value; thresholds outside are rejected.
     value_range: tuple[float | None, float | None] = (None, None)
     #: Names of params fields that hold a column name or a list of them.
@@ -67,9 +69,6 @@ class MetricSpec:
     #: What to do when the rule fails.
     remedy: str = ""
     references: tuple[str, ...] = ()
-    #: Which attacker models the metric is defined for; empty means any model
-    #: granting ``knowledge``.
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,6 +91,7 @@ def metric(
     params: type[BaseModel],
     knowledge: Iterable[Knowledge],
     inputs: Iterable[str],
+    optional_inputs: Iterable[str] = (),
     value_range: tuple[float | None, float | None] = (None, None),
     column_params: Iterable[str] = (),
     needs: Callable[[Any, Release], list[Need]] | None = None,
@@ -104,7 +104,7 @@ def metric(
     def register(fn: Evaluate) -> Evaluate:
         if name in _METRICS:
             raise ValueError(f"metric {name!r} is registered twice")
-        unknown = set(inputs) - INPUTS
+        unknown = (set(inputs) | set(optional_inputs)) - INPUTS
         if unknown:
             raise ValueError(f"metric {name!r} names unknown inputs {sorted(unknown)}")
         for col in column_params:
@@ -118,6 +118,7 @@ def metric(
             evaluate=fn,
             knowledge=frozenset(knowledge),
             inputs=frozenset(inputs),
+            optional_inputs=frozenset(optional_inputs),
             value_range=value_range,
             column_params=tuple(column_params),
             needs=needs or (lambda p, r: []),

@@ -29,6 +29,8 @@ def load_manifest(path: Path) -> Release:
     path = Path(path)
     located = load_yaml(path, "release manifest")
     name = located.file
+    if not isinstance(located.data, dict):
+        raise InvalidInput(located.problem((), "a release manifest must be a YAML mapping (key: value)"))
     try:
         manifest = Manifest.model_validate(located.data)
     except ValidationError as exc:

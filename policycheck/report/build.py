@@ -38,7 +38,7 @@ def build_report(
     """The report as a plain dict, validated against the published schema."""
     loaded = plan.loaded
     policy = loaded.policy
-    rules = [_rule(o, loaded) for o in run.outcomes]
+    rules = [_rule(o, loaded, release.holdout is not None) for o in run.outcomes]
     verdict = release_verdict(rules)
     report = {
         "schema_version": "1.0",
@@ -110,7 +110,7 @@ def build_report(
     return report
 
 
-def _rule(outcome, loaded) -> dict[str, Any]:
+def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
     e = outcome.evaluation
     r = outcome.result
     file, line, col = loaded.rule_origin(e.rule.id)
@@ -134,7 +134,7 @@ def _rule(outcome, loaded) -> dict[str, Any]:
         "params": e.params.model_dump(mode="json"),
         "knowledge": [k.value for k in knowledge],
         "knowledge_words": [KNOWLEDGE_WORDS[k] for k in knowledge],
-        "inputs": sorted(e.spec.inputs),
+        "inputs": sorted(e.spec.inputs | {i for i in e.spec.optional_inputs if i != "holdout" or has_holdout}),
         "needs": [n.label for n in e.needs],
         "policy_location": {"file": file, "line": line, "col": col},
         "details": dict(r.details) if r else {},

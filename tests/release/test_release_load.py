@@ -116,3 +116,10 @@ def test_missing_data_file_names_the_file(toy_release):
     with pytest.raises(InvalidInput) as exc:
         load_manifest(toy_release["manifest"])
     assert one_line(exc).endswith("synthetic.csv: data file not found")
+
+
+def test_manifest_that_is_not_a_mapping_is_one_clear_line(tmp_path):
+    (tmp_path / "m.yaml").write_text("- original.csv\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_manifest(tmp_path / "m.yaml")
+    assert one_line(exc).endswith("m.yaml: a release manifest must be a YAML mapping (key: value)")
