@@ -52,3 +52,10 @@ def test_markdown_is_a_short_summary_with_a_rule_table(report):
     md = render_markdown(report)
     assert "| `male-share` | toy_share | **warn** |" in md
     assert len(md.splitlines()) < 20
+
+
+def test_markdown_neutralises_html_and_table_breaks_from_the_data(report):
+    report = json.loads(json.dumps(report))
+    report["rules"][0]["id"] = "<img src=x onerror=alert(1)>|x"
+    md = render_markdown(report)
+    assert "<img" not in md and "&lt;img" in md and "\\|x" in md
