@@ -46,9 +46,10 @@ from policycheck.metrics.base import (
     MetricResult,
     Need,
 )
+from policycheck.metrics.membership import dcr_needs
 from policycheck.metrics.reconstruction import GameParams, game_need
 from policycheck.metrics.registry import Params, intermediate, metric
-from policycheck.release.model import Dataset, Release, SynthesizerInfo
+from policycheck.release.model import Dataset, SynthesizerInfo
 
 REFERENCE = (
     "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
@@ -573,14 +574,6 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
                         charts=(_claim_chart(rows, attack),), notes=notes)
 
 
-def _dcr_needs(params: MembershipExcessParams, release: Release) -> list[Need]:
-    extra: dict[str, Any] = {}
-    if params.columns:
-        wanted = set(params.columns)
-        extra["columns"] = tuple(c for c in release.columns if c in wanted)
-    return [Need.of("gower_dcr", synthetic=i, **extra) for i in range(len(release.synthetic))]
-
-
 @metric(
     name="dp_epsilon_excess_membership",
     family="dp",
@@ -589,7 +582,7 @@ def _dcr_needs(params: MembershipExcessParams, release: Release) -> list[Need]:
     inputs={"original", "holdout", "synthetic"},
     value_range=(0.0, None),
     column_params=("columns",),
-    needs=_dcr_needs,
+    needs=dcr_needs,
     meaning="How far the epsilon proven by a membership test (telling training records from holdout records by "
     "their distance to the synthetic data) exceeds the epsilon the release claims. 0 means no measurement "
     "contradicts the claim; above 0, the claim is false at the stated confidence.",

@@ -31,7 +31,6 @@ REFERENCE = (
     "Ruiz, Muralidhar, Domingo-Ferrer: On the privacy guarantees of synthetic data: a reassessment "
     "from the maximum-knowledge attacker perspective (PSD 2018), secs. 3.1, 3.2 and 4"
 )
-CONFIDENCE = 0.95
 #: Most-narrowed records listed in the report.
 TOP_RECORDS = 10
 #: Tied ranks listed per set and record before the list is cut short.
@@ -67,6 +66,9 @@ class LinkageParams(Params):
             "Category orders, lowest first, by column. Needed for a categorical secret; for a categorical "
             "linkage attribute it replaces the default order (frequency in the original)."
         ),
+    )
+    confidence: float = Field(
+        0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval (default: the policy's)."
     )
 
 
@@ -217,9 +219,9 @@ def _check_order_covers(release: Release, col: str, order: list[str]) -> None:
 # ---------------------------------------------------------------- reporting helpers
 
 
-def _share(flags: np.ndarray) -> tuple[float, tuple[float, float], int]:
+def _share(flags: np.ndarray, confidence: float) -> tuple[float, tuple[float, float], int]:
     count = int(np.count_nonzero(flags))
-    return count / flags.size, clopper_pearson(count, flags.size, CONFIDENCE), count
+    return count / flags.size, clopper_pearson(count, flags.size, confidence), count
 
 
 def _set_names(ctx: EvaluationContext) -> list[str]:
@@ -385,7 +387,7 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
     attack = _attack_of(needs)
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
-    value, interval, count = _share(flags)
+    value, interval, count = _share(flags, params.confidence)
     by_sets = _risk_by_sets(attack, lambda m: d.narrowed(params.fraction, m))
     single = _single_set(attack, ctx, lambda m: d.only_set(m).narrowed(params.fraction))
     widths = d.width()
@@ -417,7 +419,7 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
         _risk_chart(f"Range narrowing of {attack.secret} against the number of sets", "share of records narrowed",
                     by_sets["by_number_of_sets"]),
     )
-    return MetricResult(value, interval, CONFIDENCE, details, charts, _notes(attack))
+    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
 
 
 @metric(
@@ -448,7 +450,7 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
             f"params.k = {params.k} exceeds the number of released synthetic sets ({d.n_sets}); lower k."
         )
     flags = d.exactly_disclosed(params.k)
-    value, interval, count = _share(flags)
+    value, interval, count = _share(flags, params.confidence)
     by_sets = _risk_by_sets(attack, lambda m: d.exactly_disclosed(params.k, m), start=params.k)
     exact = d.exact_by_set()
     details = {
@@ -464,7 +466,7 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
         _risk_chart(f"Exact disclosure of {attack.secret} against the number of sets",
                     f"share of records revealed by >= {params.k} set(s)", by_sets["by_number_of_sets"]),
     )
-    return MetricResult(value, interval, CONFIDENCE, details, charts, _notes(attack))
+    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
 
 
 @metric(
@@ -491,7 +493,7 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
     attack = _attack_of(needs)
     d = attack.disclosure
     flags = d.consistently_misled()
-    value, interval, count = _share(flags)
+    value, interval, count = _share(flags, params.confidence)
     by_sets = _risk_by_sets(attack, lambda m: d.consistently_misled(m))
     details = {
         **_attack_details(ctx, attack),
@@ -503,4 +505,4 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
         _risk_chart(f"Records consistently misled about {attack.secret} against the number of sets",
                     "share of records misled by every set", by_sets["by_number_of_sets"]),
     )
-    return MetricResult(value, interval, CONFIDENCE, details, charts, _notes(attack))
+    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))

@@ -212,8 +212,12 @@ class ExactCopyShareParams(Params):
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
 
 
-def _dcr_needs(params: Any, release: Release) -> list[Need]:
-    """One ``gower_dcr`` need per synthetic set; ``columns`` only when a rule restricts them."""
+def dcr_needs(params: Any, release: Release) -> list[Need]:
+    """One ``gower_dcr`` need per synthetic set; ``columns`` only when a rule restricts them.
+
+    Every rule reading the DCRs (other families' too) builds its needs here,
+    so equal requests are equal Needs and share one computation.
+    """
     extra: dict[str, Any] = {}
     if params.columns:
         wanted = set(params.columns)
@@ -234,7 +238,7 @@ def _per_set(needs: Mapping[Need, Any]) -> list[GowerDcr]:
     inputs={"original", "holdout", "synthetic"},
     value_range=(0.0, 1.0),
     column_params=("columns",),
-    needs=_dcr_needs,
+    needs=dcr_needs,
     meaning=(
         "The share of synthetic records that are closer to a training record than to any holdout record. "
         "About 0.5 means the synthetic data resembles people who were used no more than people who were not; "
@@ -306,7 +310,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     inputs={"original", "holdout", "synthetic"},
     value_range=(0.0, 1.0),
     column_params=("columns",),
-    needs=_dcr_needs,
+    needs=dcr_needs,
     meaning=(
         "How much better than a coin flip an attacker who holds a person's record can tell, from the synthetic "
         "data alone, whether that person was in the training data: 0 is no better than guessing, 1 is always "
@@ -410,7 +414,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     inputs={"original", "holdout", "synthetic"},
     value_range=(0.0, 1.0),
     column_params=("columns",),
-    needs=_dcr_needs,
+    needs=dcr_needs,
     meaning=(
         "The share of synthetic records identical, on every column used, to a record of the training data. "
         "The same share against the holdout data shows how many such matches occur by chance for "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
+from policycheck.release.load import sha256_file
 from policycheck.release.model import Release
 from policycheck.yamlio import Located, PathKey, load_yaml
 
@@ -98,7 +98,7 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
     located = load_yaml(path, "policy")
     if not isinstance(located.data, dict):
         raise InvalidInput(Problem(located.file, "a policy must be a YAML mapping (key: value)", 1, 1))
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    sha = sha256_file(path)
     own = Source(
         located.data,
         {p: (located.file, line, col) for p, (line, col) in located.marks.items()},

@@ -28,7 +28,6 @@ def load_manifest(path: Path) -> Release:
     """Load the release described by a manifest file."""
     path = Path(path)
     located = load_yaml(path, "release manifest")
-    name = located.file
     if not isinstance(located.data, dict):
         raise InvalidInput(located.problem((), "a release manifest must be a YAML mapping (key: value)"))
     try:
@@ -71,7 +70,7 @@ def load_manifest(path: Path) -> Release:
         columns=columns,
     )
     return Release(
-        **{**release.__dict__, "manifest_path": path, "manifest_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        **{**release.__dict__, "manifest_path": path, "manifest_sha256": sha256_file(path)}
     )
 
 
