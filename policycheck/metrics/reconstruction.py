@@ -38,6 +38,7 @@ from policycheck.methods.reconstruction.baselines import class_codes
 from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
 from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
+from policycheck.methods.reconstruction.queries import compile_counting
 from policycheck.release.model import ColumnType, Release
 from policycheck.synthesizers import BUILTIN
 
@@ -286,6 +287,8 @@ def reconstruction_attacks(
             )
             keys.append((i, attack))
     label = f"reconstruction attacks on {records} records"
+    if "lp" in attacks and ctx.executor.workers > 1:
+        compile_counting()
     try:
         results = ctx.executor.map(run_attack_task, tasks, lambda d, t: ctx.progress(label, d, t))
     except ReconstructionError as exc:
@@ -588,6 +591,8 @@ def attribute_inference_game(
         synthesizer_time_limit=synthesizer_time_limit,
     )
     seeds = ctx.seed_for("attribute_inference_game", secret, attack, synthesizer).spawn(repetitions)
+    if attack == "lp" and ctx.executor.workers > 1:
+        compile_counting()
     try:
         game = play_game(setup, seeds, ctx.executor, lambda d, t: ctx.progress("attribute inference game", d, t))
     except ReconstructionError as exc:

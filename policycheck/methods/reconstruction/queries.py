@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -55,7 +56,19 @@ class QuerySet:
 
 
 def cell_ids(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
-    """Mixed-radix id of each row's cell; -1 where any code is unseen."""
+    """Mixed-radix id of each row's cell; -1 where any code is unseen.
+
+    Raises
+    ------
+    ValueError
+        When the columns' cell space does not fit an int64 id (a query order
+        too high for columns with this many values).
+    """
+    if np.sum(np.log2(np.maximum(radix, 1))) >= 63:
+        raise ValueError(
+            f"a combination of {len(radix)} columns has more cells than an int64 can number; "
+            "lower the query order or the number of numeric bins"
+        )
     ids = np.zeros(codes.shape[0], dtype=np.int64)
     for j in range(codes.shape[1]):
         ids = ids * radix[j] + codes[:, j]
@@ -175,41 +188,126 @@ def answer_queries(
     q = queries.n_queries
     m = synthetic_codes.shape[0]
     n = queries.matrix.shape[1]
-    class_count = np.zeros((q, n_classes))
     if q == 0 or m == 0:
-        return _scale(queries, class_count, n, m, scaling)
+        return _scale(queries, np.zeros((q, n_classes)), n, m, scaling)
     # Identical synthetic records answer every query alike: count each once,
     # weighted (a bootstrap of 10^5 records holds at most n distinct ones).
     rows, weight = _distinct_rows(np.column_stack([synthetic_codes, synthetic_secret]))
-    rows, weight = rows[rows[:, -1] >= 0], weight[rows[:, -1] >= 0]
-    codes = np.asfortranarray(rows[:, :-1])  # column slices are contiguous
-    secret = rows[:, -1]
-    unseen = {j: codes[:, j] == UNSEEN for j in range(codes.shape[1]) if (codes[:, j] == UNSEEN).any()}
+    keep = rows[:, -1] >= 0
+    rows, weight = rows[keep], weight[keep].astype(float)
     # Queries are stored grouped by combination, in combination order.
     bounds = np.searchsorted(queries.combo_of_query, np.arange(len(queries.combos) + 1))
-    # Combinations come in lexicographic order: keep the ids of the current
-    # prefixes, so each combination costs one multiply-add over the records.
-    prefixes: list[tuple[tuple[int, ...], np.ndarray]] = []
-    for c, combo in enumerate(queries.combos):
+    combo_columns = np.array([j for combo in queries.combos for j in combo], dtype=np.int64)
+    combo_start = np.cumsum([0] + [len(combo) for combo in queries.combos]).astype(np.int64)
+    counts = np.zeros((q + 1, n_classes))  # a spare last row for records in no cell
+    _count_in_cells(
+        np.ascontiguousarray(rows[:, :-1].T, dtype=np.int32),
+        np.ascontiguousarray(rows[:, -1], dtype=np.int64),
+        weight,
+        combo_columns,
+        combo_start,
+        np.asarray(radix, dtype=np.int64),
+        np.ascontiguousarray(queries.cell_of_query, dtype=np.int64),
+        bounds.astype(np.int64),
+        counts,
+    )
+    return _scale(queries, counts[:-1], n, m, scaling)
+
+
+def compile_counting() -> None:
+    """Compile the counting kernel in this process, or load it from numba's on-disk cache.
+
+    Called before attacks go to a pool, so that workers forked afterwards
+    inherit the compiled code and the others find it in the cache, instead
+    of every worker compiling it at once.
+    """
+    codes = np.zeros((1, 1), dtype=np.int64)
+    queries = build_queries(codes, np.array([1]), [2], None, np.random.default_rng(0))
+    answer_queries(queries, codes, np.zeros(1, dtype=np.int64), 2, np.array([1]))
+
+
+#: Largest cell space looked up through a direct table; larger ones hash.
+_DIRECT_CELLS = 1 << 18
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_in_cells(codes, secret, weight, combo_columns, combo_start, radix, cells, bounds, class_count):  # pragma: no cover - compiled
+    """Add each synthetic record's weight to its query cell, per combination and class.
+
+    ``codes`` is ``(d, m)``: one contiguous row per column, so a combination
+    streams only its own columns and its records' cell ids (as
+    :func:`cell_ids`) come from a loop the compiler vectorises. A cell id then
+    finds its query through a direct table over the combination's cell space
+    when that is small, else through a small open-addressing hash table (a
+    combination holds few sampled cells). A record with an unseen code, or in
+    no query cell, counts into a spare last row of ``class_count``.
+    """
+    n_queries = class_count.shape[0] - 1
+    largest = 1
+    for c in range(bounds.shape[0] - 1):
+        largest = max(largest, bounds[c + 1] - bounds[c])
+    size = 2
+    while size < 8 * largest:
+        size *= 2
+    keys = np.empty(size, dtype=np.int64)
+    slot_query = np.empty(size, dtype=np.int64)
+    direct = np.full(_DIRECT_CELLS, n_queries, dtype=np.int64)
+    m = codes.shape[1]
+    cell = np.empty(m, dtype=np.int64)
+    unseen = np.empty(m, dtype=np.bool_)
+    for c in range(bounds.shape[0] - 1):
         lo, hi = bounds[c], bounds[c + 1]
         if lo == hi:
             continue
-        while prefixes and prefixes[-1][0] != combo[: len(prefixes[-1][0])]:
-            prefixes.pop()
-        ids = prefixes[-1][1] if prefixes else np.zeros(rows.shape[0], dtype=np.int64)
-        for j in combo[len(prefixes[-1][0]) if prefixes else 0 :]:
-            ids = ids * radix[j] + codes[:, j]
-            prefixes.append((combo[: combo.index(j) + 1], ids))
-        row = _rows_of_cells(queries.cell_of_query[lo:hi], ids, int(np.prod(radix[list(combo)])))
-        missing = row < 0
-        for j in combo:
-            if j in unseen:
-                missing |= unseen[j]
-        # Records in no query cell go to one extra bin, dropped below.
-        joint = np.where(missing, (hi - lo) * n_classes, row * n_classes + secret)
-        counts = np.bincount(joint, weights=weight, minlength=(hi - lo) * n_classes + 1)
-        class_count[lo:hi] = counts[:-1].reshape(hi - lo, n_classes)
-    return _scale(queries, class_count, n, m, scaling)
+        cell[:] = 0
+        unseen[:] = False
+        space = 1
+        for k in range(combo_start[c], combo_start[c + 1]):
+            j = combo_columns[k]
+            column = codes[j]
+            base = radix[j]
+            space = min(space * base, _DIRECT_CELLS + 1)  # never overflows
+            for r in range(m):
+                cell[r] = cell[r] * base + column[r]
+                unseen[r] |= column[r] < 0
+        if space <= _DIRECT_CELLS:
+            for q in range(lo, hi):
+                direct[cells[q]] = q
+            for r in range(m):
+                # Branch-free: an unseen record may compute any id, so clamp it.
+                found = direct[min(max(cell[r], 0), space - 1)]
+                row = n_queries if unseen[r] else found
+                class_count[row, secret[r]] += weight[r]
+            for q in range(lo, hi):
+                direct[cells[q]] = n_queries
+            continue
+        bits = 1
+        while (1 << bits) < 8 * (hi - lo):
+            bits += 1
+        used = 1 << bits
+        keys[:used] = -1
+        for q in range(lo, hi):
+            h = _slot(cells[q], bits)
+            while keys[h] != -1:
+                h = (h + 1) & (used - 1)
+            keys[h] = cells[q]
+            slot_query[h] = q
+        for r in range(m):
+            if unseen[r]:
+                continue
+            h = _slot(cell[r], bits)
+            while keys[h] != -1:
+                if keys[h] == cell[r]:
+                    class_count[slot_query[h], secret[r]] += weight[r]
+                    break
+                h = (h + 1) & (used - 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _slot(key, bits):  # pragma: no cover - compiled
+    """Fibonacci hashing: the top ``bits`` bits of ``key`` times 2^64 / golden ratio."""
+    mixed = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(mixed >> np.uint64(64 - bits))
 
 
 def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -223,21 +321,6 @@ def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, weight = np.unique(key, return_index=True, return_counts=True)
         return table[first], weight
     return np.unique(table, axis=0, return_counts=True)
-
-
-def _rows_of_cells(cells: np.ndarray, ids: np.ndarray, space: int) -> np.ndarray:
-    """Position of each id among the sorted query ``cells`` (-1 if it is none of them).
-
-    A lookup table over the combination's cell space when it is small (the
-    common case: a gather), else a binary search.
-    """
-    if space <= 1 << 22:
-        table = np.full(space, -1, dtype=np.int64)
-        table[cells] = np.arange(cells.size)
-        # NOTE: an unseen code makes an id out of range or wrong; callers mask those rows.
-        return table[np.clip(ids, 0, space - 1)]
-    pos = np.searchsorted(cells, ids).clip(max=cells.size - 1)
-    return np.where(cells[pos] == ids, pos, -1)
 
 
 def _scale(

@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from policycheck.methods.reconstruction.encoding import UNSEEN, fit_encoding
 from policycheck.methods.reconstruction.queries import answer_queries, build_queries, cell_ids
@@ -72,3 +73,33 @@ def test_marginal_answers_rescale_synthetic_counts_by_n_over_m():
     assert answered.all()
     # n/m = 3/4; cell (0,1) has 2 synthetic records with class 1 and 1 with class 0.
     np.testing.assert_allclose(answers, [[0, 0], [0.75, 1.5]])
+
+
+def _brute_force_class_counts(qs, original, synthetic, secret, n_classes):
+    """Count, query by query, the synthetic records that share the cell of its original records."""
+    counts = np.zeros((qs.n_queries, n_classes))
+    for j in range(qs.n_queries):
+        combo = list(qs.combos[qs.combo_of_query[j]])
+        member = original[qs.matrix[j].indices[0], combo]  # any record of the cell gives its values
+        inside = (synthetic[:, combo] == member).all(axis=1)
+        counts[j] = np.bincount(secret[inside], minlength=n_classes)
+    return counts
+
+
+def test_synthetic_counts_match_a_brute_force_count_in_small_and_large_cell_spaces():
+    rng = np.random.default_rng(3)
+    # Two columns with 700 values make a 4-way cell space far above the direct table's size.
+    radix = np.array([3, 4, 700, 700, 5])
+    original = np.column_stack([rng.integers(0, r, 300) for r in radix])
+    synthetic = np.column_stack([rng.integers(0, r, 3000) for r in radix])
+    synthetic[rng.random(synthetic.shape) < 0.02] = UNSEEN
+    secret = rng.integers(0, 3, 3000)
+    qs = build_queries(original, radix, [3, 4, 5], 2000, np.random.default_rng(0))
+    answers, answered = answer_queries(qs, synthetic, secret, 3, radix, "marginal")
+    expected = _brute_force_class_counts(qs, original, synthetic, secret, 3)
+    np.testing.assert_allclose(answers, expected * 300 / 3000)
+
+
+def test_a_cell_space_beyond_int64_is_refused_with_a_clear_error():
+    with pytest.raises(ValueError, match="more cells than an int64"):
+        cell_ids(np.zeros((2, 10), dtype=np.int64), np.full(10, 100))
