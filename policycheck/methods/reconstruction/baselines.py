@@ -13,7 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from policycheck.methods.reconstruction.encoding import UNSEEN, fit_encoding
+from policycheck.methods.gower import fit_gower
+from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+from policycheck.methods.reconstruction.encoding import fit_encoding
+from policycheck.release.model import ColumnType
 
 
 def class_codes(values: pd.Series, classes: np.ndarray) -> np.ndarray:
@@ -79,7 +82,6 @@ def dcr_mode(
     synthetic_secret: np.ndarray,
     n_classes: int,
     rng: np.random.Generator,
-    chunk: int = 256,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Distance to the closest synthetic record, after collapsing by mode (sec. 4.3).
 
@@ -87,11 +89,12 @@ def dcr_mode(
     its most common secret (ties drawn uniformly at random), so that a partial
     record present with both secrets can still be attacked. For each candidate
     secret c the target's record ``(qi, c)`` is compared with every collapsed
-    record by Gower distance over quasi-identifiers and secret (numeric:
-    ``|a - b|`` over the original range; categorical: 0 if equal else 1); the
-    guess is the candidate at the smallest distance (ties at random). Gower
-    replaces the authors' Euclidean distance on integer category codes, which
-    would give nominal categories a meaningless order.
+    record by Gower distance over quasi-identifiers and secret, with the
+    package's one Gower convention (:mod:`policycheck.methods.gower`; ranges
+    over the targets and the synthetic set) and its exact nearest-record
+    search; the guess is the candidate at the smallest distance (ties at
+    random). Gower replaces the authors' Euclidean distance on integer
+    category codes, which would give nominal categories a meaningless order.
 
     Returns
     -------
@@ -112,32 +115,17 @@ def dcr_mode(
     collapsed_secret = np.argmax(np.where(is_mode, tie_break, -1.0), axis=1)
     collapsed = synthetic.iloc[first]
 
-    encoding = fit_encoding(targets, [c for c in qis if c not in numeric], [], 1)
-    categorical = [c for c in qis if c not in numeric]
-    t_cat = encoding.codes(targets)
-    s_cat = encoding.codes(collapsed)
-    # NOTE: a synthetic category unseen among the targets must never match.
-    s_cat[s_cat == UNSEEN] = -2
-    t_num = _numbers(targets, numeric)
-    s_num = _numbers(collapsed, numeric)
-    span = np.nanmax(t_num, axis=0) - np.nanmin(t_num, axis=0) if numeric else np.zeros(0)
-    span = np.where(span > 0, span, 1.0)
-    width = len(qis) + 1  # Gower divides by the number of columns, secret included
-
+    types = {c: ColumnType.NUMERIC if c in set(numeric) else ColumnType.CATEGORICAL for c in qis}
+    encoding = fit_gower([targets, collapsed], types, {}, qis)
+    queries, reference = encoding.encode(targets), encoding.encode(collapsed)
+    classes = [k for k in range(n_classes) if (collapsed_secret == k).any()]
+    jobs = [SearchJob(queries, np.ascontiguousarray(reference[collapsed_secret == k])) for k in classes]
+    # Per class, p * D over the quasi-identifiers to its nearest collapsed record.
     nearest = np.full((len(targets), n_classes), np.inf)
-    for start in range(0, len(targets), chunk):
-        stop = min(start + chunk, len(targets))
-        d = np.zeros((stop - start, len(collapsed)), dtype=np.float32)
-        for j in range(len(categorical)):
-            d += t_cat[start:stop, j, None] != s_cat[None, :, j]
-        for j in range(len(numeric)):
-            diff = np.abs(t_num[start:stop, j, None] - s_num[None, :, j]) / span[j]
-            d += np.where(np.isnan(diff), 1.0, np.minimum(diff, 1.0)).astype(np.float32)
-        for k in range(n_classes):
-            cols = collapsed_secret == k
-            if cols.any():
-                nearest[start:stop, k] = d[:, cols].min(axis=1)
+    for k, found in zip(classes, closest_records(jobs, encoding.kinds), strict=True):
+        nearest[:, k] = found.distance * encoding.p
     # A candidate's distance: nearest record of its class, or of another class plus the secret mismatch.
+    width = encoding.p + 1  # Gower divides by the number of columns, secret included
     distance = np.empty_like(nearest)
     for k in range(n_classes):
         others = np.delete(nearest, k, axis=1).min(axis=1) + 1.0 if n_classes > 1 else np.inf
@@ -149,12 +137,6 @@ def dcr_mode(
     closest = distance == distance.min(axis=1, keepdims=True)
     guess = np.argmax(np.where(closest, rng.random(distance.shape), -1.0), axis=1)
     return scores, guess
-
-
-def _numbers(frame: pd.DataFrame, numeric: Sequence[str]) -> np.ndarray:
-    """The numeric columns as an ``(n, len(numeric))`` float array (NaN if missing)."""
-    columns = [pd.to_numeric(frame[c], errors="coerce").to_numpy(float) for c in numeric]
-    return np.column_stack(columns) if columns else np.zeros((len(frame), 0))
 
 
 def ml_inference(

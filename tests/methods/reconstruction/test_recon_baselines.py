@@ -37,13 +37,14 @@ def test_dcr_collapses_duplicates_by_mode_before_measuring_distance():
     np.testing.assert_allclose(scores[2], [2 / 3, 1 / 3])
 
 
-def test_dcr_scales_numeric_differences_by_the_targets_range():
+def test_dcr_scales_numeric_differences_by_the_range_over_targets_and_synthetic_data():
     targets = pd.DataFrame({"age": [20.0, 60.0]})
-    synthetic = pd.DataFrame({"age": [25.0, 58.0]})
+    synthetic = pd.DataFrame({"age": [25.0, 100.0]})
     scores, guess = dcr_mode(targets, synthetic, ["age"], ["age"], np.array([0, 1]), 2, np.random.default_rng(0))
-    assert guess.tolist() == [0, 1]
-    # Target 20: class 0 at |20-25|/40 = 0.125, class 1 at min(|20-58|/40, 0.125 + 1) = 0.95 (then / 2 columns).
-    np.testing.assert_allclose(scores[0, 1], 0.125 / (0.125 + 0.95))
+    assert guess.tolist() == [0, 0]
+    # R = 100 - 20 = 80. Target 20: class 0 at |20-25|/80 = 0.0625, class 1 at
+    # min(|20-100|/80, 0.0625 + 1) = 1 (both then / 2 columns).
+    np.testing.assert_allclose(scores[0, 1], 0.0625 / (0.0625 + 1.0))
 
 
 def test_ml_inference_learns_a_deterministic_rule_from_the_synthetic_data():
