@@ -67,14 +67,25 @@ def run_plan(
     values: dict[Need, Any] = {}
     failed: dict[Need, str] = {}
     timings: dict[str, float] = {}
-    for i, step in enumerate(plan.intermediates, start=1):
-        progress.step(i, total, f"computing {step.need.label}")
+    done = 0
+    for group in _groups([step.need for step in plan.intermediates], ctx.executor.workers > 1):
+        done += len(group)
+        progress.step(done, total, "computing " + " + ".join(need.label for need in group))
         t0 = time.perf_counter()
         try:
-            values[step.need] = registry.compute_intermediate(ctx, step.need)
+            if len(group) == 1:
+                results = [registry.compute_intermediate(ctx, group[0])]
+            else:
+                results = registry.compute_intermediates(ctx, group)
         except Exception as exc:  # noqa: BLE001 - reported per rule, exit 3
-            failed[step.need] = _describe(exc)
-        timings[step.need.label] = time.perf_counter() - t0
+            results = [exc] * len(group)
+        for need, result in zip(group, results, strict=True):
+            if isinstance(result, Exception):
+                failed[need] = _describe(result)
+            else:
+                values[need] = result
+            # NOTE: a batch's Needs share one wall time.
+            timings[need.label] = time.perf_counter() - t0
 
     waivers = {w.rule: w for w in plan.loaded.policy.waivers}
     outcomes = []
@@ -85,6 +96,25 @@ def run_plan(
     used = {o.evaluation.rule.id for o in outcomes if o.waiver is not None}
     unused = sorted(set(waivers) - used)
     return RunResult(outcomes, seed, started, dt.datetime.now(dt.timezone.utc), timings, unused)
+
+
+def _groups(needs: list[Need], parallel: bool) -> list[list[Need]]:
+    """The plan's Needs in order, those of one batching intermediate together.
+
+    Batching only pays with more than one worker; serially each Need stays
+    on its own (and keeps its own progress step).
+    """
+    groups: list[list[Need]] = []
+    batched: dict[str, list[Need]] = {}
+    for need in needs:
+        if parallel and registry.can_batch(need):
+            if need.intermediate not in batched:
+                batched[need.intermediate] = []
+                groups.append(batched[need.intermediate])
+            batched[need.intermediate].append(need)
+        else:
+            groups.append([need])
+    return groups
 
 
 def _evaluate(

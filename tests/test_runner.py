@@ -41,3 +41,14 @@ def test_waiver_of_a_passing_rule_is_listed_as_unused(toy_metric, write, toy_rel
     )
     result = run(write, toy_release, text)
     assert result.outcomes[0].verdict == "pass" and result.unused_waivers == ["male-share"]
+
+
+def test_needs_of_a_batching_intermediate_are_grouped_only_with_several_workers():
+    from policycheck.metrics.base import Need
+    from policycheck.runner import _groups
+
+    original = Need.of("reconstruction_attacks", records="original", secret="s")
+    control = Need.of("reconstruction_attacks", records="holdout", secret="s")
+    dcr = Need.of("gower_dcr", synthetic=0)
+    assert _groups([original, dcr, control], parallel=True) == [[original, control], [dcr]]
+    assert _groups([original, dcr, control], parallel=False) == [[original], [dcr], [control]]

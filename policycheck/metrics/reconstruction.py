@@ -24,6 +24,7 @@ family derives a lower bound on epsilon from it; build its Need with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -244,12 +245,15 @@ class ReconstructionRun:
         return int(self.truth.size)
 
 
-@intermediate(
-    name="reconstruction_attacks",
-    description="Secret guesses of each attack for every original (or holdout) record, per synthetic set.",
-    inputs={"original", "holdout", "synthetic"},
-)
-def reconstruction_attacks(
+def _guarded_attack(task: AttackTask) -> AttackOutcome | ReconstructionError:
+    """Run one task; a solver failure comes back as a value, so one run's failure spares the others."""
+    try:
+        return run_attack_task(task)
+    except ReconstructionError as exc:
+        return exc
+
+
+def _attack_tasks(
     ctx: EvaluationContext,
     *,
     records: str,
@@ -262,8 +266,8 @@ def reconstruction_attacks(
     scaling: str = "conditional",
     time_limit: float = 300.0,
     n_estimators: int = 100,
-) -> ReconstructionRun:
-    """Run every attack against every synthetic set (sec. 4.2, 4.3), through the executor.
+) -> tuple[list[AttackTask], Callable[[list[AttackOutcome]], ReconstructionRun]]:
+    """One run's work items (each attack on each synthetic set) and how to assemble their outcomes.
 
     ``records`` names whose secrets are attacked: ``original`` (the release's
     members) or ``holdout`` (the control: same attacks, records the
@@ -286,18 +290,65 @@ def reconstruction_attacks(
                            classes, config, seed)
             )
             keys.append((i, attack))
-    label = f"reconstruction attacks on {records} records"
-    if "lp" in attacks and ctx.executor.workers > 1:
-        compile_counting()
-    try:
-        results = ctx.executor.map(run_attack_task, tasks, lambda d, t: ctx.progress(label, d, t))
-    except ReconstructionError as exc:
-        raise EvaluationError(f"{exc}; raise the param time_limit or lower n_queries") from None
     truth = class_codes(dataset.frame[secret], np.array(classes, dtype=object))
-    return ReconstructionRun(
-        records, secret, qis, classes, truth, tuple(s.name for s in release.synthetic), tuple(attacks),
-        dict(zip(keys, results)),
-    )
+
+    def assemble(outcomes: list[AttackOutcome]) -> ReconstructionRun:
+        return ReconstructionRun(
+            records, secret, qis, classes, truth, tuple(s.name for s in release.synthetic), tuple(attacks),
+            dict(zip(keys, outcomes, strict=True)),
+        )
+
+    return tasks, assemble
+
+
+def reconstruction_attacks_batch(
+    ctx: EvaluationContext, requests: list[dict[str, Any]]
+) -> list[ReconstructionRun | Exception]:
+    """Every requested run's attacks (sec. 4.2, 4.3) in one executor call.
+
+    The original records' run and its holdout control are typically one LP
+    each: mapped together they solve side by side. Returns, per request, its
+    run or the error that stopped it.
+    """
+    prepared: list[Any] = []
+    for request in requests:
+        try:
+            prepared.append(_attack_tasks(ctx, **request))
+        except EvaluationError as exc:
+            prepared.append(exc)
+    tasks = [task for p in prepared if not isinstance(p, Exception) for task in p[0]]
+    if any(task.attack == "lp" for task in tasks) and ctx.executor.workers > 1:
+        compile_counting()
+    label = "reconstruction attacks on " + " and ".join(dict.fromkeys(r["records"] for r in requests)) + " records"
+    results = ctx.executor.map(_guarded_attack, tasks, lambda d, t: ctx.progress(label, d, t))
+    out: list[ReconstructionRun | Exception] = []
+    start = 0
+    for p in prepared:
+        if isinstance(p, Exception):
+            out.append(p)
+            continue
+        mine = results[start : start + len(p[0])]
+        start += len(p[0])
+        failure = next((r for r in mine if isinstance(r, ReconstructionError)), None)
+        if failure is not None:
+            out.append(EvaluationError(f"{failure}; raise the param time_limit or lower n_queries"))
+        else:
+            out.append(p[1](mine))
+    return out
+
+
+@intermediate(
+    name="reconstruction_attacks",
+    description="Secret guesses of each attack for every original (or holdout) record, per synthetic set.",
+    inputs={"original", "holdout", "synthetic"},
+    batch=reconstruction_attacks_batch,
+)
+def reconstruction_attacks(ctx: EvaluationContext, **request: Any) -> ReconstructionRun:
+    """Run every attack against every synthetic set, through the executor (see :func:`_attack_tasks`)."""
+    (result,) = reconstruction_attacks_batch(ctx, [request])
+    if isinstance(result, Exception):
+        raise result
+    return result
 
 
 def _attack_needs(params: AttackParams, records: str, attacks: tuple[str, ...]) -> Need:

@@ -77,6 +77,8 @@ class IntermediateSpec:
     compute: Callable[..., Any]  # compute(ctx, **need.params) -> Any
     description: str
     inputs: frozenset[str] = frozenset()
+    # compute_batch(ctx, [need.params, ...]) -> [value or Exception, ...]
+    compute_batch: Callable[..., list[Any]] | None = None
 
 
 _METRICS: dict[str, MetricSpec] = {}
@@ -133,14 +135,24 @@ def metric(
 
 
 def intermediate(
-    *, name: str, description: str, inputs: Iterable[str] = ()
+    *,
+    name: str,
+    description: str,
+    inputs: Iterable[str] = (),
+    batch: Callable[..., list[Any]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a shared intermediate result computed once per distinct Need."""
+    """Register a shared intermediate result computed once per distinct Need.
+
+    ``batch(ctx, [kwargs, ...])``, when given, computes several Needs of the
+    intermediate at once and returns, per Need, its value or the exception
+    that stopped it: their work then goes to the executor in one call, so
+    small jobs (one LP each, say) run side by side instead of one by one.
+    """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in _INTERMEDIATES:
             raise ValueError(f"intermediate {name!r} is registered twice")
-        _INTERMEDIATES[name] = IntermediateSpec(name, fn, description, frozenset(inputs))
+        _INTERMEDIATES[name] = IntermediateSpec(name, fn, description, frozenset(inputs), batch)
         return fn
 
     return register
@@ -183,3 +195,18 @@ def intermediates() -> dict[str, IntermediateSpec]:
 def compute_intermediate(ctx: EvaluationContext, need: Need) -> Any:
     load_families()
     return _INTERMEDIATES[need.intermediate].compute(ctx, **need.kwargs)
+
+
+def can_batch(need: Need) -> bool:
+    """Whether Needs of this intermediate may be computed together."""
+    load_families()
+    return _INTERMEDIATES[need.intermediate].compute_batch is not None
+
+
+def compute_intermediates(ctx: EvaluationContext, needs: list[Need]) -> list[Any]:
+    """Several Needs of one batching intermediate: per Need, its value or its exception."""
+    load_families()
+    spec = _INTERMEDIATES[needs[0].intermediate]
+    if spec.compute_batch is None or any(n.intermediate != spec.name for n in needs):
+        raise ValueError("compute_intermediates takes Needs of one intermediate that batches")
+    return spec.compute_batch(ctx, [n.kwargs for n in needs])

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from policycheck.metrics import registry
-from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge
+from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge, Need
 from policycheck.metrics.reconstruction import AttributeInferenceGame, GameParams, game_need, individual_risk
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.synthesizers import indhist, nonprivate
@@ -142,3 +142,21 @@ def test_the_game_reruns_the_command_the_release_declares(tmp_path):
     game = registry.compute_intermediate(ctx, game_need(params))
     assert game.params["synthesizer"].startswith("command: ")
     assert (game.truth == game.guess).all()
+
+
+def test_a_batch_of_runs_gives_each_its_own_outcome_and_matches_single_runs():
+    release = _release(nonprivate, holdout=False)
+    ctx = EvaluationContext(release, AttackerView("partially-informed", QIS, ("sex",)), seed=0)
+    request = dict(secret="sex", quasi_identifiers=None, attacks=("lp", "exact"))
+    original, control = registry.compute_intermediates(
+        ctx,
+        [
+            Need.of("reconstruction_attacks", records="original", **request),
+            Need.of("reconstruction_attacks", records="holdout", **request),
+        ],
+    )
+    # No holdout: the control fails alone, the original records' run is the same as on its own.
+    assert isinstance(control, EvaluationError) and "holdout" in str(control)
+    alone = registry.compute_intermediate(ctx, Need.of("reconstruction_attacks", records="original", **request))
+    for key, outcome in alone.outcomes.items():
+        np.testing.assert_array_equal(original.outcomes[key].guess, outcome.guess)
