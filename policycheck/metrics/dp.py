@@ -46,7 +46,7 @@ from policycheck.metrics.base import (
     MetricResult,
     Need,
 )
-from policycheck.metrics.membership import dcr_needs
+from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
 from policycheck.metrics.reconstruction import GameParams, game_need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import Dataset, SynthesizerInfo
@@ -594,7 +594,7 @@ def dp_epsilon_excess_membership(
     ctx: EvaluationContext, params: MembershipExcessParams, needs: Mapping[Need, Any]
 ) -> MetricResult:
     """Measured lower bound on epsilon from the distance membership test, minus the claimed epsilon."""
-    dcrs = [needs[n] for n in sorted(needs, key=lambda n: n.kwargs["synthetic"])]
+    dcrs = dcrs_in_set_order(needs)
     rows = []
     for i, (ds, dcr) in enumerate(zip(ctx.release.synthetic, dcrs)):
         claim = _claim(ds, params, f"synthetic set {ds.name!r}")

@@ -13,6 +13,7 @@ attacker in every set (``linkage_consistently_misled``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -359,19 +360,22 @@ def _attack_of(needs: Mapping[Need, Any]) -> LinkageAttack:
 
 # ---------------------------------------------------------------- metrics
 
-_KNOWLEDGE = {Knowledge.ORIGINAL, Knowledge.SYNTHETIC}
-_INPUTS = {"original", "synthetic"}
-
-
-@metric(
-    name="linkage_range_narrowing",
+# The family's metrics differ only in name, params, meaning and remedy.
+linkage_metric = partial(
+    metric,
     family=FAMILY,
-    params=RangeNarrowingParams,
-    knowledge=_KNOWLEDGE,
-    inputs=_INPUTS,
+    knowledge={Knowledge.ORIGINAL, Knowledge.SYNTHETIC},
+    inputs={"original", "synthetic"},
     value_range=(0.0, 1.0),
     column_params=("secret", "attributes"),
     needs=_linkage_need,
+    references=(REFERENCE,),
+)
+
+
+@linkage_metric(
+    name="linkage_range_narrowing",
+    params=RangeNarrowingParams,
     meaning=(
         "Share of real people whose secret value an attacker holding the original data and all released sets "
         "can pin to a correct range no wider than the given fraction of that attribute's range."
@@ -380,7 +384,6 @@ _INPUTS = {"original", "synthetic"}
         "Release fewer synthetic sets, or regenerate them with a synthesizer that keeps fewer record-level "
         "links between the linkage attributes and the secret (e.g. stronger differential privacy)."
     ),
-    references=(REFERENCE,),
 )
 def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of original records whose secret is narrowed to a correct, narrow range across all released sets."""
@@ -422,15 +425,9 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
     return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
 
 
-@metric(
+@linkage_metric(
     name="linkage_exact_disclosure",
-    family=FAMILY,
     params=ExactDisclosureParams,
-    knowledge=_KNOWLEDGE,
-    inputs=_INPUTS,
-    value_range=(0.0, 1.0),
-    column_params=("secret", "attributes"),
-    needs=_linkage_need,
     meaning=(
         "Share of real people whose exact secret value is revealed, without ambiguity, by at least k of the "
         "released synthetic sets to an attacker holding the original data and all sets."
@@ -439,7 +436,6 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
         "Regenerate the sets with a synthesizer that copies fewer original records (e.g. with differential "
         "privacy), or release fewer sets."
     ),
-    references=(REFERENCE,),
 )
 def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosureParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of original records whose true secret is identified exactly in at least k of the M sets."""
@@ -469,15 +465,9 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
     return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
 
 
-@metric(
+@linkage_metric(
     name="linkage_consistently_misled",
-    family=FAMILY,
     params=MisledParams,
-    knowledge=_KNOWLEDGE,
-    inputs=_INPUTS,
-    value_range=(0.0, 1.0),
-    column_params=("secret", "attributes"),
-    needs=_linkage_need,
     meaning=(
         "Share of real people for whom every released set points the attacker to the same wrong side of their "
         "true secret value; higher is safer (use fail_below)."
@@ -486,7 +476,6 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
         "A low share means the sets agree with the truth too often: regenerate them with a synthesizer that "
         "keeps fewer record-level links, or release fewer sets."
     ),
-    references=(REFERENCE,),
 )
 def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of original records for which all M sets place the secret on the same wrong side of the truth."""

@@ -9,6 +9,7 @@ synthetic, holdout -> synthetic), computed once and shared by all rules.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -225,20 +226,27 @@ def dcr_needs(params: Any, release: Release) -> list[Need]:
     return [Need.of("gower_dcr", synthetic=i, **extra) for i in range(len(release.synthetic))]
 
 
-def _per_set(needs: Mapping[Need, Any]) -> list[GowerDcr]:
-    """The shared DCRs in synthetic-set order."""
+def dcrs_in_set_order(needs: Mapping[Need, Any]) -> list[GowerDcr]:
+    """The shared DCRs of :func:`dcr_needs`, in synthetic-set order."""
     return [needs[n] for n in sorted(needs, key=lambda n: n.kwargs["synthetic"])]
 
 
-@metric(
-    name="dcr_share",
+# The family's metrics share their data, the DCRs they read and the value range.
+membership_metric = partial(
+    metric,
     family="membership",
-    params=DcrShareParams,
-    knowledge={Knowledge.SYNTHETIC},
     inputs={"original", "holdout", "synthetic"},
     value_range=(0.0, 1.0),
     column_params=("columns",),
     needs=dcr_needs,
+    references=REFERENCES,
+)
+
+
+@membership_metric(
+    name="dcr_share",
+    params=DcrShareParams,
+    knowledge={Knowledge.SYNTHETIC},
     meaning=(
         "The share of synthetic records that are closer to a training record than to any holdout record. "
         "About 0.5 means the synthetic data resembles people who were used no more than people who were not; "
@@ -248,7 +256,6 @@ def _per_set(needs: Mapping[Need, Any]) -> list[GowerDcr]:
         "Regenerate with a synthesizer that generalises more (fewer training epochs, more noise or a differential "
         "privacy budget), and remove synthetic records that copy training records."
     ),
-    references=REFERENCES,
 )
 def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of synthetic records strictly closer to a training record than to a holdout record.
@@ -259,7 +266,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     synthetic sets the value is the largest share.
     """
     per_set, shares = [], []
-    for dcr in _per_set(needs):
+    for dcr in dcrs_in_set_order(needs):
         counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
         interval = stats.clopper_pearson(counts.closer_to_training, counts.total, params.confidence)
         shares.append((counts.share, interval, dcr))
@@ -302,15 +309,10 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     )
 
 
-@metric(
+@membership_metric(
     name="mi_risk",
-    family="membership",
     params=MiRiskParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
-    inputs={"original", "holdout", "synthetic"},
-    value_range=(0.0, 1.0),
-    column_params=("columns",),
-    needs=dcr_needs,
     meaning=(
         "How much better than a coin flip an attacker who holds a person's record can tell, from the synthetic "
         "data alone, whether that person was in the training data: 0 is no better than guessing, 1 is always "
@@ -320,7 +322,6 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
         "Regenerate with a synthesizer that overfits less (fewer training epochs, more noise or a differential "
         "privacy budget), and remove synthetic records that copy or nearly copy training records."
     ),
-    references=REFERENCES,
 )
 def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Membership-inference risk: (mean precision of a distance-threshold attack - 0.5) * 2.
@@ -332,7 +333,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     bootstrap interval. With several synthetic sets the value is the largest
     risk.
     """
-    sets = _per_set(needs)
+    sets = dcrs_in_set_order(needs)
     n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
     size = params.adversary_size or min(n_train, n_hold)
     if size > min(n_train, n_hold):
@@ -406,15 +407,10 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     )
 
 
-@metric(
+@membership_metric(
     name="exact_copy_share",
-    family="membership",
     params=ExactCopyShareParams,
     knowledge={Knowledge.SYNTHETIC},
-    inputs={"original", "holdout", "synthetic"},
-    value_range=(0.0, 1.0),
-    column_params=("columns",),
-    needs=dcr_needs,
     meaning=(
         "The share of synthetic records identical, on every column used, to a record of the training data. "
         "The same share against the holdout data shows how many such matches occur by chance for "
@@ -424,7 +420,6 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
         "Remove synthetic records that copy training records, and regenerate with a synthesizer that does not "
         "memorise its training data."
     ),
-    references=REFERENCES,
 )
 def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of synthetic records identical to a training record (DCR 0), beside the holdout's share.
@@ -435,7 +430,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     synthetic sets the value is the largest share.
     """
     per_set, results = [], []
-    for dcr in _per_set(needs):
+    for dcr in dcrs_in_set_order(needs):
         n = int(dcr.syn_to_training.size)
         copies_train = int(np.sum(dcr.syn_to_training == 0))
         copies_hold = int(np.sum(dcr.syn_to_holdout == 0))

@@ -14,6 +14,7 @@ policy bounds them with ``fail_above``:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -163,42 +164,41 @@ def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[
     return ({"kind": "histogram", "title": f"{title} ({set_name})", "x_label": label, "series": series},)
 
 
-@metric(
-    name="three_way_marginal_mre",
+# The two marginal metrics read the same comparison and differ in what they report.
+marginal_metric = partial(
+    metric,
     family="utility",
     params=MarginalParams,
     knowledge=set(),
     inputs={"original", "synthetic"},
-    value_range=(0.0, None),
     column_params=("columns",),
     needs=lambda p, r: [_need(p)],
+    references=(REFERENCE,),
+)
+
+
+@marginal_metric(
+    name="three_way_marginal_mre",
+    value_range=(0.0, None),
     meaning="How far, on average, counts of combinations of three attributes in the synthetic data are from the real "
     "counts, relative to the real count (only combinations held by more than 10 real people). 0.2 means counts are "
     "typically off by 20 %.",
     remedy="Use a synthesizer that models dependencies between attributes, or more synthetic records; if privacy "
     "rules forbid that, relax the utility floor and document the trade-off.",
-    references=(REFERENCE,),
 )
 def three_way_marginal_mre(ctx: EvaluationContext, params: MarginalParams, needs) -> MetricResult:
     """Mean relative error of 3-way marginal counts over cells with original count above 10 (worst set)."""
     return _result(ctx, params, needs[_need(params)], "mre")
 
 
-@metric(
+@marginal_metric(
     name="three_way_marginal_tvd",
-    family="utility",
-    params=MarginalParams,
-    knowledge=set(),
-    inputs={"original", "synthetic"},
     value_range=(0.0, 1.0),
-    column_params=("columns",),
-    needs=lambda p, r: [_need(p)],
     meaning="The share of probability mass that sits in the wrong place when the synthetic data's combinations of "
     "three attributes are compared with the real ones, averaged over combinations: 0 is a perfect copy of the "
     "distributions, 1 is disjoint.",
     remedy="Use a synthesizer that models dependencies between attributes; if privacy rules forbid that, relax the "
     "utility floor and document the trade-off.",
-    references=(REFERENCE,),
 )
 def three_way_marginal_tvd(ctx: EvaluationContext, params: MarginalParams, needs) -> MetricResult:
     """Average total variation distance of 3-way marginal distributions (worst set)."""
