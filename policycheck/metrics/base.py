@@ -116,6 +116,21 @@ class MetricResult:
     details: Mapping[str, Any] = field(default_factory=dict)
     charts: tuple[Mapping[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
+    #: What an attacker gets without the release's individual information
+    #: (chance, or the same attack on holdout records), on the raw rate's scale.
+    baseline: float | None = None
+    #: The rate before the baseline is subtracted, when ``value`` is the excess.
+    raw: float | None = None
+    #: Plain words naming the baseline, e.g. "chance: sum of p^2 over the secret's values".
+    baseline_label: str | None = None
+    #: Records behind the interval; the verdict of an inconclusive rule uses it
+    #: to say how many records would settle the question.
+    sample_size: int | None = None
+    #: Declared claims this measurement refutes ("synthetic[0]:epsilon"), and the
+    #: declared claims the value relies on; a rule relying on a claim another
+    #: rule refuted in the same run cannot pass.
+    refutes: tuple[str, ...] = ()
+    relies_on: tuple[str, ...] = ()
 
 
 class EvaluationError(Exception):
