@@ -17,7 +17,7 @@ from policycheck.policy.load import load_policy
 from policycheck.progress import Progress
 from policycheck.release.model import Release
 from policycheck.report.build import build_report
-from policycheck.report.render import VERDICT_WORDS, fmt, write_reports
+from policycheck.report.render import VERDICT_WORDS, measured_text, write_reports
 from policycheck.runner import run_plan
 
 DEFAULT_SEED = 0
@@ -52,10 +52,11 @@ def check_release(
 def print_summary(report: dict[str, Any], out_dir: Path | None = None) -> None:
     """One line per rule and the overall verdict, on stdout."""
     click.echo(f"{report['policy']['id']} on {report['release']['id']}: {VERDICT_WORDS[report['verdict']]}")
+    width = max([6, *(len(rule["verdict"]) for rule in report["rules"])])
     for rule in report["rules"]:
-        interval = rule["interval"]
-        shown = f"{fmt(rule['value'])}" + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
         extra = f" ({rule['error']})" if rule["error"] else ""
-        click.echo(f"  {rule['verdict']:<6} {rule['id']} ({rule['metric']}): {shown}{extra}")
+        click.echo(f"  {rule['verdict']:<{width}} {rule['id']} ({rule['metric']}): {measured_text(rule)}{extra}")
+        if rule.get("verdict_reason") and rule["verdict"] != "pass":
+            click.echo(f"  {'':<{width}}   {rule['verdict_reason']}")
     if out_dir is not None:
         click.echo(f"reports in {out_dir}/")

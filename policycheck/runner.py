@@ -1,5 +1,10 @@
 """Run a compiled plan: compute each shared intermediate once, then every
-evaluator, then turn each measurement into a verdict (waivers applied).
+evaluator, then turn each measurement into a verdict.
+
+Verdicts are settled in three steps: each rule's threshold (pass, warn,
+fail, inconclusive); then consistency across rules, where a rule whose value
+relies on a declared claim that another rule refuted in the same run fails
+(whatever the metrics); then waivers.
 
 An exception inside an evaluator becomes that rule's ``error`` verdict (exit
 code 3), never a crash and never a pass.
@@ -20,7 +25,7 @@ from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricR
 from policycheck.policy.model import Waiver
 from policycheck.progress import Progress
 from policycheck.release.model import Release
-from policycheck.verdicts import compared_value, judge
+from policycheck.verdicts import WAIVABLE, judge_result
 
 
 @dataclass
@@ -33,6 +38,12 @@ class RuleOutcome:
     waiver: Waiver | None = None
     error: str | None = None
     seconds: float = 0.0
+    #: What an inconclusive verdict does to the release (the rule's or the policy's on_inconclusive).
+    on_inconclusive: str = "warn"
+    #: Plain words for a verdict its name does not explain (inconclusive, a refuted claim).
+    reason: str | None = None
+    #: Records that would settle an inconclusive verdict, when known.
+    records_to_settle: int | None = None
 
 
 @dataclass
@@ -91,8 +102,13 @@ def run_plan(
     outcomes = []
     for j, evaluation in enumerate(plan.evaluations, start=len(plan.intermediates) + 1):
         progress.step(j, total, f"evaluating {evaluation.rule.id} ({evaluation.spec.name})")
-        outcomes.append(_evaluate(ctx, evaluation, values, failed, waivers.get(evaluation.rule.id)))
+        outcome = _evaluate(ctx, evaluation, values, failed)
+        outcome.on_inconclusive = evaluation.rule.on_inconclusive or plan.loaded.policy.on_inconclusive
+        outcomes.append(outcome)
     progress.done()
+    fail_on_refuted_claims(outcomes)
+    for outcome in outcomes:
+        _apply_waiver(outcome, waivers.get(outcome.evaluation.rule.id))
     used = {o.evaluation.rule.id for o in outcomes if o.waiver is not None}
     unused = sorted(set(waivers) - used)
     return RunResult(outcomes, seed, started, dt.datetime.now(dt.timezone.utc), timings, unused)
@@ -122,23 +138,67 @@ def _evaluate(
     evaluation: Evaluation,
     values: dict[Need, Any],
     failed: dict[Need, str],
-    waiver: Waiver | None,
 ) -> RuleOutcome:
-    broken = [f"{n.label}: {failed[n]}" for n in evaluation.needs if n in failed]
-    if broken:
+    # NOTE: Needs that failed for one cause (the original records' attack and
+    # its holdout control, say) share one message, so it is said once.
+    causes: dict[str, list[str]] = {}
+    for need in evaluation.needs:
+        if need in failed:
+            causes.setdefault(failed[need], []).append(need.label)
+    if causes:
+        broken = [f"{' and '.join(labels)}: {cause}" for cause, labels in causes.items()]
         return RuleOutcome(evaluation, "error", error="could not compute " + "; ".join(broken))
     t0 = time.perf_counter()
     try:
         result = evaluation.spec.evaluate(ctx, evaluation.params, {n: values[n] for n in evaluation.needs})
-        measured = compared_value(evaluation.rule.threshold, result)
-        verdict = judge(evaluation.rule.threshold, measured)
+        judged = judge_result(evaluation.rule.threshold, result)
     except Exception as exc:  # noqa: BLE001 - an evaluator error is a verdict, exit 3
         return RuleOutcome(evaluation, "error", error=_describe(exc), seconds=time.perf_counter() - t0)
-    outcome = RuleOutcome(evaluation, verdict, result, measured, verdict, seconds=time.perf_counter() - t0)
-    if waiver is not None and verdict in ("fail", "warn"):
+    return RuleOutcome(
+        evaluation, judged.verdict, result, judged.compared, judged.verdict, seconds=time.perf_counter() - t0,
+        reason=judged.reason, records_to_settle=judged.records_to_settle,
+    )
+
+
+def fail_on_refuted_claims(outcomes: list[RuleOutcome]) -> None:
+    """A rule relying on a claim another rule refuted in this run fails.
+
+    A declared claim (a synthetic set's epsilon, say) that one measurement
+    refutes cannot count as true in another rule's value: a privacy budget
+    that sums a refuted epsilon is unaccounted, whatever its total.
+    """
+    refuted_by: dict[str, str] = {}
+    for outcome in outcomes:
+        if outcome.result is not None:
+            for claim in outcome.result.refutes:
+                refuted_by.setdefault(claim, outcome.evaluation.rule.id)
+    for outcome in outcomes:
+        if outcome.result is None or outcome.verdict == "error":
+            continue
+        rule_id = outcome.evaluation.rule.id
+        hits = [(claim, refuted_by[claim]) for claim in outcome.result.relies_on
+                if claim in refuted_by and refuted_by[claim] != rule_id]
+        if not hits:
+            continue
+        words = "; ".join(f"{_claim_words(claim)}, which rule {by!r} refuted" for claim, by in hits)
+        outcome.verdict = outcome.raw_verdict = "fail"
+        outcome.records_to_settle = None
+        outcome.reason = (
+            f"Fails because its value relies on {words} in this run: a value built on a refuted claim cannot "
+            f"pass (a budget that counts it leaves the release unaccounted)."
+        )
+
+
+def _claim_words(claim: str) -> str:
+    """``synthetic[0]:epsilon`` as ``the epsilon claim of synthetic[0]``."""
+    where, _, what = claim.rpartition(":")
+    return f"the {what} claim of {where}" if where else f"the claim {claim}"
+
+
+def _apply_waiver(outcome: RuleOutcome, waiver: Waiver | None) -> None:
+    if waiver is not None and outcome.verdict in WAIVABLE:
         outcome.verdict = "waived"
         outcome.waiver = waiver
-    return outcome
 
 
 def _describe(exc: Exception) -> str:

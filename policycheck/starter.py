@@ -99,7 +99,8 @@ def _catalogue() -> str:
         lines.append(f"  #   metric: {name}")
         if params:
             lines.append(f"  #   params: {{{params}}}")
-        lines.append("  #   threshold: {fail_above: ...}")
+        # NOTE: a metric where higher is safer fails below its level.
+        lines.append(f"  #   threshold: {{fail_{spec.fail_direction}: ...}}")
     return "\n".join(lines) if lines else "  # (no other metric is registered)"
 
 

@@ -50,7 +50,7 @@ from policycheck.runner import run_plan
 #: Numbers closer than this, relative to the larger, count as identical.
 RELATIVE_TOLERANCE = 1e-12
 #: Rule verdicts from best to worst, for ``diff --fail-on-worse``.
-VERDICT_ORDER = ("pass", "waived", "warn", "fail", "error")
+VERDICT_ORDER = ("pass", "waived", "warn", "inconclusive", "fail", "error")
 #: Rule fields compared by ``verify`` and ``diff``.
 COMPARED = ("verdict", "value", "compared_value", "interval")
 

@@ -47,7 +47,7 @@ from policycheck.metrics.base import (
     Need,
 )
 from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
-from policycheck.metrics.reconstruction import GameParams, game_need
+from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import Dataset, SynthesizerInfo
 
@@ -62,6 +62,8 @@ AUDIT_REFERENCES = (
     "Jagielski, Ullman, Oprea. Auditing differentially private machine learning. NeurIPS 2020.",
     "Steinke, Nasr, Jagielski. Privacy auditing with one (1) training run. NeurIPS 2023.",
 )
+#: What a pass of a measured lower bound means: never that the claim holds.
+NOT_REFUTED = "Not refuted by this test (a test cannot verify a DP claim)."
 #: Largest heatmap drawn: neighbour pairs (rows) and outputs (columns).
 HEATMAP_ROWS = 40
 HEATMAP_COLUMNS = 40
@@ -118,13 +120,19 @@ class TotalEpsilonParams(Params):
     )
 
 
+def claim_id(set_index: int) -> str:
+    """Id of the epsilon a release's synthetic set claims, shared by the rules that test and count it."""
+    return f"synthetic[{set_index}]:epsilon"
+
+
 def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[dict[str, Any]], list[str]]:
     """Every counted mechanism, this release's sets first, then the ledger's releases."""
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    for ds in ctx.release.synthetic:
+    for i, ds in enumerate(ctx.release.synthetic):
         mech = declared_mechanism(ds.synthesizer, f"synthetic set {ds.name!r}")
-        rows.append({"source": "this release", "release": ctx.release.id, "set": ds.name, "mechanism": mech})
+        rows.append({"source": "this release", "release": ctx.release.id, "set": ds.name, "mechanism": mech,
+                     "claim": claim_id(i)})
     if params.ledger:
         path = (Path(ctx.base_dir) / params.ledger).resolve()
         try:
@@ -143,7 +151,8 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
                 continue
             for j, mech in enumerate(entry.mechanisms, start=1):
                 rows.append({"source": "ledger", "release": entry.id, "set": f"{entry.id}[{j}]", "mechanism": mech,
-                             "released_on": entry.released_on.isoformat() if entry.released_on else None})
+                             "released_on": entry.released_on.isoformat() if entry.released_on else None,
+                             "claim": f"ledger:{entry.id}[{j}]:epsilon"})
     return rows, notes
 
 
@@ -232,7 +241,10 @@ def dp_total_epsilon(ctx: EvaluationContext, params: TotalEpsilonParams, needs: 
         "y_label": "epsilon",
         "series": series,
     }
-    return MetricResult(value=value, details=details, charts=(chart,), notes=tuple(notes))
+    # NOTE: the total is only as true as every claim it sums; a claim another
+    # rule refutes in the same run fails this rule (see runner.py).
+    relies_on = tuple(r["claim"] for r in rows if r["mechanism"] is not None)
+    return MetricResult(value=value, details=details, charts=(chart,), notes=tuple(notes), relies_on=relies_on)
 
 
 # ---------------------------------------------------------------- transition-matrix audit
@@ -530,9 +542,10 @@ def _claim(ds: Dataset | None, params: ClaimParams, where: str) -> tuple[float, 
     return float(epsilon), float(delta)
 
 
-def _claim_row(name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound) -> dict[str, Any]:
+def _claim_row(name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound, claim_of: str | None) -> dict[str, Any]:
     return {
         "set": name,
+        "claim": claim_of,
         "claimed_epsilon": claim[0],
         "claimed_delta": claim[1],
         "measured_epsilon_lower": _num(b.epsilon_lower),
@@ -565,13 +578,17 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
     interval = None
     if all(u is not None for u in uppers):
         interval = (value, max(max(0.0, u - r["claimed_epsilon"]) for u, r in zip(uppers, rows)))
-    notes = ()
     if value > 0:
         bad = ", ".join(r["set"] for r in rows if r["contradicted"])
-        notes = (f"The measured lower bound on epsilon exceeds the claim for {bad}: the DP claim is contradicted.",)
+        notes = (f"Refuted: the measured lower bound on epsilon exceeds the claim for {bad}, at the stated "
+                 "confidence; the DP claim is false, and a budget that counts it is unaccounted.",)
+    else:
+        notes = ("Not refuted by this test (a test cannot verify a DP claim): the measured lower bound on epsilon "
+                 "does not exceed the claim; a stronger attack might still refute it.",)
     details = {"claims": rows, "confidence": confidence, **extra}
+    refutes = tuple(r["claim"] for r in rows if r["contradicted"] and r["claim"] is not None)
     return MetricResult(value=value, interval=interval, confidence=confidence, details=details,
-                        charts=(_claim_chart(rows, attack),), notes=notes)
+                        charts=(_claim_chart(rows, attack),), notes=notes, refutes=refutes)
 
 
 @metric(
@@ -584,8 +601,9 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
     column_params=("columns",),
     needs=dcr_needs,
     meaning="How far the epsilon proven by a membership test (telling training records from holdout records by "
-    "their distance to the synthetic data) exceeds the epsilon the release claims. 0 means no measurement "
-    "contradicts the claim; above 0, the claim is false at the stated confidence.",
+    "their distance to the synthetic data) exceeds the epsilon the release claims. 0 means this test does not "
+    "refute the claim (no test can verify a DP claim); above 0, the claim is refuted at the stated confidence.",
+    pass_means=NOT_REFUTED,
     remedy="Do not publish the differential-privacy claim as stated: re-check the synthesizer's implementation and "
     "budget, or regenerate the data with a mechanism that actually meets the claimed epsilon.",
     references=(REFERENCE, *AUDIT_REFERENCES),
@@ -603,7 +621,7 @@ def dp_epsilon_excess_membership(
                                              ctx.rng("dp_epsilon_excess_membership", i), params.confidence, claim[1])
         except ValueError as exc:
             raise EvaluationError(f"synthetic set {ds.name!r}: {exc}") from None
-        rows.append(_claim_row(ds.name, claim, b))
+        rows.append(_claim_row(ds.name, claim, b, claim_id(i)))
     extra = {
         "method": "Distance-threshold membership test chosen on a seeded half of the training and holdout "
         "records and bounded on the other half: epsilon >= ln((TPR_lower - delta) / FPR_upper), Clopper-Pearson.",
@@ -621,9 +639,11 @@ def dp_epsilon_excess_membership(
     value_range=(0.0, None),
     column_params=("secret", "quasi_identifiers"),
     needs=lambda p, r: [game_need(p)],
+    check=check_secret_declared,
     meaning="How far the epsilon proven by the attribute inference game (guessing one person's randomised secret "
-    "bit from synthetic data) exceeds the epsilon claimed for the synthesizer. 0 means no measurement "
-    "contradicts the claim; above 0, the claim is false at the stated confidence.",
+    "bit from synthetic data) exceeds the epsilon claimed for the synthesizer. 0 means this test does not "
+    "refute the claim (no test can verify a DP claim); above 0, the claim is refuted at the stated confidence.",
+    pass_means=NOT_REFUTED,
     remedy="Do not publish the differential-privacy claim as stated: re-check the synthesizer's implementation and "
     "budget, or use a mechanism that actually meets the claimed epsilon.",
     references=(REFERENCE, *AUDIT_REFERENCES),
@@ -647,4 +667,6 @@ def dp_epsilon_excess_attribute(
         "game": {k: (v if isinstance(v, str | int | float | bool) or v is None else str(v))
                  for k, v in game.params.items()},
     }
-    return _excess_result([_claim_row(name, claim, b)], params.confidence, "attribute inference game", extra)
+    # NOTE: only a game run on the release's own synthesizer tests that set's claim.
+    claim_of = claim_id(0) if source is not None else None
+    return _excess_result([_claim_row(name, claim, b, claim_of)], params.confidence, "attribute inference game", extra)

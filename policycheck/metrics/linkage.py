@@ -106,6 +106,21 @@ class MisledParams(LinkageParams):
     pass
 
 
+def check_secret_orderable(params: LinkageParams, release: Release, attacker) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: the secret resolves to one column, and a categorical secret has an order (as the attack demands)."""
+    secret = params.secret
+    if secret is None:
+        if len(attacker.secrets) != 1:
+            return [(("secret",), f"params.secret is not given and the policy declares {len(attacker.secrets)} "
+                                  f"secrets; name the one column this rule protects in params.secret")]
+        secret = attacker.secrets[0]
+    if release.column_types.get(secret) is ColumnType.CATEGORICAL and secret not in params.orders:
+        return [(("secret",), f"secret column {secret!r} is categorical without an order, so no range of its values "
+                              f"can be narrowed; give its categories lowest first in params.orders, or choose a "
+                              f"numeric or ordinal secret")]
+    return []
+
+
 def _linkage_need(params: LinkageParams, release: Release) -> list[Need]:
     return [
         Need.of(
@@ -369,6 +384,7 @@ linkage_metric = partial(
     value_range=(0.0, 1.0),
     column_params=("secret", "attributes"),
     needs=_linkage_need,
+    check=check_secret_orderable,
     references=(REFERENCE,),
 )
 
@@ -468,6 +484,7 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
 @linkage_metric(
     name="linkage_consistently_misled",
     params=MisledParams,
+    fail_direction="below",
     meaning=(
         "Share of real people for whom every released set points the attacker to the same wrong side of their "
         "true secret value; higher is safer (use fail_below)."

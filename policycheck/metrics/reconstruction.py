@@ -181,6 +181,14 @@ def resolve_columns(ctx: EvaluationContext, secret: str, quasi_identifiers: tupl
     return qis
 
 
+def check_secret_declared(params: AttackParams, release: Release, attacker) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: the attacked secret must be one the policy declares (as :func:`resolve_columns` demands)."""
+    if attacker.secrets and params.secret not in attacker.secrets:
+        return [(("secret",), f"secret {params.secret!r} is not among the policy's declared secrets "
+                              f"({', '.join(attacker.secrets)}): declare it under attacker.secrets or attack one of them")]
+    return []
+
+
 def secret_classes(release: Release, secret: str) -> tuple[Any, ...]:
     """The secret's domain: values seen in the original or any synthetic set (known to the attacker)."""
     values = pd.concat([release.original.frame[secret]] + [s.frame[secret] for s in release.synthetic]).dropna()
@@ -466,6 +474,7 @@ def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: Atta
     optional_inputs={"holdout"},
     value_range=(0.0, 1.0),
     column_params=("secret", "quasi_identifiers"),
+    check=check_secret_declared,
     needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks))]
     + ([_attack_needs(p, "holdout", tuple(p.attacks))] if p.control and r.holdout is not None else []),
     meaning="The share of real people whose secret the strongest attack guesses correctly from the synthetic "
@@ -513,6 +522,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     inputs={"original", "synthetic", "holdout"},
     value_range=(None, 1.0),
     column_params=("secret", "quasi_identifiers"),
+    check=check_secret_declared,
     needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks)), _attack_needs(p, "holdout", tuple(p.attacks))],
     meaning="How much better the strongest attack guesses real people's secrets than it guesses those of similar "
     "people who were not in the data: 0 means the release reveals nothing about individuals beyond population "
@@ -659,6 +669,7 @@ def attribute_inference_game(
     inputs={"original", "synthetic", "synthesizer"},
     value_range=(-1.0, 1.0),
     column_params=("secret", "quasi_identifiers"),
+    check=check_secret_declared,
     needs=lambda p, r: [game_need(p)],
     meaning="In a repeated test where one person's secret is replaced by a coin flip before the synthesizer runs, "
     "how much better than chance the attack recovers that coin flip: 0 means no individual leakage, 1 means "

@@ -11,8 +11,15 @@ A family module registers what it offers at import time::
         value_range=(0.0, 1.0),
         needs=lambda params, release: [Need.of("gower_dcr", synthetic=i) ...],
         meaning="...", remedy="...",
+        fail_direction="above",          # higher is riskier: thresholds use fail_above
+        check=check_dcr_params,          # optional: params against a release's columns, before running
     )
     def dcr_share(ctx, params, needs) -> MetricResult: ...
+
+``check(params, release, attacker)`` returns ``[(param_path, message), ...]``
+for params that cannot work on this release (a categorical secret without
+an order, say); ``validate -r``, ``plan -r`` and ``check`` report them as
+``file:line:col`` before anything is computed (exit 2).
 
 Every module in the ``policycheck.metrics`` package is a family and is
 imported by :func:`load_families`; third-party families are found through the
@@ -28,11 +35,11 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from policycheck.metrics.base import Evaluate, EvaluationContext, Knowledge, Need
+from policycheck.metrics.base import AttackerView, Evaluate, EvaluationContext, Knowledge, Need
 from policycheck.release.model import Release
 
 log = logging.getLogger(__name__)
@@ -69,6 +76,14 @@ class MetricSpec:
     #: What to do when the rule fails.
     remedy: str = ""
     references: tuple[str, ...] = ()
+    #: Which way is unsafe: "above" (higher is riskier, thresholds use fail_above)
+    #: or "below" (higher is safer, thresholds use fail_below).
+    fail_direction: Literal["above", "below"] = "above"
+    #: What a pass means when it means less than "safe", e.g. "not refuted by this test".
+    pass_means: str = ""
+    #: Checks of the params against a release, before anything is computed:
+    #: check(params, release, attacker) -> [(param path, message), ...].
+    check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +115,9 @@ def metric(
     meaning: str = "",
     remedy: str = "",
     references: Iterable[str] = (),
+    fail_direction: Literal["above", "below"] = "above",
+    pass_means: str = "",
+    check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None,
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -128,6 +146,9 @@ def metric(
             meaning=meaning,
             remedy=remedy,
             references=tuple(references),
+            fail_direction=fail_direction,
+            pass_means=pass_means,
+            check=check,
         )
         return fn
 

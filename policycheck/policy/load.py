@@ -279,14 +279,14 @@ def _check_semantics(
     except ValidationError:
         pass  # reported by the structural pass
     columns = release.columns if release is not None else None
+    # NOTE: id and ignore columns (branch roles) are dropped from the frames at load.
+    roles = getattr(release, "roles", None) or {}
 
     if attacker is not None and columns is not None:
         for key in ("quasi_identifiers", "secrets"):
             for i, col in enumerate(getattr(attacker, key)):
-                if col not in columns:
-                    problems.append(
-                        source.problem(("attacker", key, i), f"column {col!r} is not in the release{suggest(col, columns)}", name)
-                    )
+                if col not in columns or roles.get(col) in ("id", "ignore"):
+                    problems.append(source.problem(("attacker", key, i), _missing_column(col, columns, roles), name))
 
     rule_ids: list[str] = []
     raw_rules = data.get("rules") if isinstance(data.get("rules"), list) else []
@@ -333,6 +333,9 @@ def _check_semantics(
                         name,
                     )
                 )
+        if rule.threshold.direction != spec.fail_direction:
+            problems.append(source.problem(at + ("threshold", f"fail_{rule.threshold.direction}"),
+                                           _direction_message(rule.metric, spec.fail_direction), name))
         lo, hi = spec.value_range
         for level, value in rule.threshold.levels():
             if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -343,19 +346,26 @@ def _check_semantics(
                         name,
                     )
                 )
-        if columns is not None:
+        if release is not None and "holdout" in spec.inputs and release.holdout is None:
+            problems.append(source.problem(at + ("metric",), f"rule {rule.id!r}: metric {spec.name!r} needs a holdout "
+                                           "set and the release has none", name))
+        if columns is not None and release is not None:
+            missing = False
             for field_name in spec.column_params:
                 value = getattr(params, field_name)
                 names = value if isinstance(value, (list, tuple)) else [value]
                 for col in names:
-                    if col is not None and col not in columns:
+                    if col is not None and (col not in columns or roles.get(col) in ("id", "ignore")):
+                        missing = True
                         problems.append(
-                            source.problem(
-                                at + ("params", field_name),
-                                f"column {col!r} is not in the release{suggest(col, columns)}",
-                                name,
-                            )
+                            source.problem(at + ("params", field_name), _missing_column(col, columns, roles), name)
                         )
+            # NOTE: a metric's own check runs only on params whose columns
+            # exist, so one mistake gives one message.
+            if spec.check is not None and attacker is not None and not missing:
+                view = AttackerView(attacker.model, tuple(attacker.quasi_identifiers), tuple(attacker.secrets))
+                for param_path, message in spec.check(params, release, view):
+                    problems.append(source.problem(at + ("params", *param_path), message, name))
 
     raw_waivers = data.get("waivers") if isinstance(data.get("waivers"), list) else []
     waived: set[str] = set()
@@ -381,6 +391,19 @@ def _check_semantics(
                 )
             )
     return params_by_rule, problems
+
+
+def _missing_column(col: str, columns: list[str], roles: dict[str, str]) -> str:
+    role = roles.get(col)
+    if role in ("id", "ignore"):
+        return f"column {col!r} is declared type {role}: {role} columns enter no attack, query or distance; choose an analysed column"
+    return f"column {col!r} is not in the release{suggest(col, columns)}"
+
+
+def _direction_message(metric: str, fail_direction: str) -> str:
+    if fail_direction == "below":
+        return f"higher is safer for {metric}: a rule fails when the value is too low; use fail_below (and warn_below)"
+    return f"higher is riskier for {metric}: a rule fails when the value is too high; use fail_above (and warn_above)"
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 AttackerModel = Literal["no-box", "partially-informed", "maximum-knowledge"]
 Severity = Literal["blocking", "advisory"]
 Compare = Literal["estimate", "lower", "upper"]
+OnInconclusive = Literal["fail", "warn"]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
@@ -79,7 +80,9 @@ class Threshold(Strict):
         default="estimate",
         description=(
             "What is compared with the levels: the point estimate, or the lower or upper end of its "
-            "confidence interval (e.g. `upper` bounds the risk with 95% confidence)."
+            "confidence interval (e.g. `upper` bounds the risk with 95% confidence). With `upper` or `lower` the "
+            "fail level is checked on the estimate and on the bound: both beyond it fails, exactly one beyond it "
+            "is inconclusive (the sample cannot tell), neither passes or warns (warn judged on the bound)."
         ),
     )
 
@@ -130,6 +133,11 @@ class Rule(Strict):
         default="blocking",
         description="blocking: a failure fails the release; advisory: a failure is reported as a warning.",
     )
+    on_inconclusive: OnInconclusive | None = Field(
+        default=None,
+        description="What an inconclusive verdict of this rule does to the release, if blocking: fail, or warn. "
+        "Default: the policy's on_inconclusive.",
+    )
     rationale: str | None = Field(default=None, description="Why the rule exists (shown in reports).")
     enabled: StrictBool = Field(default=True, description="false turns off a rule inherited through extends.")
 
@@ -173,6 +181,11 @@ class Policy(Strict):
     )
     confidence: float = Field(
         default=0.95, gt=0, lt=1, description="Confidence level of the intervals reported with estimates."
+    )
+    on_inconclusive: OnInconclusive = Field(
+        default="warn",
+        description="What an inconclusive blocking rule (the estimate and the compared bound on opposite sides of "
+        "the fail level) does to the release: fail it (exit 1), or warn (exit 0; 1 with --fail-on-warn).",
     )
     rules: list[Rule] = Field(min_length=1, description="The requirements.")
     waivers: list[Waiver] = Field(default_factory=list, description="Approved exceptions with expiry dates.")

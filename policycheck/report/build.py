@@ -19,9 +19,9 @@ from policycheck.errors import display_path
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
-from policycheck.report.model import Report
+from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.runner import RunResult
-from policycheck.verdicts import exit_code, release_verdict
+from policycheck.verdicts import exit_code, fails_release, release_verdict
 
 LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "pydantic", "jinja2", "ruamel.yaml", "pyarrow")
 
@@ -41,7 +41,7 @@ def build_report(
     rules = [_rule(o, loaded, release.holdout is not None) for o in run.outcomes]
     verdict = release_verdict(rules)
     report = {
-        "schema_version": "1.0",
+        "schema_version": SCHEMA_VERSION,
         "verdict": verdict,
         "exit_code": exit_code(verdict, fail_on_warn),
         "generated_at": run.finished.isoformat(timespec="seconds"),
@@ -122,8 +122,17 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "severity": e.rule.severity,
         "verdict": outcome.verdict,
         "verdict_before_waiver": outcome.raw_verdict if outcome.waiver else None,
+        "verdict_reason": _reason(outcome),
+        "on_inconclusive": outcome.on_inconclusive,
+        "records_to_settle": outcome.records_to_settle,
         "value": r.value if r else None,
         "compared_value": outcome.measured,
+        "raw": r.raw if r else None,
+        "baseline": r.baseline if r else None,
+        "baseline_label": r.baseline_label if r else None,
+        "sample_size": r.sample_size if r else None,
+        "refutes": list(r.refutes) if r else [],
+        "relies_on": list(r.relies_on) if r else [],
         "threshold": e.rule.threshold.model_dump(),
         "interval": list(r.interval) if r and r.interval is not None else None,
         "confidence": r.confidence if r else None,
@@ -146,6 +155,15 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
     }
 
 
+def _reason(outcome) -> str | None:
+    """Plain words for the verdict: why it is inconclusive or failed on a refuted claim, or what a pass means."""
+    if outcome.reason:
+        return outcome.reason
+    if outcome.raw_verdict == "pass" and outcome.evaluation.spec.pass_means:
+        return outcome.evaluation.spec.pass_means
+    return None
+
+
 def _summary(rules: list[dict[str, Any]], unused: list[str]) -> dict[str, Any]:
     def ids(pred) -> list[str]:
         return [r["id"] for r in rules if pred(r)]
@@ -155,10 +173,12 @@ def _summary(rules: list[dict[str, Any]], unused: list[str]) -> dict[str, Any]:
         "passed": len(ids(lambda r: r["verdict"] == "pass")),
         "warned": len(ids(lambda r: r["verdict"] == "warn")),
         "failed": len(ids(lambda r: r["verdict"] == "fail")),
+        "inconclusive": len(ids(lambda r: r["verdict"] == "inconclusive")),
         "waived": len(ids(lambda r: r["verdict"] == "waived")),
         "errors": len(ids(lambda r: r["verdict"] == "error")),
-        "blocking_failures": ids(lambda r: r["verdict"] == "fail" and r["severity"] == "blocking"),
-        "warnings": ids(lambda r: r["verdict"] == "warn" or (r["verdict"] == "fail" and r["severity"] == "advisory")),
+        "blocking_failures": ids(fails_release),
+        "warnings": ids(lambda r: r["verdict"] in ("warn", "fail", "inconclusive") and not fails_release(r)),
+        "inconclusive_rules": ids(lambda r: r["verdict"] == "inconclusive"),
         "waived_rules": ids(lambda r: r["verdict"] == "waived"),
         "unused_waivers": unused,
     }

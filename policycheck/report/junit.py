@@ -7,11 +7,16 @@ rule, named by the rule id, so CI tracks each rule's history:
 - blocking fail: ``<failure type="fail">``;
 - error (the evaluator could not run): ``<error>``;
 - waived: ``<skipped>`` with the waiver's reason, approver and expiry;
+- inconclusive (the sample cannot tell): ``<failure type="inconclusive">``
+  when it fails the release (a blocking rule under ``on_inconclusive:
+  fail``), else ``<skipped>`` whose message starts ``inconclusive:`` (not a
+  pass, not a failure; the ``verdict`` property says which);
 - warn, and fail of an advisory rule: no failure element (CI must not
   fail on a warning), but the test case's ``verdict`` property and its
   ``system-out`` say so. When the run treated warnings as failures
   (``--fail-on-warn``, visible in report.json as verdict ``warn`` with
-  exit code 1) they become ``<failure type="warning">``.
+  exit code 1) they, and inconclusive rules that only warn, become
+  ``<failure type="warning">``.
 
 Rendered from the report dict alone.
 """
@@ -22,7 +27,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from policycheck.report.render import VERDICT_WORDS, fmt, threshold_text
+from policycheck.report.render import VERDICT_WORDS, measured_text, threshold_text
+from policycheck.verdicts import fails_release
 
 #: Characters XML 1.0 cannot carry, even escaped (control characters).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -45,12 +51,15 @@ def warnings_fail(report: dict[str, Any]) -> bool:
     return bool(report["provenance"]["fail_on_warn"])
 
 
+def verdict_of(rule: dict[str, Any]) -> str:
+    """The rule's verdict before any waiver."""
+    return rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
+
+
 def _measured(rule: dict[str, Any]) -> str:
     if rule["error"]:
         return f"not evaluated: {rule['error']}"
-    interval = rule["interval"]
-    shown = fmt(rule["value"]) + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
-    return f"measured {shown}; threshold: {threshold_text(rule['threshold'])}"
+    return f"measured {measured_text(rule)}; threshold: {threshold_text(rule['threshold'])}"
 
 
 def _system_out(rule: dict[str, Any]) -> str:
@@ -61,12 +70,14 @@ def _system_out(rule: dict[str, Any]) -> str:
         f"{rule['metric']}: {rule['summary']}",
         _measured(rule),
     ]
+    if rule.get("verdict_reason"):
+        lines.append(rule["verdict_reason"])
     if rule["waiver"]:
         w = rule["waiver"]
         lines.append(f"waived (was {rule['verdict_before_waiver']}) by {w['approved_by']} until {w['expires']}: {w['reason']}")
     if rule["meaning"]:
         lines.append(f"what it means: {rule['meaning']}")
-    if rule["remedy"] and rule["verdict"] in ("fail", "warn", "waived"):
+    if rule["remedy"] and rule["verdict"] in ("fail", "warn", "waived", "inconclusive"):
         lines.append(f"what to do: {rule['remedy']}")
     lines.append(f"policy: {where}")
     return "\n".join(lines) + "\n"
@@ -87,6 +98,10 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
         ("interval_lower", interval[0]),
         ("interval_upper", interval[1]),
         ("threshold", threshold_text(rule["threshold"])),
+        ("raw", rule.get("raw")),
+        ("baseline", rule.get("baseline")),
+        ("records_to_settle", rule.get("records_to_settle")),
+        ("on_inconclusive", rule.get("on_inconclusive") if verdict_of(rule) == "inconclusive" else None),
         ("policy_location", f"{rule['policy_location']['file']}:{rule['policy_location'].get('line') or ''}"),
     ):
         if value is not None:
@@ -103,10 +118,18 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
     elif verdict == "fail" and rule["severity"] == "blocking":
         _el(case, "failure", rule["remedy"] or None, message=message, type="fail")
         outcome = "failure"
-    elif verdict in ("warn", "fail") and warn_fails:
-        kind = "warning" if verdict == "warn" else "advisory-fail"
+    elif verdict == "inconclusive" and fails_release(rule):
+        _el(case, "failure", rule.get("verdict_reason") or None,
+            message=f"{message} (inconclusive; on_inconclusive: fail)", type="inconclusive")
+        outcome = "failure"
+    elif verdict in ("warn", "fail", "inconclusive") and warn_fails:
+        kind = {"warn": "warning", "fail": "advisory-fail", "inconclusive": "inconclusive"}[verdict]
         _el(case, "failure", rule["remedy"] or None, message=f"{message} ({kind}; --fail-on-warn)", type="warning")
         outcome = "failure"
+    elif verdict == "inconclusive":
+        reason = (rule.get("verdict_reason") or message).removeprefix("Inconclusive: ")
+        _el(case, "skipped", message=f"inconclusive: {reason}")
+        outcome = "skipped"
     _el(case, "system-out", _system_out(rule))
     return outcome
 

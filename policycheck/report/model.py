@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
 class _Model(BaseModel):
@@ -38,10 +38,32 @@ class RuleOut(_Model):
     metric: str
     family: str
     severity: Literal["blocking", "advisory"]
-    verdict: Literal["pass", "warn", "fail", "waived", "error"]
-    verdict_before_waiver: Literal["pass", "warn", "fail", "error"] | None = None
+    verdict: Literal["pass", "warn", "fail", "inconclusive", "waived", "error"] = Field(
+        description="inconclusive: the estimate and the compared interval end lie on opposite sides of the fail "
+        "level, so this sample cannot tell."
+    )
+    verdict_before_waiver: Literal["pass", "warn", "fail", "inconclusive", "error"] | None = None
+    verdict_reason: str | None = Field(
+        default=None,
+        description="Plain words for a verdict its name does not explain: why it is inconclusive (and how many "
+        "records would settle it), why it fails on a claim another rule refuted, or what a pass means.",
+    )
+    on_inconclusive: Literal["fail", "warn"] = Field(
+        default="warn", description="What an inconclusive verdict of this rule does to the release, if blocking."
+    )
+    records_to_settle: int | None = Field(
+        default=None, description="Records that would settle an inconclusive verdict, if the estimate held."
+    )
     value: float | None = Field(description="The metric's point estimate.")
     compared_value: float | None = Field(description="What the threshold was compared with (estimate or interval end).")
+    raw: float | None = Field(default=None, description="The rate before the baseline is subtracted, when value is the excess.")
+    baseline: float | None = Field(
+        default=None, description="What an attacker gets without the release's individual information."
+    )
+    baseline_label: str | None = Field(default=None, description="Plain words naming the baseline.")
+    sample_size: int | None = Field(default=None, description="Records behind the interval.")
+    refutes: list[str] = Field(default_factory=list, description="Declared claims this measurement refutes.")
+    relies_on: list[str] = Field(default_factory=list, description="Declared claims the value relies on.")
     threshold: ThresholdOut
     interval: list[float] | None = Field(description="Confidence interval [lower, upper] of the estimate, if any.")
     confidence: float | None = None
@@ -68,10 +90,18 @@ class Summary(_Model):
     passed: int
     warned: int
     failed: int
+    inconclusive: int = 0
     waived: int
     errors: int
-    blocking_failures: list[str]
-    warnings: list[str]
+    blocking_failures: list[str] = Field(
+        description="Rules that fail the release: blocking fails, and blocking inconclusive rules under "
+        "on_inconclusive: fail."
+    )
+    warnings: list[str] = Field(
+        description="Rules that make the release warn: warnings, advisory fails, and inconclusive rules that do "
+        "not fail it."
+    )
+    inconclusive_rules: list[str] = Field(default_factory=list)
     waived_rules: list[str]
     unused_waivers: list[str]
 

@@ -23,6 +23,7 @@ VERDICT_WORDS = {
     "fail": "FAIL",
     "error": "ERROR: NOT EVALUATED",
     "waived": "WAIVED",
+    "inconclusive": "INCONCLUSIVE",
 }
 
 
@@ -52,6 +53,26 @@ def threshold_text(t: dict[str, Any]) -> str:
     return ", ".join(parts) + on
 
 
+def interval_text(rule: dict[str, Any]) -> str:
+    interval = rule.get("interval")
+    return f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else ""
+
+
+def measured_text(rule: dict[str, Any]) -> str:
+    """The value with its interval and, where the metric gives them, the observed rate and the baseline.
+
+    ``0.05 [0.01, 0.09] excess = observed 0.25 - baseline 0.2`` when the value
+    is the excess over a baseline; ``0.52 [0.5, 0.54] (baseline 0.5)`` when
+    the value keeps its own scale.
+    """
+    shown = fmt(rule.get("value")) + interval_text(rule)
+    if rule.get("baseline") is None:
+        return shown
+    if rule.get("raw") is not None:
+        return f"{shown} excess = observed {fmt(rule['raw'])} − baseline {fmt(rule['baseline'])}"
+    return f"{shown} (baseline {fmt(rule['baseline'])})"
+
+
 def _is_scalar(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
@@ -66,6 +87,7 @@ def _environment() -> Environment:
     )
     env.filters["fmt"] = fmt
     env.filters["threshold"] = threshold_text
+    env.filters["measured"] = measured_text
     env.filters["chart"] = render_chart
     env.filters["gauge"] = render_gauge
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]

@@ -4,7 +4,11 @@ A policy rule is a SARIF rule (``tool.driver.rules``, id = the rule id).
 Each failing or warning rule becomes one result located at the rule's line
 in the policy file, so the finding shows up where the rule is written:
 level ``error`` for a blocking fail, ``warning`` for a warn or an advisory
-fail. A waived rule keeps its result with a ``suppressions`` entry (kind
+fail. An inconclusive rule (the sample cannot tell) that fails the release
+(blocking, ``on_inconclusive: fail``) is kind ``fail``, level ``error``;
+otherwise it is kind ``open`` ("insufficient information to decide", for
+which SARIF requires level ``none``), its message saying how many records
+would settle it. A waived rule keeps its result with a ``suppressions`` entry (kind
 ``external``, status ``accepted``, the waiver's reason as justification).
 A rule that could not be evaluated is a tool execution notification, and
 makes ``executionSuccessful`` false. Every file the report names is an
@@ -20,12 +24,13 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
-from policycheck.report.render import fmt, threshold_text
+from policycheck.report.render import measured_text, threshold_text
+from policycheck.verdicts import fails_release
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 EXIT_WORDS = {
     0: "every blocking rule passes",
-    1: "a blocking rule fails (or warns, with --fail-on-warn)",
+    1: "a blocking rule fails, or is inconclusive under on_inconclusive: fail (or a rule warns, with --fail-on-warn)",
     3: "a rule could not be evaluated",
 }
 
@@ -38,13 +43,19 @@ def artifact_uri(path: str) -> str:
     return quote(PurePosixPath(path.replace("\\", "/")).as_posix(), safe="/")
 
 
-def _level(rule: dict[str, Any]) -> str | None:
-    """SARIF level of a rule's result, None when it gets none (pass, error)."""
+def _kind_level(rule: dict[str, Any]) -> tuple[str, str] | None:
+    """SARIF kind and level of a rule's result, None when it gets none (pass, error)."""
     verdict = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
     if verdict == "fail":
-        return "error" if rule["severity"] == "blocking" else "warning"
+        return "fail", "error" if rule["severity"] == "blocking" else "warning"
     if verdict == "warn":
-        return "warning"
+        return "fail", "warning"
+    if verdict == "inconclusive":
+        if fails_release({**rule, "verdict": verdict}):
+            return "fail", "error"
+        # NOTE: SARIF 2.1.0 sec. 3.27.9-10: kind "open" is "insufficient
+        # information to decide", and any kind but "fail" takes level "none".
+        return "open", "none"
     return None
 
 
@@ -82,22 +93,24 @@ def _location(rule: dict[str, Any], artifact_index: dict[str, int]) -> dict[str,
 
 
 def _message(rule: dict[str, Any]) -> str:
-    interval = rule["interval"]
-    shown = fmt(rule["value"]) + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
     verdict = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
-    words = {"fail": "fails", "warn": "warns"}[verdict]
-    text = f"Rule {rule['id']} ({rule['metric']}) {words}: measured {shown}; threshold: {threshold_text(rule['threshold'])}."
+    words = {"fail": "fails", "warn": "warns", "inconclusive": "is inconclusive"}[verdict]
+    text = (f"Rule {rule['id']} ({rule['metric']}) {words}: measured {measured_text(rule)}; "
+            f"threshold: {threshold_text(rule['threshold'])}.")
+    if rule.get("verdict_reason"):
+        text += " " + rule["verdict_reason"].removeprefix("Inconclusive: ")
     if rule["meaning"]:
         text += f" {rule['meaning']}"
     return text
 
 
 def _result(rule: dict[str, Any], rule_index: int, policy_id: str, artifact_index: dict[str, int]) -> dict[str, Any]:
+    kind, level = _kind_level(rule)  # type: ignore[misc]
     result: dict[str, Any] = {
         "ruleId": rule["id"],
         "ruleIndex": rule_index,
-        "kind": "fail",
-        "level": _level(rule),
+        "kind": kind,
+        "level": level,
         "message": {"text": _message(rule)},
         "locations": [_location(rule, artifact_index)],
         # NOTE: a stable identity across releases, so code scanning tracks a
@@ -110,6 +123,9 @@ def _result(rule: dict[str, Any], rule_index: int, policy_id: str, artifact_inde
             "comparedValue": rule["compared_value"],
             "interval": rule["interval"],
             "confidence": rule["confidence"],
+            "raw": rule.get("raw"),
+            "baseline": rule.get("baseline"),
+            "recordsToSettle": rule.get("records_to_settle"),
         },
     }
     if rule["waiver"]:
@@ -151,7 +167,7 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
     results = [
         _result(rule, i, report["policy"]["id"], artifact_index)
         for i, rule in enumerate(rules)
-        if _level(rule) is not None
+        if _kind_level(rule) is not None
     ]
     notifications = [
         {
