@@ -1,6 +1,7 @@
 """The command line as a user meets it: exit codes, one-line errors, outputs."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -121,3 +122,42 @@ def test_check_exports_reverse_mapped_sets(runner, toy_metric, write, toy_releas
     exported = pd.read_csv("rm/reverse_mapped_1_synthetic.csv")
     original = pd.read_csv(toy_release["original"])
     assert sorted(exported["age"]) == sorted(original["age"])  # a permutation of the original's values
+
+
+MISLED = """\
+metadata: {id: t, title: T, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex], secrets: [income]}
+rules:
+  - id: misled
+    metric: linkage_consistently_misled
+    threshold: {fail_above: 0.5}
+"""
+
+
+def test_validate_rejects_fail_above_on_a_higher_is_safer_metric(runner, write):
+    result = invoke(runner, "validate", write("p.yaml", MISLED))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        "p.yaml:6:17: higher is safer for linkage_consistently_misled: a rule fails when the value is too low; "
+        "use fail_below (and warn_below)"
+    )
+
+
+def test_plan_with_a_release_reports_a_categorical_secret_without_order_once_and_exits_2(runner, write, toy_release):
+    policy = write("p.yaml", MISLED.replace("fail_above", "fail_below") + "  - id: narrowing\n"
+                   "    metric: linkage_range_narrowing\n    threshold: {fail_above: 0.1}\n")
+    result = invoke(runner, "plan", policy, "-r", toy_release["manifest"])
+    assert result.exit_code == 2
+    message = ("secret column 'income' is categorical without an order, so no range of its values can be narrowed; "
+               "give its categories lowest first in params.orders, or choose a numeric or ordinal secret")
+    # One line per rule, each once, at the rule; nothing computed, no traceback.
+    assert result.stderr.splitlines() == [f"p.yaml:4:5: {message}", f"p.yaml:7:5: {message}"]
+
+
+def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_running(runner, write, toy_release):
+    policy = write("p.yaml", MISLED.replace("maximum-knowledge", "partially-informed")
+                   .replace("linkage_consistently_misled", "reconstruction_accuracy\n    params: {secret: sex}"))
+    result = invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 2
+    assert "p.yaml:6:14: secret 'sex' is not among the policy's declared secrets (income)" in result.stderr
+    assert not (Path("out") / "report.json").exists()

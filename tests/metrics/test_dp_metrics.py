@@ -222,3 +222,44 @@ def test_suppressing_matrix_reports_infinite_epsilon_json_safely(tmp_path):
     assert math.isinf(result.value)
     assert result.details["epsilon"] is None and result.details["infinite"]
     assert result.charts[0]["values"][0][1] is None and result.charts[0]["marked"] == [[0, 1]]
+
+
+# ---------------------------------------------------------------- refuted and relied-on claims
+
+
+def test_membership_excess_refutes_only_the_sets_whose_claim_it_contradicts():
+    # A copy of the training data proves epsilon >= 3.28 (see above): a claim of 5 stands, one of 2 falls.
+    rel = release(SynthesizerInfo("a", epsilon=5.0), SynthesizerInfo("b", epsilon=2.0))
+    result = evaluate("dp_epsilon_excess_membership", rel)
+    assert result.refutes == ("synthetic[1]:epsilon",)
+    assert result.notes[0].startswith("Refuted: the measured lower bound on epsilon exceeds the claim for synthetic[1]")
+
+
+def test_a_claim_the_test_does_not_contradict_is_not_refuted_never_verified():
+    result = evaluate("dp_epsilon_excess_membership", release(SynthesizerInfo("a", epsilon=5.0)))
+    assert result.value == 0 and result.refutes == ()
+    assert result.notes[0].startswith("Not refuted by this test (a test cannot verify a DP claim)")
+    assert registry.get_metric("dp_epsilon_excess_membership").pass_means == (
+        "Not refuted by this test (a test cannot verify a DP claim)."
+    )
+
+
+def test_attribute_game_on_a_builtin_synthesizer_refutes_no_claim_of_the_release():
+    rel = release(SynthesizerInfo("x"))
+    spec = registry.get_metric("dp_epsilon_excess_attribute")
+    params = spec.params(secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
+    truth = np.array([0, 1] * 25)
+    game = AttributeInferenceGame(truth, truth.copy(), truth.astype(float), {"attack": "lp"})
+    result = evaluate("dp_epsilon_excess_attribute", rel, needs={game_need(params): game},
+                      secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
+    assert result.value > 0 and result.refutes == ()
+
+
+def test_total_epsilon_relies_on_every_claim_it_sums(tmp_path):
+    (tmp_path / "l.yaml").write_text(
+        "ledger_version: 1\nreleases:\n  - id: old\n    mechanisms:\n      - {mechanism: laplace, epsilon: 0.2}\n"
+    )
+    rel = release(SynthesizerInfo("mst", epsilon=0.5), SynthesizerInfo("nonprivate"), SynthesizerInfo("b", epsilon=1.0))
+    result = evaluate("dp_total_epsilon", rel, base_dir=tmp_path, delta=1e-6, ledger="l.yaml")
+    # The set without a claim makes the total infinite; it relies on no claim.
+    assert result.relies_on == ("synthetic[0]:epsilon", "synthetic[2]:epsilon", "ledger:old[1]:epsilon")

@@ -148,3 +148,90 @@ def test_columns_named_by_the_policy_must_exist(toy_metric, write, toy_release):
     found = problems_of(write("p.yaml", text), release)
     assert any("column 'sexx' is not in the release (did you mean 'sex'?)" in p for p in found)
     assert any("column 'incme' is not in the release (did you mean 'income'?)" in p for p in found)
+
+
+# --- checks of params and thresholds against the metric and the release, before running
+
+LINKAGE = """\
+metadata: {id: t, title: T, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex], secrets: [income]}
+rules:
+  - id: misled
+    metric: linkage_consistently_misled
+    params: {secret: age}
+    threshold: {fail_above: 0.5}
+"""
+
+
+def test_threshold_in_the_unsafe_direction_is_refused(write):
+    assert problems_of(write("p.yaml", LINKAGE)) == [
+        "p.yaml:7:17: higher is safer for linkage_consistently_misled: a rule fails when the value is too low; "
+        "use fail_below (and warn_below)"
+    ]
+
+
+def test_fail_below_on_a_higher_is_riskier_metric_is_refused(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_below: 0.1"))
+    assert problems_of(path) == [
+        "p.yaml:7:17: higher is riskier for toy_share: a rule fails when the value is too high; "
+        "use fail_above (and warn_above)"
+    ]
+
+
+def test_categorical_linkage_secret_without_an_order_is_refused_against_a_release(write, toy_release):
+    text = LINKAGE.replace("{secret: age}", "{secret: income}").replace("fail_above", "fail_below")
+    release = load_manifest(toy_release["manifest"])
+    assert problems_of(write("p.yaml", text), release) == [
+        "p.yaml:6:14: secret column 'income' is categorical without an order, so no range of its values can be "
+        "narrowed; give its categories lowest first in params.orders, or choose a numeric or ordinal secret"
+    ]
+
+
+def test_categorical_linkage_secret_with_an_order_is_accepted(write, toy_release):
+    text = LINKAGE.replace("{secret: age}", "{secret: income, orders: {income: ['<=50K', '>50K']}}")
+    load_policy(write("p.yaml", text.replace("fail_above", "fail_below")), load_manifest(toy_release["manifest"]))
+
+
+def test_reconstruction_secret_not_declared_is_refused_against_a_release(write, toy_release):
+    text = LINKAGE.replace("model: maximum-knowledge", "model: partially-informed").replace(
+        "linkage_consistently_misled", "reconstruction_accuracy").replace("{secret: age}", "{secret: sex}")
+    assert problems_of(write("p.yaml", text), load_manifest(toy_release["manifest"])) == [
+        "p.yaml:6:14: secret 'sex' is not among the policy's declared secrets (income): declare it under "
+        "attacker.secrets or attack one of them"
+    ]
+
+
+def test_column_param_naming_an_id_column_says_so(toy_metric, write, toy_release):
+    import dataclasses
+
+    release = load_manifest(toy_release["manifest"])
+    # NOTE: Release.roles comes with branch roles; a stand-in with the attribute.
+    roles = {"age": "numeric", "sex": "id", "income": "categorical"}
+    Stand = dataclasses.make_dataclass("Stand", [("roles", dict, dataclasses.field(default_factory=dict))],
+                                       bases=(type(release),), frozen=True)
+    release = Stand(**{f.name: getattr(release, f.name) for f in dataclasses.fields(release)}, roles=roles)
+    message = "column 'sex' is declared type id: id columns enter no attack, query or distance; choose an analysed column"
+    # The attacker's quasi-identifier and the rule's column param.
+    assert problems_of(write("p.yaml", TOY_POLICY), release) == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
+
+
+def test_missing_holdout_is_reported_with_the_other_problems(toy_metric, write, toy_release):
+    text = toy_release["manifest"].read_text().replace("holdout: holdout.csv\n", "")
+    toy_release["manifest"].write_text(text)
+    policy = """\
+metadata: {id: t, title: T, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - {id: dcr, metric: dcr_share, threshold: {fail_above: 0.55}}
+  - {id: toy, metric: toy_share, params: {column: sexx, value: Male}, threshold: {fail_above: 0.5}}
+"""
+    found = problems_of(write("p.yaml", policy), load_manifest(toy_release["manifest"]))
+    assert found == [
+        "p.yaml:4:15: rule 'dcr': metric 'dcr_share' needs a holdout set and the release has none",
+        "p.yaml:5:43: column 'sexx' is not in the release (did you mean 'sex'?)",
+    ]
+
+
+def test_on_inconclusive_takes_fail_or_warn(toy_metric, write):
+    path = write("p.yaml", TOY_POLICY.replace("rules:", "on_inconclusive: ignore\nrules:"))
+    assert problems_of(path) == ["p.yaml:3:1: on_inconclusive: 'ignore' is not one of 'fail' or 'warn'"]
