@@ -114,13 +114,13 @@ def _inconclusive_reason(threshold: Threshold, result: MetricResult, bound: floa
     end = "upper" if threshold.compare == "upper" else "lower"
     if beyond(threshold, threshold.fail, bound):
         text = (
-            f"Inconclusive: the estimate {_num(result.value)} is not {word} the fail level {level}, but the {end} end "
+            f"The estimate {_num(result.value)} is not {word} the fail level {level}, but the {end} end "
             f"of its {confidence}interval, {_num(bound)}, is: this sample cannot show that the value is within the "
             f"fail level."
         )
     else:
         text = (
-            f"Inconclusive: the estimate {_num(result.value)} is {word} the fail level {level}, but the {end} end "
+            f"The estimate {_num(result.value)} is {word} the fail level {level}, but the {end} end "
             f"of its {confidence}interval, {_num(bound)}, is not: this sample does not show that the value is "
             f"{word} the fail level."
         )

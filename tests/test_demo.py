@@ -51,3 +51,23 @@ def test_membership_numbers_are_those_of_the_recorded_seed(demo):
     assert reports["nonprivate"]["provenance"]["seed"] == 20261121
     assert rules["dcr-share"]["value"] == 1.0
     assert rules["mi-risk"]["value"] == pytest.approx(0.8688, abs=1e-4)
+
+
+def test_nonprivate_budget_fails_because_it_sums_the_refuted_epsilon_claim(demo):
+    _, reports = demo
+    rules = {r["id"]: r for r in reports["nonprivate"]["rules"]}
+    assert rules["dp-claim"]["refutes"] == ["synthetic[0]:epsilon"]
+    assert rules["dp-budget"]["relies_on"] == ["synthetic[0]:epsilon", "ledger:adult-teaching-2025[1]:epsilon",
+                                               "ledger:adult-teaching-2025[2]:epsilon",
+                                               "ledger:adult-research-2026-q1[1]:epsilon"]
+    # Its total, 1.638, is within the levels: only the refuted claim fails it.
+    assert rules["dp-budget"]["value"] < 2.0 and rules["dp-budget"]["verdict"] == "fail"
+    assert "the epsilon claim of synthetic[0], which rule 'dp-claim' refuted" in rules["dp-budget"]["verdict_reason"]
+
+
+def test_indhist_dp_claim_pass_is_worded_as_not_refuted(demo):
+    _, reports = demo
+    claim = next(r for r in reports["indhist"]["rules"] if r["id"] == "dp-claim")
+    assert claim["verdict"] == "pass" and claim["refutes"] == []
+    assert claim["verdict_reason"] == "Not refuted by this test (a test cannot verify a DP claim)."
+    assert "verified" not in json.dumps(claim).replace("cannot verify", "")

@@ -109,7 +109,7 @@ def test_records_to_settle_when_the_estimate_is_beyond_and_the_bound_is_not():
 
 def test_inconclusive_reason_says_the_sample_cannot_show_it():
     judged = judge_result(Threshold(fail_above=0.3, compare="upper"), MetricResult(0.078, (-0.22, 0.378), 0.95))
-    assert judged.reason.startswith("Inconclusive: the estimate 0.078 is not above the fail level 0.3, but the upper")
+    assert judged.reason.startswith("The estimate 0.078 is not above the fail level 0.3, but the upper")
     assert "95% interval, 0.378, is" in judged.reason
 
 

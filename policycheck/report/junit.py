@@ -127,7 +127,7 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
         _el(case, "failure", rule["remedy"] or None, message=f"{message} ({kind}; --fail-on-warn)", type="warning")
         outcome = "failure"
     elif verdict == "inconclusive":
-        reason = (rule.get("verdict_reason") or message).removeprefix("Inconclusive: ")
+        reason = rule.get("verdict_reason") or message
         _el(case, "skipped", message=f"inconclusive: {reason}")
         outcome = "skipped"
     _el(case, "system-out", _system_out(rule))

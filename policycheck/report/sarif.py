@@ -98,7 +98,7 @@ def _message(rule: dict[str, Any]) -> str:
     text = (f"Rule {rule['id']} ({rule['metric']}) {words}: measured {measured_text(rule)}; "
             f"threshold: {threshold_text(rule['threshold'])}.")
     if rule.get("verdict_reason"):
-        text += " " + rule["verdict_reason"].removeprefix("Inconclusive: ")
+        text += " " + rule["verdict_reason"]
     if rule["meaning"]:
         text += f" {rule['meaning']}"
     return text

@@ -1,0 +1,176 @@
+"""Every verdict kind, inconclusive included, counted alike in report.json, HTML, Markdown, JUnit and SARIF;
+and the observed rate, baseline and excess shown side by side."""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from pydantic import Field
+
+from policycheck.checking import check_release, print_summary
+from policycheck.metrics import registry
+from policycheck.metrics.base import Knowledge, MetricResult
+from policycheck.metrics.registry import Params
+from policycheck.release.load import load_manifest
+from policycheck.report.junit import render_junit
+from policycheck.report.render import render_html, render_markdown
+from policycheck.report.sarif import build_sarif
+
+# The toy share of Male is 5/6 = 0.8333, Clopper-Pearson 95% interval [0.3588, 0.9958].
+EVERY_VERDICT = """\
+metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
+attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
+rules:
+  - {id: passes, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9}}
+  - {id: warns, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, warn_above: 0.6}}
+  - {id: fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5}}
+  - {id: advisory-fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5},
+     severity: advisory}
+  - {id: inconclusive-warns, metric: toy_share, params: {column: sex, value: Male},
+     threshold: {fail_above: 0.9, compare: upper}}
+  - {id: inconclusive-fails, metric: toy_share, params: {column: sex, value: Male},
+     threshold: {fail_above: 0.9, compare: upper}, on_inconclusive: fail}
+  - {id: waived, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5}}
+  - {id: errors, metric: toy_share, params: {column: sex, value: Male, explode: true}, threshold: {fail_above: 0.5}}
+waivers:
+  - {rule: waived, reason: pilot, approved_by: Jane Roe, expires: 2099-12-31}
+"""
+
+
+@pytest.fixture
+def report(toy_metric, write, toy_release, tmp_path):
+    release = load_manifest(toy_release["manifest"])
+    return check_release(write("p.yaml", EVERY_VERDICT), release, tmp_path / "out", executor="serial",
+                         progress=False, seed=3, formats=("json",))
+
+
+def test_summary_counts_every_verdict_kind(report):
+    s = report["summary"]
+    assert (s["total"], s["passed"], s["warned"], s["failed"], s["inconclusive"], s["waived"], s["errors"]) == (
+        8, 1, 1, 2, 2, 1, 1)
+    assert s["blocking_failures"] == ["fails", "inconclusive-fails"]
+    assert s["warnings"] == ["warns", "advisory-fails", "inconclusive-warns"]
+    assert s["inconclusive_rules"] == ["inconclusive-warns", "inconclusive-fails"]
+
+
+def test_html_counts_agree_with_the_summary(report):
+    html = render_html(report)
+    counts = dict((word, int(n)) for n, word in re.findall(r"<div(?: class=\"c-\w+\")?><b>(\d+)</b>(\w+)</div>", html))
+    s = report["summary"]
+    assert counts == {"rules": s["total"], "passed": s["passed"], "failed": s["failed"], "inconclusive": s["inconclusive"],
+                      "warned": s["warned"], "waived": s["waived"], "errors": s["errors"]}
+    assert html.count('<span class="badge v-inconclusive">inconclusive</span>') == 2
+
+
+def test_markdown_counts_agree_with_the_summary(report):
+    md = render_markdown(report)
+    assert "8 rules: 1 passed, 2 failed, 2 inconclusive, 1 warned, 1 waived, 1 errors." in md
+    assert md.count("| **inconclusive** |") == 2
+
+
+def test_junit_fails_only_the_inconclusive_rule_that_fails_the_release(report):
+    root = ET.fromstring(render_junit(report).encode())
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert cases["inconclusive-fails"].find("failure").get("type") == "inconclusive"
+    skipped = cases["inconclusive-warns"].find("skipped")
+    assert cases["inconclusive-warns"].find("failure") is None
+    assert skipped.get("message").startswith("inconclusive: The estimate 0.8333 is not above the fail level 0.9")
+    # failures: fails, inconclusive-fails; skipped: waived, inconclusive-warns; errors: errors.
+    assert (root.get("tests"), root.get("failures"), root.get("skipped"), root.get("errors")) == ("8", "2", "2", "1")
+
+
+def test_junit_fail_on_warn_turns_an_inconclusive_warning_into_a_failure(report):
+    report["provenance"]["fail_on_warn"] = True
+    root = ET.fromstring(render_junit(report).encode())
+    case = next(c for c in root.iter("testcase") if c.get("name") == "inconclusive-warns")
+    assert case.find("failure").get("type") == "warning"
+
+
+def test_sarif_kinds_and_levels_follow_what_inconclusive_does_to_the_release(report):
+    found = {r["ruleId"]: (r["kind"], r["level"]) for r in build_sarif(report)["runs"][0]["results"]}
+    assert found == {
+        "warns": ("fail", "warning"),
+        "fails": ("fail", "error"),
+        "advisory-fails": ("fail", "warning"),
+        "inconclusive-warns": ("open", "none"),  # SARIF: insufficient information; any kind but fail has level none
+        "inconclusive-fails": ("fail", "error"),
+        "waived": ("fail", "error"),
+    }
+
+
+def test_sarif_message_words_the_inconclusive_verdict(report):
+    result = next(r for r in build_sarif(report)["runs"][0]["results"] if r["ruleId"] == "inconclusive-warns")
+    assert result["message"]["text"].startswith(
+        "Rule inconclusive-warns (toy_share) is inconclusive: measured 0.8333 [0.3588, 0.9958]; "
+        "threshold: fail if > 0.9 (upper CI bound). The estimate 0.8333 is not above the fail level 0.9, but the upper"
+    )
+
+
+# --- observed rate, baseline, excess
+
+
+class ExcessParams(Params):
+    baseline_only: bool = Field(False, description="Report a baseline without a raw rate.")
+
+
+@pytest.fixture
+def excess_metric():
+    def excess(ctx, params, needs):
+        """An excess over chance (test metric)."""
+        if params.baseline_only:
+            return MetricResult(0.518, (0.5, 0.536), 0.95, baseline=0.5, baseline_label="the share expected without leakage")
+        return MetricResult(0.05, (0.01, 0.09), 0.95, raw=0.25, baseline=0.2,
+                            baseline_label="chance: sum of p^2 over the secret's values")
+
+    registry.load_families()
+    registry.metric(name="excess", family="toy", params=ExcessParams, knowledge={Knowledge.SYNTHETIC},
+                    inputs={"synthetic"})(excess)
+    yield
+    registry._METRICS.pop("excess", None)
+
+
+@pytest.fixture
+def excess_report(excess_metric, write, toy_release, tmp_path):
+    text = """\
+metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - {id: linkage, metric: excess, threshold: {fail_above: 0.1}}
+  - {id: share, metric: excess, params: {baseline_only: true}, threshold: {fail_above: 0.55}}
+"""
+    release = load_manifest(toy_release["manifest"])
+    return check_release(write("p.yaml", text), release, tmp_path / "out", executor="serial", progress=False,
+                         formats=("json",))
+
+
+def test_report_json_carries_raw_baseline_and_its_label(excess_report):
+    rule = excess_report["rules"][0]
+    assert (rule["value"], rule["raw"], rule["baseline"]) == (0.05, 0.25, 0.2)
+    assert rule["baseline_label"] == "chance: sum of p^2 over the secret's values"
+
+
+def test_html_shows_observed_baseline_and_excess_side_by_side(excess_report):
+    html = render_html(excess_report)
+    assert "Observed 0.25 − baseline 0.2 = excess 0.05; the baseline is chance: sum of p^2 over the secret&#39;s values." in html
+    assert "<td>0.25</td><td>0.2</td>" in html  # observed and baseline columns of the summary table
+    assert "Baseline 0.5; the baseline is the share expected without leakage." in html
+
+
+def test_markdown_shows_observed_and_baseline_columns(excess_report):
+    md = render_markdown(excess_report)
+    assert "| `linkage` | excess | **pass** | 0.05 (excess) | [0.01, 0.09] | 0.25 | 0.2 | fail if > 0.1 |" in md
+    assert "| `share` | excess | **pass** | 0.518 | [0.5, 0.536] | – | 0.5 | fail if > 0.55 |" in md
+
+
+def test_console_summary_shows_the_excess_and_its_parts(excess_report, capsys):
+    print_summary(excess_report)
+    out = capsys.readouterr().out
+    assert "linkage (excess): 0.05 [0.01, 0.09] excess = observed 0.25 − baseline 0.2" in out
+    assert "share (excess): 0.518 [0.5, 0.536] (baseline 0.5)" in out
+
+
+def test_a_report_without_baselines_reads_as_before(report):
+    rule = next(r for r in report["rules"] if r["id"] == "passes")
+    assert (rule["raw"], rule["baseline"], rule["baseline_label"]) == (None, None, None)
+    assert json.dumps(rule).count("baseline") == 2
