@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 import platform
-import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -16,6 +15,7 @@ import numpy as np
 from policycheck import __version__
 from policycheck.compiler import Plan
 from policycheck.errors import display_path
+from policycheck.git_revision import git_revision
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
@@ -170,19 +170,6 @@ def _waiver(w: Waiver) -> dict[str, Any]:
 
 def _synth(info) -> dict[str, Any]:
     return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command}
-
-
-def git_revision(folder: Path) -> str | None:
-    """HEAD of the git checkout holding ``folder`` (with ``+dirty`` if changed), or None."""
-    try:
-        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-        if head.returncode != 0:
-            return None
-        status = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
 
 
 def _version(name: str) -> str:
