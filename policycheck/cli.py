@@ -15,9 +15,15 @@ from pathlib import Path
 import click
 
 from policycheck import __version__
+from policycheck.console import block, one_line
 from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
 FORMATS = ("json", "html", "md", "junit", "sarif")
+
+
+def _echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = False) -> None:
+    """click.echo with control characters from the data escaped (``lines``: keep line breaks)."""
+    click.echo(block(text) if lines else one_line(text), err=err, nl=nl)
 
 
 def _guard(fn):
@@ -29,15 +35,15 @@ def _guard(fn):
             return fn(*args, **kwargs)
         except PolicycheckError as exc:
             for problem in exc.problems:
-                click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
+                _echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            _echo("interrupted", err=True)
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - a bug must still never exit 0
-            click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+            _echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_ERROR)
 
     return wrapper
@@ -104,11 +110,11 @@ def validate(files, manifest, original, synthetic, holdout, column_types):
         except InvalidInput as exc:
             problems.extend(exc.problems)
             continue
-        click.echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        _echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
     for problem in problems:
-        click.echo(str(problem), err=True)
+        _echo(str(problem), err=True)
     if problems:
-        click.echo(f"{len(problems)} problem(s) found", err=True)
+        _echo(f"{len(problems)} problem(s) found", err=True)
         sys.exit(EXIT_INVALID)
 
 
@@ -126,9 +132,9 @@ def schema(which, write_dir):
     if write_dir:
         for name, s in (("policy.schema.json", policy_schema()), ("report.schema.json", report_schema())):
             atomic_write_text(Path(write_dir) / name, dump(s))
-            click.echo(f"wrote {display_path(Path(write_dir) / name)}")
+            _echo(f"wrote {display_path(Path(write_dir) / name)}")
         return
-    click.echo(dump(report_schema() if which == "report" else policy_schema()), nl=False)
+    _echo(dump(report_schema() if which == "report" else policy_schema()), nl=False, lines=True)
 
 
 @cli.command()
@@ -143,7 +149,7 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
 
     release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
     compiled = compile_plan(load_policy(policy, release), release)
-    click.echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe())
+    _echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
 
 
 @cli.command()
@@ -180,8 +186,8 @@ def check(policy, manifest, original, synthetic, holdout, column_types, out_dir,
     if explain:
         from policycheck.report.render import render_explain
 
-        click.echo("")
-        click.echo(render_explain(report), nl=False)
+        _echo("")
+        _echo(render_explain(report), nl=False, lines=True)
     sys.exit(report["exit_code"])
 
 
@@ -193,8 +199,13 @@ def check(policy, manifest, original, synthetic, holdout, column_types, out_dir,
               help="Where heavy work runs: local processes, or serially in this process.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False),
+              help="A release manifest you trust: the only source of synthesizer commands verify will run "
+                   "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.")
+@click.option("--show-external", is_flag=True,
+              help="Also print the hashes of files outside the folder the report's paths start from.")
 @_guard
-def verify(report, root, executor, workers, quiet):
+def verify(report, root, executor, workers, quiet, manifest, show_external):
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
 
     Exit 0 when every file hash, verdict and number is identical (numbers to a
@@ -203,22 +214,25 @@ def verify(report, root, executor, workers, quiet):
     """
     from policycheck.verify import verify_report
 
-    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet)
-    for path, sha in result.files:
-        click.echo(f"ok       {path}  sha256 {sha}")
+    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet,
+                           manifest=manifest, show_external=show_external)
+    for path, sha, inside in result.files:
+        if inside or show_external:
+            _echo(f"ok       {path}  sha256 {sha}")
+        else:
+            _echo(f"ok       {path}  (outside the report's folder tree: --show-external prints its hash)")
     for difference in result.differences:
-        click.echo(f"DIFFERS  {difference}")
+        _echo(f"DIFFERS  {difference}")
     if result.problems:
         for problem in result.problems:
-            click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
-        click.echo("the check could not be re-run", err=True)
+            _echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
         sys.exit(EXIT_INVALID)
     rules = len(result.report["rules"])
     if result.identical:
-        click.echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
+        _echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
                    f"{result.report['provenance']['seed']}: identical verdicts and numbers")
         sys.exit(EXIT_PASS)
-    click.echo(f"NOT verified: {len(result.differences)} difference(s)")
+    _echo(f"NOT verified: {len(result.differences)} difference(s)")
     sys.exit(EXIT_FAIL)
 
 
@@ -238,16 +252,16 @@ def diff(old, new, as_json, fail_on_worse):
 
     changes = diff_reports(read_report(old), read_report(new))
     if as_json:
-        click.echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False))
+        _echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False), lines=True)
     else:
-        click.echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
+        _echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
                    f"{changes.new['release']['id']} ({changes.new['verdict']})")
         for difference in changes.context + changes.files + changes.rules:
-            click.echo(f"  {difference}")
+            _echo(f"  {difference}")
         if not changes.rules:
-            click.echo("  no rule verdict or value changed")
+            _echo("  no rule verdict or value changed")
         if changes.worse:
-            click.echo(f"worse: {', '.join(changes.worse)}")
+            _echo(f"worse: {', '.join(changes.worse)}")
     sys.exit(EXIT_FAIL if fail_on_worse and changes.worse else EXIT_PASS)
 
 
@@ -260,11 +274,11 @@ def init(path, schema):
     from policycheck.starter import schema_reference, write_starter
 
     written = write_starter(path, schema)
-    click.echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
+    _echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
     reference = schema_reference(written, schema)
     target = written.parent / reference
     if "://" not in reference and not target.is_file():
-        click.echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
+        _echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
                    f"`policycheck schema --write {display_path(target.parent)}` writes it", err=True)
 
 
@@ -289,12 +303,12 @@ def list_metrics():
     from policycheck.metrics.base import KNOWLEDGE_WORDS
 
     for name, spec in sorted(registry.metrics().items()):
-        click.echo(f"{name} ({spec.family}): {spec.summary}")
+        _echo(f"{name} ({spec.family}): {spec.summary}")
         for field, info in spec.params.model_fields.items():
             default = "required" if info.is_required() else f"default {info.get_default(call_default_factory=True)!r}"
-            click.echo(f"    {field}: {info.description or ''} [{default}]")
+            _echo(f"    {field}: {info.description or ''} [{default}]")
         words = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(spec.knowledge, key=lambda k: k.value)) or "none"
-        click.echo(f"    attacker knowledge: {words}")
+        _echo(f"    attacker knowledge: {words}")
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
@@ -306,7 +320,7 @@ def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
     ctx = EvaluationContext(release=release, attacker=AttackerView("maximum-knowledge", (), ()), seed=seed)
     rngs = [ctx.rng("linkage", "presample", m) for m in range(len(release.synthetic))]
     for path in export_reverse_mapped(release, out_dir, rngs):
-        click.echo(f"wrote {display_path(path)}")
+        _echo(f"wrote {display_path(path)}")
 
 
 def _formats(text: str) -> tuple[str, ...]:

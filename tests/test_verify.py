@@ -218,12 +218,12 @@ def test_verify_resolves_relative_paths_against_the_folder_the_check_ran_in(runn
 
 
 def test_verify_resolves_relative_paths_against_root(runner, checked, tmp_path, monkeypatch):
+    # The project moves after the check: its files are no longer where the check ran.
     moved = tmp_path / "moved"
     moved.mkdir()
-    report = json.loads((tmp_path / checked[0]).read_text())
-    report["provenance"]["working_directory"] = str(tmp_path / "gone")
-    (moved / "report.json").write_text(json.dumps(report))
+    for name in ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "out"):
+        (tmp_path / name).rename(moved / name)
     monkeypatch.chdir(moved)
-    assert invoke(runner, "verify", moved / "report.json", "--executor", "serial", "-q").exit_code == 2  # p.yaml not here
-    result = invoke(runner, "verify", moved / "report.json", "--root", tmp_path, "--executor", "serial", "-q")
+    assert invoke(runner, "verify", "out/report.json", "--executor", "serial", "-q").exit_code == 2  # not in tmp_path
+    result = invoke(runner, "verify", "out/report.json", "--root", moved, "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output

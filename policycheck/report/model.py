@@ -141,6 +141,12 @@ class FileHash(_Model):
     sha256: str
 
 
+class Integrity(_Model):
+    algorithm: Literal["sha256"]
+    fields: dict[str, str] = Field(description="SHA-256 of the canonical JSON of each run-context field, by JSON path.")
+    report_sha256: str = Field(description="SHA-256 of the canonical JSON of the report without this block.")
+
+
 class Provenance(_Model):
     tool: str
     tool_version: str
@@ -161,6 +167,13 @@ class Provenance(_Model):
     started_at: str
     finished_at: str
     intermediate_seconds: dict[str, float]
+    run_id: str | None = Field(None, description="Id of the run; every report file it wrote carries it.")
+    referenced_files: list[FileHash] = Field(
+        default_factory=list, description="Files the policy's rules read (DP ledgers, transition matrices)."
+    )
+    integrity: Integrity | None = Field(
+        None, description="Digests verify checks: each run-context field, and the whole report (see verify)."
+    )
 
 
 class Report(_Model):
