@@ -37,6 +37,7 @@ def check_release(
     workers: int | None = None,
     progress: bool = True,
     command: list[str] | None = None,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
     """Check ``release`` against the policy at ``policy_path``; write and return the report."""
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
@@ -44,7 +45,7 @@ def check_release(
     plan = compile_plan(loaded, release)
     if seed is None:
         seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
-    with make_executor(executor, workers) as pool:
+    with make_executor(executor, workers, scheduler) as pool:
         run = run_plan(plan, release, seed, pool, Progress(enabled=progress))
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
     report = build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=fail_on_warn)

@@ -161,8 +161,11 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
               help="Comma-separated formats to write: " + ", ".join(FORMATS) + " (json is always written).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of every random choice (overrides the policy's).")
 @click.option("--fail-on-warn", is_flag=True, help="Exit 1 when a rule warns.")
-@click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
-              help="Where heavy work runs: local processes, or serially in this process.")
+@click.option("--executor", type=click.Choice(["local", "serial", "dask"]), default="local", show_default=True,
+              help="Where heavy work runs: local processes, serially in this process, or a Dask cluster.")
+@click.option("--scheduler", default="local", show_default=True,
+              help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of "
+                   "local processes.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--explain", is_flag=True,
@@ -172,14 +175,15 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
                    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
 @_guard
 def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
-          executor, workers, quiet, explain, export_dir):
+          executor, scheduler, workers, quiet, explain, export_dir):
     """Check a release against POLICY and write report.json, report.html and report.md."""
     from policycheck.checking import check_release, print_summary
 
     chosen = _formats(formats)
     release = _load_release(manifest, original, synthetic, holdout, column_types)
     report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
-                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
+                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]],
+                           scheduler=scheduler)
     print_summary(report, out_dir)
     if export_dir:
         _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])
