@@ -391,6 +391,8 @@ def _check_semantics(
             for field_name in spec.column_params:
                 value = getattr(params, field_name)
                 names = value if isinstance(value, (list, tuple)) else [value]
+                # A param may hold lists of columns (linkability's two auxiliary sets).
+                names = [c for item in names for c in (item if isinstance(item, (list, tuple)) else [item])]
                 for col in names:
                     if col is not None and (col not in columns or roles.get(col) in ("id", "ignore")):
                         missing = True
