@@ -16,8 +16,10 @@ from policycheck.dask_executor import DaskExecutor  # noqa: E402
 from policycheck.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
 
-#: What differs between two runs of the same check: clocks, the executor's name, the command line.
+#: What differs between two runs of the same check: clocks, the run id and the digests over them,
+#: the executor's name, the command line.
 RUN_SPECIFIC = {"generated_at", "started_at", "finished_at", "intermediate_seconds", "seconds", "executor", "command",
+                "run_id", "integrity",
                 "working_directory"}
 
 GAME_POLICY = """\
