@@ -52,6 +52,8 @@ def check_release(
 def print_summary(report: dict[str, Any], out_dir: Path | None = None) -> None:
     """One line per rule and the overall verdict, on stdout."""
     click.echo(f"{report['policy']['id']} on {report['release']['id']}: {VERDICT_WORDS[report['verdict']]}")
+    for finding in report["release"].get("findings", []):
+        click.echo(f"  finding: {finding}")
     for rule in report["rules"]:
         interval = rule["interval"]
         shown = f"{fmt(rule['value'])}" + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
