@@ -23,6 +23,8 @@ sentence the report and the console show beside the verdicts.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -38,9 +40,23 @@ EXTREME_NOTED = 1e3
 EXTREME_REFUSED = 1e6
 
 
-def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tuple[Dataset, ...]) -> list[str]:
+class RowHashes:
+    """Each data set's row hashes, computed once for all the checks."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, np.ndarray] = {}
+
+    def __call__(self, data: Dataset) -> np.ndarray:
+        if id(data) not in self._done:
+            self._done[id(data)] = row_hashes(data.frame)
+        return self._done[id(data)]
+
+
+def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tuple[Dataset, ...],
+                     hashes: RowHashes) -> list[str]:
     """Refuse a holdout that is the original or a synthetic set, by file hash and by content."""
     findings = []
+    _same = functools.partial(_same_data, hashes=hashes)
     if holdout is not None:
         for other in (original, *synthetic):
             same = _same(holdout, other)
@@ -60,12 +76,12 @@ def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tupl
     return findings
 
 
-def check_holdout_overlap(original: Dataset, holdout: Dataset | None) -> list[str]:
+def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: RowHashes) -> list[str]:
     """Holdout rows that are training rows, against the chance level of equal rows."""
     if holdout is None:
         return []
-    train = row_hashes(original.frame)
-    hold = row_hashes(holdout.frame)
+    train = hashes(original)
+    hold = hashes(holdout)
     order = np.argsort(train, kind="stable")
     sorted_train = train[order]
     at = np.searchsorted(sorted_train, hold).clip(max=len(train) - 1)
@@ -181,14 +197,15 @@ def _rows_equal(a: pd.DataFrame, rows_a: np.ndarray, b: pd.DataFrame, rows_b: np
     return equal
 
 
-def _same(a: Dataset, b: Dataset) -> str | None:
+def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
     if a.sha256 is not None and a.sha256 == b.sha256:
         return "file (sha256)"
-    if len(a.frame) == len(b.frame) and np.array_equal(np.sort(row_hashes(a.frame)), np.sort(row_hashes(b.frame))):
-        order_a = np.argsort(row_hashes(a.frame), kind="stable")
-        order_b = np.argsort(row_hashes(b.frame), kind="stable")
-        if _rows_equal(a.frame, order_a, b.frame, order_b).all():
-            return "rows"
+    if len(a.frame) != len(b.frame) or list(a.frame.columns) != list(b.frame.columns):
+        return None
+    order_a = np.argsort(hashes(a), kind="stable")
+    order_b = np.argsort(hashes(b), kind="stable")
+    if np.array_equal(hashes(a)[order_a], hashes(b)[order_b]) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
+        return "rows"
     return None
 
 

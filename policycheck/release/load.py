@@ -136,8 +136,9 @@ def build_release(
     _check_not_constant(original, orig.frame)
     syn = tuple(dataset(p, "synthetic", label, read_table(p), info) for p, label, info in synthetic)
     hold = dataset(holdout, "holdout", "holdout", read_table(holdout)) if holdout is not None else None
-    findings += checks.check_same_files(orig, hold, syn)
-    findings += checks.check_holdout_overlap(orig, hold)
+    hashes = checks.RowHashes()
+    findings += checks.check_same_files(orig, hold, syn, hashes)
+    findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_id_leak(orig, syn)
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
     return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders,
@@ -189,8 +190,8 @@ def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], roles
 
 def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:
     for col in frame.columns:
-        values = frame[col].dropna()
-        if len(frame) > 1 and values.nunique() <= 1 and len(values) == len(frame):
+        values = frame[col]
+        if len(frame) > 1 and values.notna().all() and (values == values.iloc[0]).all():
             raise InvalidInput(
                 Problem(display_path(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it or declare it `type: ignore`")
             )

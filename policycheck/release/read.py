@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import re
 from pathlib import Path
 
@@ -69,22 +68,24 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
     if not raw.strip():
         raise InvalidInput(Problem(name, "data file is empty"))
     try:
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
-    records = csv.reader(io.StringIO(text), delimiter=sep)
-    header = next(records, [])
-    dupes = sorted({c for c in header if header.count(c) > 1})
-    if dupes:
-        raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
-    # pandas would take a first row with one field too many as an index
-    # column, and pads short rows with missing values: check the first row
-    # here, and every row below when a short row may have been padded.
-    first = next((r for r in records if r), None)
-    if first is not None and len(first) != len(header):
-        raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
+    del raw
+    with open(path, newline="", encoding="utf-8") as stream:
+        records = csv.reader(stream, delimiter=sep)
+        header = next(records, [])
+        dupes = sorted({c for c in header if header.count(c) > 1})
+        if dupes:
+            raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
+        # pandas would take a first row with one field too many as an index
+        # column, and pads short rows with missing values: check the first
+        # row here, and every row below when a short row may have been padded.
+        first = next((r for r in records if r), None)
+        if first is not None and len(first) != len(header):
+            raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""], index_col=False)
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8")
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))
         if found:
@@ -92,12 +93,17 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
             raise InvalidInput(_ragged(name, line, saw, expected)) from None
         raise
     if len(frame.columns) and frame.iloc[:, -1].isna().any():
-        records = csv.reader(io.StringIO(text), delimiter=sep)
+        _check_no_short_rows(path, sep, len(header))
+    return frame
+
+
+def _check_no_short_rows(path: Path, sep: str, expected: int) -> None:
+    with open(path, newline="", encoding="utf-8") as stream:
+        records = csv.reader(stream, delimiter=sep)
         next(records, None)
         for record in records:
-            if record and len(record) < len(header):
-                raise InvalidInput(_ragged(name, records.line_num, len(record), len(header)))
-    return frame
+            if record and len(record) < expected:
+                raise InvalidInput(_ragged(display_path(path), records.line_num, len(record), expected))
 
 
 def _ragged(name: str, line: int, fields: int, expected: int) -> Problem:
