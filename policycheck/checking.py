@@ -57,6 +57,8 @@ def print_summary(report: dict[str, Any], out_dir: Path | None = None) -> None:
     """One line per rule and the overall verdict, on stdout."""
     echo = lambda text: click.echo(one_line(text))  # noqa: E731 - ids and errors come from files
     echo(f"{report['policy']['id']} on {report['release']['id']}: {VERDICT_WORDS[report['verdict']]}")
+    for finding in report["release"].get("findings", []):
+        echo(f"  finding: {finding}")
     width = max([6, *(len(rule["verdict"]) for rule in report["rules"])])
     for rule in report["rules"]:
         extra = f" ({rule['error']})" if rule["error"] else ""

@@ -56,20 +56,39 @@ def _release_options(fn):
         click.option("--synthetic", multiple=True, type=click.Path(path_type=Path), help="A synthetic set (repeatable)."),
         click.option("--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."),
         click.option("--column-type", "column_types", multiple=True, metavar="NAME=TYPE",
-                     help="Override an inferred column type: numeric or categorical (repeatable)."),
+                     help="A column's role: numeric, categorical, datetime (or datetime:FORMAT, strftime), "
+                          "id or ignore (repeatable; over --metadata and inference)."),
+        click.option("--metadata", type=click.Path(path_type=Path),
+                     help="SDV metadata JSON giving column types (sdtypes: id, numerical, categorical, "
+                          "datetime, boolean; others are ignored)."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
 
 
-def _load_release(manifest, original, synthetic, holdout, column_types, required: bool = True):
+COLUMN_ROLES = ("numeric", "categorical", "datetime", "id", "ignore")
+
+
+def _load_release(manifest, original, synthetic, holdout, column_types, metadata=None, required: bool = True,
+                  show_findings: bool = True):
+    release = _read_release(manifest, original, synthetic, holdout, column_types, metadata, required)
+    for finding in release.findings if release is not None and show_findings else ():
+        click.echo(f"finding: {finding}", err=True)
+    return release
+
+
+def _read_release(manifest, original, synthetic, holdout, column_types, metadata, required):
     from policycheck.release.load import build_release, load_manifest
     from policycheck.release.manifest import ColumnDecl
     from policycheck.release.model import SynthesizerInfo
 
     if manifest and (original or synthetic or holdout):
         raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
+    if manifest and (column_types or metadata):
+        # verify re-runs a manifest's check from the manifest alone
+        raise click.UsageError("with --release, declare column types in the manifest (`columns:`, `metadata:`), "
+                               "not with --column-type or --metadata")
     if manifest:
         return load_manifest(manifest)
     if not original and not synthetic:
@@ -81,11 +100,14 @@ def _load_release(manifest, original, synthetic, holdout, column_types, required
     columns = {}
     for item in column_types:
         name, _, kind = item.partition("=")
-        if kind not in ("numeric", "categorical"):
-            raise click.UsageError(f"--column-type {item!r}: expected NAME=numeric or NAME=categorical")
-        columns[name] = ColumnDecl(type=kind)
+        kind, _, fmt = kind.partition(":")
+        if not name or kind not in COLUMN_ROLES or (fmt and kind != "datetime"):
+            raise click.UsageError(f"--column-type {item!r}: expected NAME=TYPE with TYPE one of "
+                                   f"{', '.join(COLUMN_ROLES)} (or datetime:FORMAT)")
+        columns[name] = ColumnDecl(type=kind, format=fmt or None)
     synth = [(Path(p), f"synthetic[{i}]", SynthesizerInfo()) for i, p in enumerate(synthetic)]
-    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns)
+    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns,
+                         metadata=Path(metadata) if metadata else None)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -98,11 +120,11 @@ def cli() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_release_options
 @_guard
-def validate(files, manifest, original, synthetic, holdout, column_types):
+def validate(files, manifest, original, synthetic, holdout, column_types, metadata):
     """Check policy FILES; with a release, also that the columns they name exist."""
     from policycheck.policy.load import load_policy
 
-    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
     problems = []
     for path in files:
         try:
@@ -142,12 +164,12 @@ def schema(which, write_dir):
 @_release_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @_guard
-def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
+def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json):
     """Show what checking POLICY would compute, and with which attacker knowledge."""
     from policycheck.compiler import compile_plan
     from policycheck.policy.load import load_policy
 
-    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
     compiled = compile_plan(load_policy(policy, release), release)
     _echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
 
@@ -174,13 +196,14 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
               help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
                    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
 @_guard
-def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
+def check(policy, manifest, original, synthetic, holdout, column_types, metadata, out_dir, formats, seed, fail_on_warn,
           executor, scheduler, workers, quiet, explain, export_dir):
     """Check a release against POLICY and write report.json, report.html and report.md."""
     from policycheck.checking import check_release, print_summary
 
     chosen = _formats(formats)
-    release = _load_release(manifest, original, synthetic, holdout, column_types)
+    # the summary prints the release's findings with the verdicts
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
     report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
                            executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]],
                            scheduler=scheduler)

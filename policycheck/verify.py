@@ -292,7 +292,9 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
         _resolve(by_role["original"][0]["path"], root),
         synthetic,
         _resolve(holdout[0]["path"], root) if holdout else None,
-        {c: ColumnDecl(type=t) for c, t in release["columns"].items()},
+        # roles (reports since column roles) name id, ignore and datetime columns too
+        {c: ColumnDecl(type=t, format=release.get("formats", {}).get(c))
+         for c, t in (release.get("roles") or release["columns"]).items()},
     )
 
 

@@ -65,6 +65,9 @@ def build_report(
             "manifest": display_path(release.manifest_path) if release.manifest_path else None,
             "manifest_sha256": release.manifest_sha256,
             "columns": {c: t.value for c, t in release.column_types.items()},
+            "roles": dict(release.roles),
+            "formats": dict(release.formats),
+            "findings": list(release.findings),
             "datasets": [
                 {
                     "role": d.role,

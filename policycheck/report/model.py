@@ -120,6 +120,12 @@ class ReleaseOut(_Model):
     manifest: str | None
     manifest_sha256: str | None
     columns: dict[str, str]
+    #: Every input column's role (numeric, categorical, ordinal, datetime, id, ignore).
+    roles: dict[str, str] = Field(default_factory=dict)
+    #: strftime formats of datetime columns that declare one.
+    formats: dict[str, str] = Field(default_factory=dict)
+    #: What loading the release found beside the verdicts (shared ids, holdout overlap, extreme values).
+    findings: list[str] = Field(default_factory=list)
     datasets: list[DatasetOut]
 
 
