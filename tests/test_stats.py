@@ -23,3 +23,67 @@ def test_auc_counts_ties_as_half():
 def test_roc_curve_runs_from_origin_to_one_one():
     fpr, tpr = roc_curve(np.array([0.9, 0.8]), np.array([0.1, 0.85]))
     assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (0.0, 0.0, 1.0, 1.0)
+
+
+def test_bonferroni_splits_the_error_among_the_alternatives():
+    from policycheck.stats import bonferroni
+
+    assert bonferroni(0.95, 1) == pytest.approx(0.95)
+    assert bonferroni(0.95, 3) == pytest.approx(1 - 0.05 / 3)
+    with pytest.raises(ValueError):
+        bonferroni(0.95, 0)
+
+
+def test_worst_interval_takes_the_extreme_of_each_end():
+    from policycheck.stats import worst_interval
+
+    intervals = [(0.1, 0.5), (0.2, 0.3), (0.0, 0.6)]
+    assert worst_interval(intervals) == (0.2, 0.6)
+    assert worst_interval(intervals, "min") == (0.0, 0.3)
+
+
+def test_wilson_matches_newcombes_example():
+    from policycheck.stats import wilson
+
+    # Newcombe (1998a), 81/263: Wilson score interval 0.2553 to 0.3662.
+    lo, hi = wilson(81, 263)
+    assert (round(lo, 4), round(hi, 4)) == (0.2553, 0.3662)
+
+
+def test_newcombe_difference_matches_the_published_example():
+    from policycheck.stats import newcombe_difference
+
+    # Newcombe (1998b), Table II example (a): 56/70 - 48/80, method 10: 0.0524 to 0.3339.
+    lo, hi = newcombe_difference(56, 70, 48, 80)
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+
+
+def test_ratio_score_interval_matches_koopmans_example():
+    from policycheck.stats import ratio_score_interval
+
+    # Koopman (1984): 36/40 against 16/80, ratio 4.5, 95 % score interval 2.94 to 7.15
+    # (statsmodels' confint_proportions_2indep(method="score", compare="ratio",
+    # correction=False) gives 2.93957 and 7.15222).
+    lo, hi = ratio_score_interval(36, 40, 16, 80)
+    assert lo == pytest.approx(2.93957, abs=1e-5) and hi == pytest.approx(7.15222, abs=1e-5)
+
+
+def test_ratio_score_interval_is_open_where_a_count_is_zero():
+    from policycheck.stats import ratio_score_interval
+
+    lo, hi = ratio_score_interval(0, 100, 5, 100)
+    # statsmodels gives (0, 0.75175) for this table.
+    assert lo == 0.0 and hi == pytest.approx(0.751755, abs=1e-6)
+    assert ratio_score_interval(5, 100, 0, 100)[1] == float("inf")
+
+
+def test_paired_difference_maps_the_discordant_share():
+    from policycheck.stats import clopper_pearson, paired_difference
+
+    # 6 items counted by the first measure only, 2 by the second only, of 100:
+    # difference 0.04; the share 6/8 has the exact interval (0.3491, 0.9681).
+    lo, hi = paired_difference(6, 2, 100)
+    share_lo, share_hi = clopper_pearson(6, 8)
+    assert (lo, hi) == pytest.approx((0.08 * (2 * share_lo - 1), 0.08 * (2 * share_hi - 1)))
+    assert (round(lo, 4), round(hi, 4)) == (-0.0241, 0.0749)
+    assert paired_difference(0, 0, 100) == (0.0, 0.0)

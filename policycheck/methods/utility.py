@@ -10,8 +10,10 @@ of distinct attributes (secret included):
   between the two normalised cell distributions, averaged over triples.
 
 Numeric columns are cut into quantile bins of the original (the paper's data
-are discrete); a synthetic value outside the original's categories forms a
-cell of its own, so it counts as error instead of vanishing.
+are discrete). A missing value is a category of its own (in numeric columns
+too), so a synthesizer that drops or invents missing values shows an error;
+a synthetic value outside the original's categories forms one more cell, so
+it counts as error instead of vanishing.
 """
 
 from __future__ import annotations

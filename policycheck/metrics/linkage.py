@@ -8,24 +8,43 @@ rules bound how often that pins a real person's value to a narrow range
 (``linkage_range_narrowing``), reveals it exactly
 (``linkage_exact_disclosure``), or, in the releaser's favour, misleads the
 attacker in every set (``linkage_consistently_misled``).
+
+Baselines. Part of any such rate is chance: a secret that is 45 % zeros is
+"disclosed" for about a fifth of the people by a release that keeps no link at
+all (sum of p^2). Each rule therefore reports two baselines of what the
+attacker gets without the release's individual information: chance (the
+secret independent of the linkage attributes, :mod:`..methods.linkage.chance`)
+and, with a holdout, the same attack run on the holdout records, which the
+synthesizer never saw. The baseline is the better of the two for the
+attacker (the larger disclosure rate, the smaller misled rate), and the value
+a threshold compares is the excess ``raw - baseline`` unless the rule's
+params say ``baseline: none`` (the raw rate), ``chance`` or ``holdout``.
+
+Missing values. Records whose secret is missing have nothing to disclose and
+are left out of every denominator (the report says how many); a linked
+synthetic record with a missing secret identifies nothing; a missing
+linkage attribute ranks above every value, tied with the other missing ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
 
+from policycheck import stats
+from policycheck.methods.linkage import chance
 from policycheck.methods.linkage.attack import LinkageAttack, run_attack
+from policycheck.methods.linkage.range_narrowing import AttributeDisclosure
 from policycheck.methods.linkage.rank_linkage import mid_ranks
 from policycheck.methods.linkage.reverse_mapping import attribute_order
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import ColumnType, Release
-from policycheck.stats import clopper_pearson
 
 FAMILY = "linkage"
 REFERENCE = (
@@ -70,6 +89,14 @@ class LinkageParams(Params):
     )
     confidence: float = Field(
         0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval (default: the policy's)."
+    )
+    baseline: Literal["auto", "chance", "holdout", "none"] = Field(
+        "auto",
+        description=(
+            "What the compared value is measured against: 'auto' (default) the better of chance and the same "
+            "attack on holdout records (chance alone without a holdout), 'chance', 'holdout', or 'none' to bound "
+            "the raw rate. The value is the rate minus the baseline."
+        ),
     )
 
 
@@ -121,25 +148,33 @@ def check_secret_orderable(params: LinkageParams, release: Release, attacker) ->
     return []
 
 
+def _attack_need(params: LinkageParams, records: str) -> Need:
+    return Need.of(
+        "linkage_attack",
+        secret=params.secret,
+        attributes=tuple(dict.fromkeys(params.attributes)) if params.attributes is not None else None,
+        criterion=params.criterion,
+        orders=tuple(sorted((c, tuple(v)) for c, v in params.orders.items())),
+        records=records,
+    )
+
+
 def _linkage_need(params: LinkageParams, release: Release) -> list[Need]:
-    return [
-        Need.of(
-            "linkage_attack",
-            secret=params.secret,
-            attributes=tuple(params.attributes) if params.attributes is not None else None,
-            criterion=params.criterion,
-            orders=tuple(sorted((c, tuple(v)) for c, v in params.orders.items())),
-        )
-    ]
+    """The attack on the original records, and on the holdout ones when the baseline may use them."""
+    needs = [_attack_need(params, "original")]
+    if params.baseline in ("auto", "holdout") and release.holdout is not None:
+        needs.append(_attack_need(params, "holdout"))
+    return needs
 
 
 @intermediate(
     name="linkage_attack",
     description=(
         "Multiple reverse mapping and multiple rank-based record linkage of every original record against every "
-        "synthetic set, on the attacker's attributes, with the secret values identified (paper 000, secs. 3-4)."
+        "synthetic set, on the attacker's attributes, with the secret values identified (paper 000, secs. 3-4); "
+        "or the same attack on the holdout records, as a control."
     ),
-    inputs={"original", "synthetic"},
+    inputs={"original", "holdout", "synthetic"},
 )
 def linkage_attack(
     ctx: EvaluationContext,
@@ -147,12 +182,15 @@ def linkage_attack(
     attributes: tuple[str, ...] | None,
     criterion: str,
     orders: tuple[tuple[str, tuple[str, ...]], ...],
+    records: str = "original",
 ) -> LinkageAttack:
     """Mount the attribute-disclosure attack of paper 000 (sec. 4) on one secret.
 
     The secret defaults to the policy's only secret, the attributes to its
     quasi-identifiers without the secret. Each set is pre-sampled with
-    ``ctx.rng("linkage", "presample", m)`` and linked as one executor item.
+    ``ctx.rng("linkage", "presample", m)`` (``ctx.rng("linkage", "presample",
+    "holdout", m)`` for the control on the holdout records) and linked as one
+    executor item. Categories are ranked as in the original for both.
     """
     release = ctx.release
     secret = _resolve_secret(ctx, secret)
@@ -169,17 +207,29 @@ def linkage_attack(
             f"secret column {secret!r} is categorical without an order, so no range of its values can be "
             f"narrowed; give its categories lowest first in params.orders, or choose a numeric or ordinal secret."
         )
-    if release.original.frame[secret].isna().any():
-        raise EvaluationError(f"secret column {secret!r} has missing values in the original, so a range cannot hold them.")
+    if release.original.frame[secret].isna().all():
+        raise EvaluationError(
+            f"secret column {secret!r} is missing in every original record, so there is no value to disclose; "
+            "choose a secret column with values."
+        )
+    attacked = release.original if records == "original" else release.holdout
+    if attacked is None:
+        raise EvaluationError(f"linkage on {records} records needs a holdout set, and the release has none.")
     ranked = {}
     for col in (*attributes, secret):
         ranked[col] = attribute_order(
             col, release.column_types[col], release.original.frame[col], release.orders.get(col), policy_orders.get(col)
         )
         if col in policy_orders:
-            _check_order_covers(release, col, policy_orders[col])
-    rngs = [ctx.rng("linkage", "presample", m) for m in range(len(release.synthetic))]
-    label = f"linkage ({criterion}) on {secret}"
+            _check_order_covers(release, col, policy_orders[col], attacked)
+    key = ("linkage", "presample") if records == "original" else ("linkage", "presample", "holdout")
+    rngs = [ctx.rng(*key, m) for m in range(len(release.synthetic))]
+    label = f"linkage ({criterion}) on {secret}" + ("" if records == "original" else " (holdout control)")
+    span = None
+    if records != "original":
+        # Widths of the control are measured against the same range as the original's.
+        known = ranked[secret].codes(release.original.frame[secret])
+        span = float(np.nanmax(known) - np.nanmin(known))
     return run_attack(
         release,
         secret,
@@ -189,6 +239,8 @@ def linkage_attack(
         rngs,
         executor=ctx.executor,
         progress=lambda done, total: ctx.progress(label, done, total),
+        records=records,
+        span=span,
     )
 
 
@@ -213,7 +265,7 @@ def _resolve_attributes(ctx: EvaluationContext, secret: str, attributes: tuple[s
             )
         return tuple(attributes)
     # NOTE: the default drops the secret: the scenario of sec. 4 ignores it.
-    chosen = tuple(c for c in ctx.attacker.quasi_identifiers if c != secret)
+    chosen = tuple(dict.fromkeys(c for c in ctx.attacker.quasi_identifiers if c != secret))
     if not chosen:
         raise EvaluationError(
             "the policy declares no quasi-identifiers besides the secret, so the attacker has nothing to link on; "
@@ -222,9 +274,10 @@ def _resolve_attributes(ctx: EvaluationContext, secret: str, attributes: tuple[s
     return chosen
 
 
-def _check_order_covers(release: Release, col: str, order: list[str]) -> None:
+def _check_order_covers(release: Release, col: str, order: list[str], attacked=None) -> None:
     known = set(map(str, order))
-    for dataset in (release.original, *release.synthetic):
+    extra = [attacked] if attacked is not None and attacked is not release.original else []
+    for dataset in (release.original, *extra, *release.synthetic):
         unknown = sorted({str(v) for v in dataset.frame[col].dropna()} - known)
         if unknown:
             raise EvaluationError(
@@ -235,9 +288,125 @@ def _check_order_covers(release: Release, col: str, order: list[str]) -> None:
 # ---------------------------------------------------------------- reporting helpers
 
 
-def _share(flags: np.ndarray, confidence: float) -> tuple[float, tuple[float, float], int]:
-    count = int(np.count_nonzero(flags))
-    return count / flags.size, clopper_pearson(count, flags.size, confidence), count
+def _rate(flags: np.ndarray, known: np.ndarray) -> float:
+    """Share of the records with a known secret that are flagged."""
+    return float(np.count_nonzero(flags & known) / max(np.count_nonzero(known), 1))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A rule's rate set against its baseline: what the threshold compares, and the evidence."""
+
+    value: float
+    interval: tuple[float, float]
+    raw: float | None
+    baseline: float
+    label: str
+    details: dict[str, Any]
+    sample_size: int
+
+
+CHANCE_WORDS = "chance: the secret independent of the linkage attributes, drawn from its marginal in the original"
+
+
+def _against_baseline(
+    params: LinkageParams,
+    attack: LinkageAttack,
+    control: LinkageAttack | None,
+    flags_of: Callable[[AttributeDisclosure], np.ndarray],
+    chance_rate: float,
+    higher_is_riskier: bool = True,
+) -> Compared:
+    """Compare the attack's rate with chance and with the same attack on holdout records.
+
+    The baseline is the better of the two for the attacker (the larger rate
+    when a higher rate is riskier, the smaller when it is safer) and the value
+    is ``raw - baseline``. Its interval: with one baseline, Clopper-Pearson of
+    the raw rate minus chance (chance is computed from the whole original, and
+    treated as known), or Newcombe's interval of the difference with the
+    holdout rate; with both, each at the Bonferroni level for 2 and the
+    interval of the smaller (larger) difference. ``baseline: none`` compares
+    the raw rate, with its Clopper-Pearson interval.
+    """
+    known = attack.disclosure.known
+    n = int(np.count_nonzero(known))
+    count = int(np.count_nonzero(flags_of(attack.disclosure) & known))
+    raw = count / n
+    holdout = None
+    if control is not None and control.disclosure.known.any():
+        c_known = control.disclosure.known
+        holdout = (int(np.count_nonzero(flags_of(control.disclosure) & c_known)), int(np.count_nonzero(c_known)))
+    if params.baseline == "holdout" and holdout is None:
+        raise EvaluationError(
+            "params.baseline is 'holdout', but the release has no holdout records with a value of the secret; "
+            "add a holdout set or use baseline 'chance'."
+        )
+    holdout_words = None if holdout is None else (
+        f"the same attack on the {holdout[1]} holdout records, which the synthesizer never saw"
+    )
+    options: dict[str, tuple[float, str]] = {"chance": (chance_rate, CHANCE_WORDS)}
+    if holdout is not None:
+        options["holdout"] = (holdout[0] / holdout[1], holdout_words)
+    if params.baseline in ("chance", "holdout"):
+        used = [params.baseline]
+    else:
+        used = list(options)
+    better = max if higher_is_riskier else min
+    best = better(used, key=lambda name: options[name][0])
+    baseline, label = options[best]
+    details: dict[str, Any] = {
+        "mode": params.baseline,
+        "chance": chance_rate,
+        "holdout": None if holdout is None else holdout[0] / holdout[1],
+        "holdout_records": None if holdout is None else holdout[1],
+        "used": best,
+        "raw": raw,
+        "records": n,
+        "rule": (
+            "value = raw rate - baseline; the baseline is the "
+            + ("larger" if higher_is_riskier else "smaller")
+            + " of " + " and ".join(used) + ", the better for the attacker"
+        ),
+    }
+    if params.baseline == "none":
+        details["rule"] = "value = raw rate (baseline: none); the baseline is reported, not subtracted"
+        interval = stats.clopper_pearson(count, n, params.confidence)
+        return Compared(raw, interval, None, baseline, label, details, n)
+    level = stats.bonferroni(params.confidence, len(used))
+    intervals = []
+    for name in used:
+        if name == "chance":
+            lo, hi = stats.clopper_pearson(count, n, level)
+            intervals.append((lo - chance_rate, hi - chance_rate))
+        else:
+            intervals.append(stats.newcombe_difference(count, n, holdout[0], holdout[1], level))
+    details["level"] = level
+    worst = "min" if higher_is_riskier else "max"
+    return Compared(raw - baseline, stats.worst_interval(intervals, worst), raw, baseline, label, details, n)
+
+
+def _marginal_and_counts(attack: LinkageAttack) -> tuple[chance.SecretMarginal, np.ndarray, np.ndarray]:
+    """The secret's marginal in the original, and the known records' true codes and candidates per set."""
+    d = attack.disclosure
+    known = d.known
+    return chance.SecretMarginal.of(d.true), d.true[known], attack.candidates_by_set()[known]
+
+
+def _result(
+    compared: Compared, details: dict[str, Any], charts: tuple, attack: LinkageAttack, params: LinkageParams
+) -> MetricResult:
+    return MetricResult(
+        value=compared.value,
+        interval=compared.interval,
+        confidence=params.confidence,
+        details={**details, "baseline": compared.details},
+        charts=charts,
+        notes=_notes(attack),
+        baseline=compared.baseline,
+        raw=compared.raw,
+        baseline_label=compared.label,
+        sample_size=compared.sample_size,
+    )
 
 
 def _set_names(ctx: EvaluationContext) -> list[str]:
@@ -253,7 +422,12 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
         "criterion": attack.criterion,
         "sets": len(attack.sets),
         "single_set": len(attack.sets) == 1,
-        "records": int(attack.disclosure.true.size),
+        "records": int(np.count_nonzero(attack.disclosure.known)),
+        "records_without_secret": int(np.count_nonzero(~attack.disclosure.known)),
+        "missing_values": (
+            "records whose secret is missing are left out of every rate; a linked synthetic record with a missing "
+            "secret identifies nothing; a missing linkage attribute ranks above every value"
+        ),
         "ranking": orders,
         "presampling": [
             {"set": name, **record.to_dict(), "seed": ctx.seed, "rng_key": ["linkage", "presample", m]}
@@ -268,6 +442,11 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
 
 def _notes(attack: LinkageAttack) -> tuple[str, ...]:
     notes = []
+    missing = int(np.count_nonzero(~attack.disclosure.known))
+    if missing:
+        notes.append(
+            f"{missing} original records have no value of {attack.secret!r}; they are left out of every rate."
+        )
     if len(attack.sets) == 1:
         notes.append(
             "Only one synthetic set was released, so the attacker links once; releasing more sets from the same "
@@ -294,23 +473,25 @@ def _notes(attack: LinkageAttack) -> tuple[str, ...]:
 def _risk_by_sets(attack: LinkageAttack, flags_for, start: int = 1) -> dict[str, Any]:
     """The value with the first ``m`` sets, ``m = start..M``: how risk changes as more sets are released (sec. 3.2)."""
     m_total = len(attack.sets)
-    by_m = [{"sets": m, "value": float(np.mean(flags_for(m)))} for m in range(start, m_total + 1)]
+    known = attack.disclosure.known
+    by_m = [{"sets": m, "value": _rate(flags_for(m), known)} for m in range(start, m_total + 1)]
     return {"by_number_of_sets": by_m}
 
 
-def _risk_chart(title: str, y_label: str, by_m: list[dict[str, Any]]) -> dict[str, Any]:
+def _risk_chart(title: str, y_label: str, by_m: list[dict[str, Any]], compared: Compared) -> dict[str, Any]:
     return {
         "kind": "line",
         "title": title,
         "x_label": "number of released synthetic sets used by the attacker (first m)",
         "y_label": y_label,
         "series": [{"name": "linkage attack", "x": [r["sets"] for r in by_m], "y": [r["value"] for r in by_m]}],
+        "reference_lines": [{"axis": "y", "value": compared.baseline, "label": f"baseline ({compared.details['used']})"}],
     }
 
 
 def _single_set(attack: LinkageAttack, ctx: EvaluationContext, flags_of_set) -> list[dict[str, Any]]:
     return [
-        {"set": name, "value": float(np.mean(flags_of_set(m)))} for m, name in enumerate(_set_names(ctx))
+        {"set": name, "value": _rate(flags_of_set(m), attack.disclosure.known)} for m, name in enumerate(_set_names(ctx))
     ]
 
 
@@ -368,9 +549,10 @@ def _top_records(attack: LinkageAttack, flags: np.ndarray, show_values: bool, ct
     return [_record_view(attack, int(i), show_values, ctx) for i in chosen]
 
 
-def _attack_of(needs: Mapping[Need, Any]) -> LinkageAttack:
-    (attack,) = needs.values()
-    return attack
+def _attacks_of(needs: Mapping[Need, Any]) -> tuple[LinkageAttack, LinkageAttack | None]:
+    """The attack on the original records, and its holdout control if it ran."""
+    by_records = {need.kwargs.get("records", "original"): attack for need, attack in needs.items()}
+    return by_records["original"], by_records.get("holdout")
 
 
 # ---------------------------------------------------------------- metrics
@@ -381,7 +563,9 @@ linkage_metric = partial(
     family=FAMILY,
     knowledge={Knowledge.ORIGINAL, Knowledge.SYNTHETIC},
     inputs={"original", "synthetic"},
-    value_range=(0.0, 1.0),
+    optional_inputs={"holdout"},
+    # The value is an excess over a baseline by default, so it may be negative.
+    value_range=(-1.0, 1.0),
     column_params=("secret", "attributes"),
     needs=_linkage_need,
     check=check_secret_orderable,
@@ -402,22 +586,30 @@ linkage_metric = partial(
     ),
 )
 def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of original records whose secret is narrowed to a correct, narrow range across all released sets."""
-    attack = _attack_of(needs)
+    """Share of original records whose secret is narrowed to a correct, narrow range across all released sets.
+
+    The value is that share minus its baseline (chance, or the same attack on
+    holdout records; see :func:`_against_baseline`) unless ``baseline: none``.
+    """
+    attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
-    value, interval, count = _share(flags, params.confidence)
+    marginal, true, candidates = _marginal_and_counts(attack)
+    chance_rate = float(np.mean(chance.narrowed(marginal, true, candidates.sum(axis=1), params.fraction, d.span)))
+    compared = _against_baseline(params, attack, control, lambda x: x.narrowed(params.fraction), chance_rate)
     by_sets = _risk_by_sets(attack, lambda m: d.narrowed(params.fraction, m))
     single = _single_set(attack, ctx, lambda m: d.only_set(m).narrowed(params.fraction))
+    known = d.known
     widths = d.width()
-    holds = d.holds_true()
+    holds = d.holds_true() & known
+    shown = known & ~np.isnan(widths)
     edges = np.unique(np.round(np.concatenate([np.linspace(0.0, 1.0, 21), [params.fraction]]), 10))
     details = {
         **_attack_details(ctx, attack),
         "fraction": params.fraction,
-        "narrowed": count,
+        "narrowed": int(np.count_nonzero(flags & known)),
         "holds_true_value": int(np.count_nonzero(holds)),
-        "median_width": float(np.median(widths)),
+        "median_width": float(np.median(widths[shown])) if shown.any() else None,
         "per_set": single,
         **by_sets,
         "most_narrowed": _top_records(attack, flags, params.show_values, ctx),
@@ -429,16 +621,16 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
             "x_label": f"identified range width / range of {attack.secret} in the original",
             "series": [
                 {"name": "range holds the true value", "edges": edges.tolist(),
-                 "counts": np.histogram(widths[holds], edges)[0].tolist()},
+                 "counts": np.histogram(widths[holds & shown], edges)[0].tolist()},
                 {"name": "range misses the true value", "edges": edges.tolist(),
-                 "counts": np.histogram(widths[~holds], edges)[0].tolist()},
+                 "counts": np.histogram(widths[~holds & shown], edges)[0].tolist()},
             ],
             "reference_lines": [{"axis": "x", "value": params.fraction, "label": "narrow (policy fraction)"}],
         },
         _risk_chart(f"Range narrowing of {attack.secret} against the number of sets", "share of records narrowed",
-                    by_sets["by_number_of_sets"]),
+                    by_sets["by_number_of_sets"], compared),
     )
-    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
+    return _result(compared, details, charts, attack, params)
 
 
 @linkage_metric(
@@ -454,31 +646,39 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
     ),
 )
 def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosureParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of original records whose true secret is identified exactly in at least k of the M sets."""
-    attack = _attack_of(needs)
+    """Share of original records whose true secret is identified exactly in at least k of the M sets.
+
+    The value is that share minus its baseline (chance: sum of p^2 with one
+    set and one linked record; or the same attack on holdout records) unless
+    ``baseline: none``.
+    """
+    attack, control = _attacks_of(needs)
     d = attack.disclosure
     if params.k > d.n_sets:
         raise EvaluationError(
             f"params.k = {params.k} exceeds the number of released synthetic sets ({d.n_sets}); lower k."
         )
     flags = d.exactly_disclosed(params.k)
-    value, interval, count = _share(flags, params.confidence)
+    marginal, true, candidates = _marginal_and_counts(attack)
+    chance_rate = float(np.mean(chance.at_least(chance.exact_by_set(marginal, true, candidates), params.k)))
+    compared = _against_baseline(params, attack, control, lambda x: x.exactly_disclosed(params.k), chance_rate)
     by_sets = _risk_by_sets(attack, lambda m: d.exactly_disclosed(params.k, m), start=params.k)
     exact = d.exact_by_set()
     details = {
         **_attack_details(ctx, attack),
         "k": params.k,
-        "disclosed": count,
+        "disclosed": int(np.count_nonzero(flags & d.known)),
+        "sum_of_squared_shares": marginal.sum_of_squares,
         "per_set": _single_set(attack, ctx, lambda m: exact[:, m]),
-        "sets_disclosing": np.bincount(exact.sum(axis=1), minlength=d.n_sets + 1).tolist(),
+        "sets_disclosing": np.bincount(exact[d.known].sum(axis=1), minlength=d.n_sets + 1).tolist(),
         **by_sets,
         "most_narrowed": _top_records(attack, flags, params.show_values, ctx),
     }
     charts = (
         _risk_chart(f"Exact disclosure of {attack.secret} against the number of sets",
-                    f"share of records revealed by >= {params.k} set(s)", by_sets["by_number_of_sets"]),
+                    f"share of records revealed by >= {params.k} set(s)", by_sets["by_number_of_sets"], compared),
     )
-    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
+    return _result(compared, details, charts, attack, params)
 
 
 @linkage_metric(
@@ -495,20 +695,30 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
     ),
 )
 def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of original records for which all M sets place the secret on the same wrong side of the truth."""
-    attack = _attack_of(needs)
+    """Share of original records for which all M sets place the secret on the same wrong side of the truth.
+
+    Higher is safer. The value is that share minus its baseline (the smaller
+    of chance and the same attack on holdout records: how rarely an attacker
+    without the release's individual information is misled) unless
+    ``baseline: none``; a value below 0 means the release misleads less
+    than chance.
+    """
+    attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.consistently_misled()
-    value, interval, count = _share(flags, params.confidence)
+    marginal, true, candidates = _marginal_and_counts(attack)
+    chance_rate = float(np.mean(chance.misled(marginal, true, candidates.sum(axis=1))))
+    compared = _against_baseline(params, attack, control, lambda x: x.consistently_misled(), chance_rate,
+                                 higher_is_riskier=False)
     by_sets = _risk_by_sets(attack, lambda m: d.consistently_misled(m))
     details = {
         **_attack_details(ctx, attack),
-        "misled": count,
+        "misled": int(np.count_nonzero(flags)),
         "per_set": _single_set(attack, ctx, lambda m: d.only_set(m).consistently_misled()),
         **by_sets,
     }
     charts = (
         _risk_chart(f"Records consistently misled about {attack.secret} against the number of sets",
-                    "share of records misled by every set", by_sets["by_number_of_sets"]),
+                    "share of records misled by every set", by_sets["by_number_of_sets"], compared),
     )
-    return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
+    return _result(compared, details, charts, attack, params)

@@ -4,6 +4,14 @@ Every rule of the family reads one shared intermediate, ``gower_dcr``: per
 synthetic set, the exact Gower distance to closest record (DCR) in four
 directions (synthetic -> training, synthetic -> holdout, training ->
 synthetic, holdout -> synthetic), computed once and shared by all rules.
+
+With several synthetic sets a rule reports the worst set; each set's interval
+is then computed at the Bonferroni level (:func:`policycheck.stats.bonferroni`)
+and the rule's interval is that of the worst
+(:func:`policycheck.stats.worst_interval`). Missing values follow the pinned
+Gower convention (:mod:`policycheck.methods.gower`): a missing value is a
+category of its own, two missing values agree, a missing number against a
+present one is a full mismatch.
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -210,7 +218,14 @@ class ExactCopyShareParams(Params):
     columns: list[str] | None = Field(
         None, description="Columns two records must agree on to be copies; all columns of the release when omitted."
     )
-    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the interval.")
+    baseline: Literal["holdout", "none"] = Field(
+        "holdout",
+        description=(
+            "'holdout' (default): the value is the share of synthetic records copying a training record minus the "
+            "share copying a holdout record (chance matches of common records); 'none': the raw share."
+        ),
+    )
 
 
 def dcr_needs(params: Any, release: Release) -> list[Need]:
@@ -229,6 +244,16 @@ def dcr_needs(params: Any, release: Release) -> list[Need]:
 def dcrs_in_set_order(needs: Mapping[Need, Any]) -> list[GowerDcr]:
     """The shared DCRs of :func:`dcr_needs`, in synthetic-set order."""
     return [needs[n] for n in sorted(needs, key=lambda n: n.kwargs["synthetic"])]
+
+
+def _bonferroni(confidence: float, sets: int) -> dict[str, Any]:
+    """The level of each set's interval, so that the worst set's holds at ``confidence``."""
+    return {
+        "alternatives": sets,
+        "level": stats.bonferroni(confidence, sets),
+        "rule": f"each of the {sets} synthetic sets' intervals at 1 - (1 - {confidence}) / {sets} (Bonferroni); "
+        "the rule's interval runs from the largest lower end to the largest upper end",
+    }
 
 
 # The family's metrics share their data, the DCRs they read and the value range.
@@ -258,18 +283,20 @@ membership_metric = partial(
     ),
 )
 def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of synthetic records strictly closer to a training record than to a holdout record.
+    """Share of untied synthetic records closer to a training record than to a holdout record.
 
-    Paper 002, sec. 3: ``DCR_share = #(DCR_synth_train < DCR_synth_holdout) /
-    #synthetic``, as a share in [0, 1] (the paper's 50 % is 0.5), with an
-    exact Clopper-Pearson interval. Ties are not closer. With several
-    synthetic sets the value is the largest share.
+    Paper 002, sec. 3, with ties left out (see :mod:`policycheck.methods.dcr_share`):
+    ``closer / (closer + farther)``, 0.5 under no leakage, with an exact
+    Clopper-Pearson interval over the untied records. With several synthetic
+    sets the value is the largest share.
     """
+    sets = dcrs_in_set_order(needs)
+    bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, shares = [], []
-    for dcr in dcrs_in_set_order(needs):
+    for dcr in sets:
         counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
-        interval = stats.clopper_pearson(counts.closer_to_training, counts.total, params.confidence)
-        shares.append((counts.share, interval, dcr))
+        interval = stats.clopper_pearson(counts.closer_to_training, counts.untied, bonferroni["level"])
+        shares.append((counts.share, interval, dcr, counts))
         per_set.append(
             {
                 "synthetic": dcr.synthetic_name,
@@ -279,6 +306,8 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
                 "ties": counts.ties,
                 "closer_to_holdout": counts.closer_to_holdout,
                 "synthetic_records": counts.total,
+                "strict_share": counts.strict_share,
+                "half_ties_share": counts.half_ties_share,
                 "exact_copies_of_training": int(np.sum(dcr.syn_to_training == 0)),
                 "exact_copies_of_holdout": int(np.sum(dcr.syn_to_holdout == 0)),
                 "dcr_to_training_quantiles": dcr_quantiles(dcr.syn_to_training),
@@ -286,32 +315,43 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
                 "equal_size": dcr.equal_size_note(),
             }
         )
-    worst = int(np.argmax([s for s, _, _ in shares]))
-    value, interval, dcr = shares[worst]
+    worst = int(np.argmax([s for s, _, _, _ in shares]))
+    value, _, dcr, counts = shares[worst]
     notes = [dcr.equal_size_note()]
-    if per_set[worst]["ties"]:
+    if counts.ties:
         notes.append(
-            f"{per_set[worst]['ties']} synthetic records are exactly as close to a holdout record as to a training "
-            "record; they do not count as closer to training."
+            f"{counts.ties} of {counts.total} synthetic records are exactly as close to a holdout record as to a "
+            f"training record; a tie says nothing about membership, so the share is taken over the other "
+            f"{counts.untied} (the strict share of the paper, ties counted as not closer, is "
+            f"{counts.strict_share:.3f})."
         )
     return MetricResult(
         value=value,
-        interval=interval,
+        interval=stats.worst_interval([tuple(p["interval"]) for p in per_set]),
         confidence=params.confidence,
         details={
             "ideal": 0.5,
+            "ties": "left out: the share is closer / (closer + farther) among untied synthetic records; "
+            "0.5 is its expectation under no leakage whatever the tie rate",
             "worst_set": dcr.synthetic_name,
             "per_set": per_set,
+            "bonferroni": bonferroni,
             "gower": dcr.gower,
         },
         charts=(_dcr_histogram(dcr),),
         notes=tuple(notes),
+        baseline=0.5,
+        baseline_label="the expected share under no leakage: an untied synthetic record is as likely to sit "
+        "closer to a training as to a holdout record",
+        sample_size=counts.untied,
     )
 
 
 @membership_metric(
     name="mi_risk",
     params=MiRiskParams,
+    # Not clipped at 0: a negative risk is an attack worse than a blind guess.
+    value_range=(-1.0, 1.0),
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
     meaning=(
         "How much better than a coin flip an attacker who holds a person's record can tell, from the synthetic "
@@ -329,9 +369,10 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     Paper 002, sec. 4: a balanced adversary set of training and holdout
     records, each scored by its DCR to the synthetic set; at quantile
     thresholds of those DCRs a record at or below the threshold is guessed a
-    member; the risk is ``(mean precision - 0.5) * 2`` clipped at 0, with a
-    bootstrap interval. With several synthetic sets the value is the largest
-    risk.
+    member; the risk is ``(mean precision - 0.5) * 2``, with a bootstrap
+    interval. It is not clipped at 0, so its expectation under no leakage is
+    0 (see :mod:`policycheck.methods.membership_test`). With several
+    synthetic sets the value is the largest risk.
     """
     sets = dcrs_in_set_order(needs)
     n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
@@ -343,6 +384,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
         )
     # One adversary set for every synthetic set, so their risks are comparable.
     members, non_members = sample_adversary_set(n_train, n_hold, size, ctx.rng("mi_risk", "adversary set"))
+    bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, tests = [], []
     for i, dcr in enumerate(sets):
         test = membership_inference_test(
@@ -350,7 +392,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
             dcr.holdout_to_syn[non_members],
             params.quantile_levels,
             ctx.rng("mi_risk", "bootstrap", i),
-            confidence=params.confidence,
+            confidence=bonferroni["level"],
             resamples=params.bootstrap_resamples,
         )
         tests.append((test, dcr))
@@ -390,7 +432,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     test, dcr = tests[worst]
     return MetricResult(
         value=test.risk,
-        interval=test.risk_interval,
+        interval=stats.worst_interval([t.risk_interval for t, _ in tests]),
         confidence=params.confidence,
         details={
             "worst_set": dcr.synthetic_name,
@@ -400,10 +442,18 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
                 "blind_guess_precision": 0.5,
                 "guess": "member when its distance to the closest synthetic record is at or below the threshold",
             },
+            "no_leak_expectation": 0.0,
+            "clipping": "none: with no leakage every precision has expectation 0.5, so the risk's is 0; "
+            "SURE's floor at 0.5 (or a clip at 0) would make it positive",
             "per_set": per_set,
+            "bonferroni": bonferroni,
             "gower": dcr.gower,
         },
         charts=(_roc_chart(test.roc, dcr.synthetic_name, test.auc),),
+        baseline=0.0,
+        baseline_label="a blind guess (precision 0.5 on the balanced adversary set): the risk's expectation "
+        "under no leakage",
+        sample_size=2 * size,
     )
 
 
@@ -422,35 +472,50 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     ),
 )
 def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of synthetic records identical to a training record (DCR 0), beside the holdout's share.
+    """Share of synthetic records identical to a training record (DCR 0), minus the holdout's share.
 
     Paper 002, sec. 3: a DCR of 0 to training is a released copy of a real
-    record. Computed against the same equal-size training and holdout sets
-    as the DCR share, with a Clopper-Pearson interval; with several
-    synthetic sets the value is the largest share.
+    record. On coarse data many synthetic records equal some real record by
+    chance; the holdout (never seen by the synthesizer, same size as the
+    training set used) shows how many. The value is the excess, with the
+    exact interval of a difference of paired shares
+    (:func:`policycheck.stats.paired_difference`; the same synthetic records
+    are compared with both sets), or with ``baseline: none`` the raw share
+    with its Clopper-Pearson interval. With several synthetic sets the value
+    is the largest.
     """
+    sets = dcrs_in_set_order(needs)
+    bonferroni = _bonferroni(params.confidence, len(sets))
+    level = bonferroni["level"]
     per_set, results = [], []
-    for dcr in dcrs_in_set_order(needs):
+    for dcr in sets:
         n = int(dcr.syn_to_training.size)
-        copies_train = int(np.sum(dcr.syn_to_training == 0))
-        copies_hold = int(np.sum(dcr.syn_to_holdout == 0))
-        interval = stats.clopper_pearson(copies_train, n, params.confidence)
-        results.append((copies_train / n, interval, dcr))
+        copies_train, copies_hold = dcr.syn_to_training == 0, dcr.syn_to_holdout == 0
+        k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
+        only_train, only_hold = int(np.sum(copies_train & ~copies_hold)), int(np.sum(copies_hold & ~copies_train))
+        if params.baseline == "none":
+            value, interval = k_train / n, stats.clopper_pearson(k_train, n, level)
+        else:
+            value, interval = (k_train - k_hold) / n, stats.paired_difference(only_train, only_hold, n, level)
+        results.append((value, dcr, k_train / n, k_hold / n))
         per_set.append(
             {
                 "synthetic": dcr.synthetic_name,
-                "share_copying_training": copies_train / n,
+                "value": value,
                 "interval": list(interval),
-                "share_copying_holdout": copies_hold / n,
-                "excess_over_holdout": (copies_train - copies_hold) / n,
-                "copies_of_training": copies_train,
-                "copies_of_holdout": copies_hold,
+                "share_copying_training": k_train / n,
+                "share_copying_holdout": k_hold / n,
+                "excess_over_holdout": (k_train - k_hold) / n,
+                "copies_of_training": k_train,
+                "copies_of_holdout": k_hold,
+                "copies_of_training_only": only_train,
+                "copies_of_holdout_only": only_hold,
                 "synthetic_records": n,
                 "equal_size": dcr.equal_size_note(),
             }
         )
-    worst = int(np.argmax([v for v, _, _ in results]))
-    value, interval, dcr = results[worst]
+    worst = int(np.argmax([v for v, _, _, _ in results]))
+    value, dcr, raw, holdout_share = results[worst]
     names = [p["synthetic"] for p in per_set]
     chart = {
         "kind": "bar",
@@ -462,13 +527,21 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
             {"name": "copies a holdout record", "x": names, "y": [p["share_copying_holdout"] for p in per_set]},
         ],
     }
+    rule = ("value = share copying a training record - share copying a holdout record" if params.baseline == "holdout"
+            else "value = share copying a training record (baseline: none); the holdout's share is reported")
     return MetricResult(
         value=value,
-        interval=interval,
+        interval=stats.worst_interval([tuple(p["interval"]) for p in per_set]),
         confidence=params.confidence,
-        details={"worst_set": dcr.synthetic_name, "per_set": per_set, "gower": dcr.gower},
+        details={"worst_set": dcr.synthetic_name, "per_set": per_set, "baseline": {"mode": params.baseline,
+                 "rule": rule}, "bonferroni": bonferroni, "gower": dcr.gower},
         charts=(chart,),
         notes=(dcr.equal_size_note(),),
+        baseline=holdout_share,
+        raw=raw if params.baseline == "holdout" else None,
+        baseline_label="the share of synthetic records identical to a holdout record (real people the synthesizer "
+        "never saw, as many as the training records compared): matches by chance",
+        sample_size=int(dcr.syn_to_training.size),
     )
 
 

@@ -15,6 +15,15 @@ synthetic data; it tries to recover each record's secret. Three metrics:
     repetitions in which the target's secret bit is randomised, so 0 is no
     leakage.
 
+Missing values: an original (or holdout) record whose secret is missing has
+nothing to reconstruct, so it is left out of every accuracy (the report says
+how many); it still counts in the attacker's queries through its
+quasi-identifiers, where a missing value is a category of its own. Synthetic
+records with a missing secret answer no query. Where a rule takes the worst
+of several attacks and synthetic sets, each one's interval is computed at the
+Bonferroni level (:func:`policycheck.stats.bonferroni`) and the rule reports
+the interval of the worst (:func:`policycheck.stats.worst_interval`).
+
 Shared intermediates: ``reconstruction_attacks`` (attack outcomes on the
 original or holdout records of every synthetic set) and
 ``attribute_inference_game`` (the game's truth/guess/score per target; the DP
@@ -175,7 +184,8 @@ def resolve_columns(ctx: EvaluationContext, secret: str, quasi_identifiers: tupl
             f"secret {secret!r} is not among the policy's declared secrets ({', '.join(ctx.attacker.secrets)})"
         )
     qis = quasi_identifiers or ctx.attacker.quasi_identifiers or tuple(c for c in columns if c != secret)
-    qis = tuple(c for c in qis if c != secret)
+    # A column listed twice is one piece of knowledge (and one column of the queries).
+    qis = tuple(dict.fromkeys(c for c in qis if c != secret))
     if not qis:
         raise EvaluationError(f"the attack on secret {secret!r} has no quasi-identifier to work from")
     return qis
@@ -240,17 +250,24 @@ class ReconstructionRun:
     secret: str
     quasi_identifiers: tuple[str, ...]
     classes: tuple[Any, ...]
-    truth: np.ndarray  # (n,) index into classes, -1 if outside
+    truth: np.ndarray  # (n,) index into classes, -1 where the secret is missing
     set_names: tuple[str, ...]
     attacks: tuple[str, ...]
     outcomes: dict[tuple[int, str], AttackOutcome]
 
     def correct(self, set_index: int, attack: str) -> int:
+        """Attacked records whose known secret the attack guessed (a guess is never -1)."""
         return int((self.outcomes[(set_index, attack)].guess == self.truth).sum())
 
     @property
     def n(self) -> int:
-        return int(self.truth.size)
+        """Attacked records whose secret is known: the denominator of every accuracy."""
+        return int(np.count_nonzero(self.truth >= 0))
+
+    @property
+    def missing(self) -> int:
+        """Attacked records whose secret is missing, left out of the accuracies."""
+        return int(self.truth.size) - self.n
 
 
 def _guarded_attack(task: AttackTask) -> AttackOutcome | ReconstructionError:
@@ -286,6 +303,11 @@ def _attack_tasks(
     if dataset is None:
         raise EvaluationError("the control attack needs a holdout dataset, and the release has none")
     qis = resolve_columns(ctx, secret, quasi_identifiers)
+    if dataset.frame[secret].isna().all():
+        raise EvaluationError(
+            f"secret column {secret!r} is missing in every {dataset.role} record, so there is no secret to "
+            "reconstruct; choose a secret column with values."
+        )
     classes = secret_classes(release, secret)
     config = AttackConfig(tuple(query_orders), n_queries, numeric_bins, scaling, time_limit, "auto", n_estimators)
     targets = dataset.frame[list(qis)]
@@ -375,25 +397,27 @@ def individual_risk(
 ) -> tuple[float, tuple[float, float]]:
     """Control-corrected accuracy ``(acc - acc_c) / (1 - acc_c)`` and its interval.
 
-    The ratio grows with ``acc`` and falls with ``acc_c``, so its interval
-    joins opposite ends of the two Clopper-Pearson intervals, each taken at
-    level ``1 - (1 - confidence) / 2`` so that both hold together with the
-    stated confidence (Bonferroni). A control at 1 leaves nothing to measure:
-    the risk is 0.
+    The risk is one minus the ratio of the error rates on the attacked and on
+    the control records, ``1 - err / err_c``; its interval is Koopman's score
+    interval of that ratio (:func:`policycheck.stats.ratio_score_interval`),
+    one interval for the two samples together. (Joining opposite ends of two
+    separate intervals would be far wider: dividing by ``1 - acc_c = 0.15``
+    turns two 2-point intervals into a 30-point one.) A control that makes no
+    error leaves nothing to measure: the risk is 0 when the attack makes none
+    either, else below -1. Values below -1 (the attack errs more than twice as
+    often on the attacked records as on the control) are reported as -1.
     """
-    level = 1.0 - (1.0 - confidence) / 2
-
-    def ratio(a: float, c: float) -> float:
-        return 0.0 if c >= 1.0 else (a - c) / (1.0 - c)
-
-    a_lo, a_hi = stats.clopper_pearson(correct, n, level)
-    c_lo, c_hi = stats.clopper_pearson(control_correct, n_control, level)
-    value = ratio(correct / n, control_correct / n_control)
-    return value, (ratio(a_lo, c_hi), ratio(a_hi, c_lo))
+    errors, control_errors = n - correct, n_control - control_correct
+    if control_errors == 0:
+        value = 0.0 if errors == 0 else -1.0
+    else:
+        value = max(1.0 - (errors / n) / (control_errors / n_control), -1.0)
+    ratio_lo, ratio_hi = stats.ratio_score_interval(errors, n, control_errors, n_control, confidence)
+    return value, (max(1.0 - ratio_hi, -1.0), 1.0 - ratio_lo)
 
 
-def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, confidence: float) -> list[dict[str, Any]]:
-    """One JSON row per (set, attack): accuracy, baseline, control, individual part."""
+def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, level: float) -> list[dict[str, Any]]:
+    """One JSON row per (set, attack): accuracy, control, individual part; intervals at ``level``."""
     rows = []
     for (i, attack), outcome in run.outcomes.items():
         correct = run.correct(i, attack)
@@ -402,7 +426,7 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, conf
             "attack": attack,
             "description": ATTACK_WORDS[attack],
             "accuracy": correct / run.n,
-            "interval": list(stats.clopper_pearson(correct, run.n, confidence)),
+            "interval": list(stats.clopper_pearson(correct, run.n, level)),
             "correct": correct,
             "records": run.n,
         }
@@ -410,15 +434,39 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, conf
             row["lp"] = dict(outcome.info)
         if control is not None:
             c_correct = control.correct(i, attack)
-            risk, risk_interval = individual_risk(correct, run.n, c_correct, control.n, confidence)
+            risk, risk_interval = individual_risk(correct, run.n, c_correct, control.n, level)
             row.update(
                 control_accuracy=c_correct / control.n,
-                control_interval=list(stats.clopper_pearson(c_correct, control.n, confidence)),
+                control_interval=list(stats.clopper_pearson(c_correct, control.n, level)),
                 individual_risk=risk,
                 individual_interval=list(risk_interval),
             )
         rows.append(row)
     return rows
+
+
+def _bonferroni(run: ReconstructionRun, confidence: float) -> dict[str, Any]:
+    """The level of each (set, attack) interval, so that the worst one's holds at ``confidence``."""
+    k = len(run.outcomes)
+    return {
+        "alternatives": k,
+        "level": stats.bonferroni(confidence, k),
+        "rule": f"each of the {k} (synthetic set, attack) intervals at 1 - (1 - {confidence}) / {k} (Bonferroni); "
+        "the rule's interval runs from the largest lower end to the largest upper end",
+    }
+
+
+def _known_records(run: ReconstructionRun, control: ReconstructionRun | None) -> dict[str, Any]:
+    """How many attacked records have a secret, and the stated rule for those that do not."""
+    out = {
+        "records_with_secret": run.n,
+        "records_without_secret": run.missing,
+        "missing_values": "records whose secret is missing are left out of every accuracy; a missing "
+        "quasi-identifier is a category of its own in the queries",
+    }
+    if control is not None:
+        out.update(control_records_with_secret=control.n, control_records_without_secret=control.missing)
+    return out
 
 
 def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]:
@@ -427,7 +475,7 @@ def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]
     for i, synthetic in enumerate(release.synthetic):
         codes = class_codes(synthetic.frame[run.secret], np.array(run.classes, dtype=object))
         majority = int(np.bincount(codes[codes >= 0], minlength=len(run.classes)).argmax())
-        correct = int((run.truth == majority).sum())
+        correct = int((run.truth == majority).sum())  # records with a missing secret are -1: never counted
         out.append({"set": run.set_names[i], "guess": _plain(run.classes[majority]), "accuracy": correct / run.n})
     return out
 
@@ -485,32 +533,53 @@ def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: Atta
     references=(REFERENCE,),
 )
 def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, needs) -> MetricResult:
-    """Accuracy of the strongest attribute-inference attack on the original records (worst over attacks and sets)."""
+    """Accuracy of the strongest attribute-inference attack on the original records (worst over attacks and sets).
+
+    Each (set, attack) accuracy has a Clopper-Pearson interval at the
+    Bonferroni level for the number of alternatives; the rule reports the
+    largest accuracy and the interval of the largest. The baseline is what
+    the attacker gets without the release's individual information: the
+    larger of guessing the synthetic data's most common secret for everyone
+    and, with a holdout, the same attack on the holdout records.
+    """
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
     control_need = _attack_needs(params, "holdout", tuple(params.attacks))
     control: ReconstructionRun | None = needs.get(control_need)
-    rows = _attack_rows(run, control, params.confidence)
+    bonferroni = _bonferroni(run, params.confidence)
+    rows = _attack_rows(run, control, bonferroni["level"])
     worst = max(rows, key=lambda r: r["accuracy"])
+    interval = stats.worst_interval([tuple(r["interval"]) for r in rows])
     baselines = _baselines(ctx.release, run)
+    majority = next(b["accuracy"] for b in baselines if b["set"] == worst["set"])
+    baseline, label = majority, "guessing the synthetic data's most common secret for everyone"
+    if control is not None and worst["control_accuracy"] > majority:
+        baseline, label = worst["control_accuracy"], f"the same attack ({worst['attack']}) on holdout records"
     details = _common_details(ctx, run, params)
     details.update(attacks=rows, baselines=baselines, worst={"set": worst["set"], "attack": worst["attack"]},
-                   control=control is not None)
-    baseline = max(b["accuracy"] for b in baselines)
+                   control=control is not None, bonferroni=bonferroni, **_known_records(run, control),
+                   baseline={"value": baseline, "label": label, "majority": majority,
+                             "control": worst.get("control_accuracy"),
+                             "rule": "the larger of the majority guess and the worst attack on holdout records"})
     notes = []
-    if worst["interval"][0] <= baseline:
+    if interval[0] <= baseline:
         notes.append(
-            "No attack is clearly more accurate than guessing the most common secret for everyone "
-            f"({baseline:.3f}); the value mostly reflects population-level inference."
+            f"No attack is clearly more accurate than {label} ({baseline:.3f}); the value mostly reflects "
+            "population-level inference."
         )
     if control is None:
         notes.append("Accuracy mixes individual leakage with population-level inference; a holdout control separates them.")
+    if run.missing:
+        notes.append(f"{run.missing} original records have no value of {run.secret!r} and are left out.")
     return MetricResult(
         value=worst["accuracy"],
-        interval=tuple(worst["interval"]),
+        interval=interval,
         confidence=params.confidence,
         details=details,
-        charts=(_accuracy_chart(rows, baseline, control is not None),),
+        charts=(_accuracy_chart(rows, majority, control is not None),),
         notes=tuple(notes),
+        baseline=baseline,
+        baseline_label=label,
+        sample_size=run.n,
     )
 
 
@@ -532,16 +601,27 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     references=(REFERENCE, "Giomi et al., A Unified Framework for Quantifying Privacy Risk in Synthetic Data (anonymeter)"),
 )
 def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRiskParams, needs) -> MetricResult:
-    """Holdout-controlled attribute-inference risk: (acc - acc_control) / (1 - acc_control), worst over attacks and sets."""
+    """Holdout-controlled attribute-inference risk: (acc - acc_control) / (1 - acc_control), worst over attacks and sets.
+
+    Each (set, attack) risk has Koopman's score interval at the Bonferroni
+    level for the number of alternatives (see :func:`individual_risk`); the
+    rule reports the largest risk and the interval of the largest. ``raw`` is
+    that attack's accuracy and ``baseline`` its accuracy on the control.
+    """
     if ctx.release.holdout is None:
         raise EvaluationError("reconstruction_individual_risk needs a holdout dataset, and the release has none")
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
     control: ReconstructionRun = needs[_attack_needs(params, "holdout", tuple(params.attacks))]
-    rows = _attack_rows(run, control, params.confidence)
+    bonferroni = _bonferroni(run, params.confidence)
+    rows = _attack_rows(run, control, bonferroni["level"])
     worst = max(rows, key=lambda r: r["individual_risk"])
+    interval = stats.worst_interval([tuple(r["individual_interval"]) for r in rows])
     details = _common_details(ctx, run, params)
     details.update(attacks=rows, baselines=_baselines(ctx.release, run),
-                   worst={"set": worst["set"], "attack": worst["attack"]}, control_records=control.n)
+                   worst={"set": worst["set"], "attack": worst["attack"]}, control_records=control.n,
+                   bonferroni=bonferroni, **_known_records(run, control),
+                   interval_method="Koopman's score interval of the ratio of error rates err / err_control, "
+                   "mapped through 1 - ratio; below -1 reported as -1")
     chart = {
         "kind": "bar",
         "title": "Individual part of each attack's accuracy",
@@ -554,12 +634,23 @@ def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRis
         ],
         "reference_lines": [{"axis": "y", "value": 0.0, "label": "no individual leakage"}],
     }
+    notes = []
+    if run.missing or control.missing:
+        notes.append(
+            f"{run.missing} original and {control.missing} holdout records have no value of {run.secret!r} and "
+            "are left out."
+        )
     return MetricResult(
         value=worst["individual_risk"],
-        interval=tuple(worst["individual_interval"]),
+        interval=interval,
         confidence=params.confidence,
         details=details,
         charts=(chart,),
+        notes=tuple(notes),
+        raw=worst["accuracy"],
+        baseline=worst["control_accuracy"],
+        baseline_label=f"the same attack ({worst['attack']}) on holdout records, which the synthesizer never saw",
+        sample_size=run.n,
     )
 
 

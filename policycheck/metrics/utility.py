@@ -9,6 +9,11 @@ policy bounds them with ``fail_above``:
     count exceeds 10 (MRE_{>10}).
 ``three_way_marginal_tvd``
     Average total variation distance of the 3-way marginal distributions.
+
+A missing value is a category of its own (numeric columns too). With several
+synthetic sets the value is the worst set; when triples are sampled, each
+set's bootstrap interval is at the Bonferroni level and the rule reports the
+interval of the worst.
 """
 
 from __future__ import annotations
@@ -79,7 +84,7 @@ def marginal_errors(
 ) -> list[MarginalErrors]:
     """Measure every synthetic set on the same triples, through the executor."""
     release = ctx.release
-    cols = list(columns or release.columns)
+    cols = list(dict.fromkeys(columns or release.columns))
     if len(cols) < 3:
         raise EvaluationError(f"3-way marginals need at least three columns, and param columns names {len(cols)}")
     triples = tuple(choose_triples(cols, n_triples, ctx.rng("utility", "triples")))
@@ -111,26 +116,17 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
         )
     worst = int(np.nanargmax(values))
     errors = per_set[worst]
-    interval, confidence = None, None
-    n_columns = len(params.columns or ctx.release.columns)
+    interval, confidence, bonferroni = None, None, None
+    n_columns = len(dict.fromkeys(params.columns or ctx.release.columns))
     if params.n_triples is not None and params.n_triples < count_triples(n_columns):
         # The triples are a sample: the value estimates the mean over every triple.
-        sampled = len(errors.triples)
-        if which == "tvd":
-            def stat(idx: np.ndarray) -> float:
-                return float(errors.tvd[idx].mean())
-
-        else:
-            # Resample triples, pooling their cells as the MRE does.
-            bounds = np.concatenate([[0], np.cumsum(errors.cells_per_triple)])
-            parts = [errors.abs_relative_error[bounds[i] : bounds[i + 1]] for i in range(sampled)]
-
-            def stat(idx: np.ndarray) -> float:
-                pooled = np.concatenate([parts[i] for i in idx])
-                return float(pooled.mean()) if pooled.size else float("nan")
-
-        rng = ctx.rng("utility", which, "bootstrap")
-        interval = stats.bootstrap_interval(stat, sampled, rng, confidence=params.confidence)
+        level = stats.bonferroni(params.confidence, len(per_set))
+        bonferroni = {"alternatives": len(per_set), "level": level}
+        intervals = [
+            _bootstrap(e, which, ctx.rng("utility", which, "bootstrap", i), level)
+            for i, e in enumerate(per_set)
+        ]
+        interval = stats.worst_interval([iv for iv in intervals if not np.isnan(iv[0])])
         confidence = params.confidence
     details: dict[str, Any] = {
         "per_set": {n: (None if np.isnan(v) else float(v)) for n, v in zip(names, values)},
@@ -139,6 +135,8 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
         "cells_measured": int(errors.abs_relative_error.size) if which == "mre" else None,
         "numeric_bins": params.numeric_bins,
         "min_count": params.min_count if which == "mre" else None,
+        "missing_values": "a missing value is a category of its own, in numeric columns too",
+        "bonferroni": bonferroni,
     }
     return MetricResult(
         value=float(values[worst]),
@@ -146,7 +144,27 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
         confidence=confidence,
         details=details,
         charts=_histogram(errors, which, names[worst]),
+        sample_size=len(errors.triples) if interval is not None else None,
     )
+
+
+def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, level: float) -> tuple[float, float]:
+    """Bootstrap interval over the sampled triples of one set's TVD or MRE."""
+    sampled = len(errors.triples)
+    if which == "tvd":
+        def stat(idx: np.ndarray) -> float:
+            return float(errors.tvd[idx].mean())
+
+    else:
+        # Resample triples, pooling their cells as the MRE does.
+        bounds = np.concatenate([[0], np.cumsum(errors.cells_per_triple)])
+        parts = [errors.abs_relative_error[bounds[i] : bounds[i + 1]] for i in range(sampled)]
+
+        def stat(idx: np.ndarray) -> float:
+            pooled = np.concatenate([parts[i] for i in idx])
+            return float(pooled.mean()) if pooled.size else float("nan")
+
+    return stats.bootstrap_interval(stat, sampled, rng, confidence=level)
 
 
 def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[str, Any], ...]:

@@ -45,8 +45,25 @@ def test_precisions_below_a_blind_guess_are_not_floored():
     assert mi_risk_score(np.array([0.4, 1.0])) == pytest.approx(0.4)
 
 
-def test_risk_is_clipped_at_zero_when_the_attack_is_worse_than_guessing():
-    assert mi_risk_score(np.array([0.2, 0.3])) == 0.0
+def test_risk_is_not_clipped_when_the_attack_is_worse_than_guessing():
+    # Mean precision 0.25: (0.25 - 0.5) * 2.
+    assert mi_risk_score(np.array([0.2, 0.3])) == pytest.approx(-0.5)
+
+
+def test_risk_has_expectation_zero_when_members_and_non_members_are_alike():
+    # Four records with DCRs 0, 0, 1, 2; every way to call two of them members is equally
+    # likely without leakage. Averaged over the 6 labelings the risk is exactly 0 (clipping at
+    # 0, as before, gave a positive average).
+    from itertools import combinations
+
+    dcr = np.array([0.0, 0.0, 1.0, 2.0])
+    risks = []
+    for members in combinations(range(4), 2):
+        rest = [i for i in range(4) if i not in members]
+        test = membership_inference_test(dcr[list(members)], dcr[rest], [0.5, 0.25], np.random.default_rng(0), resamples=20)
+        risks.append(test.risk)
+    assert np.mean(risks) == pytest.approx(0.0, abs=1e-12)
+    assert np.mean(np.maximum(risks, 0.0)) > 0.1
 
 
 def test_precision_intervals_are_clopper_pearson():
@@ -76,10 +93,19 @@ def test_adversary_set_is_balanced_and_without_repeats():
     assert len(set(non_members.tolist())) == 5 and non_members.max() < 7
 
 
-def test_dcr_share_counts_ties_as_not_closer():
+def test_dcr_share_is_taken_among_untied_records():
     counts = dcr_share_counts(np.array([0.0, 0.1, 0.5, 0.2]), np.array([0.2, 0.1, 0.0, 0.3]))
     assert (counts.closer_to_training, counts.ties, counts.closer_to_holdout) == (2, 1, 1)
-    assert counts.share == 0.5
+    # 2 of the 3 untied records are closer to training; the strict share counts the tie as
+    # not closer (2/4, SDMetrics and SURE); splitting it gives (2 + 1/2) / 4.
+    assert counts.share == pytest.approx(2 / 3)
+    assert counts.strict_share == 0.5
+    assert counts.half_ties_share == 0.625
+
+
+def test_dcr_share_of_all_ties_is_the_no_leak_line():
+    counts = dcr_share_counts(np.zeros(3), np.zeros(3))
+    assert (counts.untied, counts.share) == (0, 0.5)
 
 
 def test_equal_size_subsample_draws_from_the_larger_set():

@@ -39,3 +39,15 @@ def test_every_triple_is_measured_unless_a_sample_is_asked_for():
     sample = choose_triples(columns, 4, np.random.default_rng(0))
     assert len(sample) == 4 and len(set(sample)) == 4
     assert sample == choose_triples(columns, 4, np.random.default_rng(0))
+
+
+def test_a_missing_value_is_a_category_of_its_own():
+    original = pd.DataFrame({"a": ["x", None], "b": [1.0, np.nan], "c": ["p", "p"]})
+    # Missing values kept where they were: no error.
+    same = three_way_marginal_errors(original, original.copy(), ["b"], [("a", "b", "c")], min_count=0)
+    assert same.mean_tvd == 0.0
+    # The synthesizer replaced the missing category by an unseen one: half the mass moved.
+    # (Missing and unseen used to share one cell, which hid this.)
+    replaced = original.assign(a=["x", "y"], b=[1.0, np.nan])
+    errors = three_way_marginal_errors(original, replaced, ["b"], [("a", "b", "c")], min_count=0)
+    assert errors.mean_tvd == pytest.approx(0.5)

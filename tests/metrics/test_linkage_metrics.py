@@ -2,12 +2,14 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge
 from policycheck.release.model import ColumnType, Dataset, Release
+from policycheck.stats import clopper_pearson, newcombe_difference
 
 ORIGINAL = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": [10.0, 20.0, 30.0, 40.0], "c": ["x", "y", "y", "z"]})
 # Set 1 copies the original; set 2 keeps `a` and reverses the secret.
@@ -22,6 +24,7 @@ def make_release(*sets: pd.DataFrame) -> Release:
 
 
 def evaluate(name, release, secrets=("s",), qis=("a",), **params):
+    """Evaluate a linkage rule; tests of the attack's mechanics pass baseline="none" (the raw rate)."""
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", qis, secrets), seed=3)
     spec = registry.get_metric(name)
     parsed = spec.params(**params)
@@ -32,7 +35,7 @@ def evaluate(name, release, secrets=("s",), qis=("a",), **params):
 def test_range_narrowing_over_two_sets():
     # Set 1 reveals 10, 20, 30, 40; set 2 points to 40, 30, 20, 10. Ranges: [10, 40],
     # [20, 30], [20, 30], [10, 40]; widths 1, 1/3, 1/3, 1 of the range 30: two records narrowed.
-    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5)
+    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, baseline="none")
     assert result.value == 0.5
     assert [r["value"] for r in result.details["by_number_of_sets"]] == [1.0, 0.5]
     assert [r["value"] for r in result.details["per_set"]] == [1.0, 0.0]
@@ -40,7 +43,7 @@ def test_range_narrowing_over_two_sets():
 
 
 def test_range_narrowing_lists_rows_but_not_values_by_default():
-    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5)
+    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, baseline="none")
     rows = result.details["most_narrowed"]
     assert [r["row"] for r in rows] == [2, 3]
     assert all("true_value" not in r and "ranks_identified" not in r for r in rows)
@@ -49,7 +52,7 @@ def test_range_narrowing_lists_rows_but_not_values_by_default():
 
 
 def test_range_narrowing_shows_values_when_the_policy_allows():
-    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, show_values=True)
+    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, show_values=True, baseline="none")
     row2 = result.details["most_narrowed"][0]
     assert row2["true_value"] == 20 and row2["identified_range"] == [20, 30]
     assert row2["ranks_identified"] == [[2], [3]] and row2["values_identified"] == [[20], [30]]
@@ -57,8 +60,8 @@ def test_range_narrowing_shows_values_when_the_policy_allows():
 
 def test_exact_disclosure_counts_records_revealed_by_k_sets():
     release = make_release(COPY, REVERSED)
-    assert evaluate("linkage_exact_disclosure", release, k=1).value == 1.0
-    assert evaluate("linkage_exact_disclosure", release, k=2).value == 0.0
+    assert evaluate("linkage_exact_disclosure", release, k=1, baseline="none").value == 1.0
+    assert evaluate("linkage_exact_disclosure", release, k=2, baseline="none").value == 0.0
     assert [r["value"] for r in evaluate("linkage_exact_disclosure", release).details["per_set"]] == [1.0, 0.0]
 
 
@@ -68,7 +71,7 @@ def test_exact_disclosure_refuses_k_above_the_number_of_sets():
 
 
 def test_consistently_misled_with_one_set_is_reported_as_single_set():
-    result = evaluate("linkage_consistently_misled", make_release(REVERSED))
+    result = evaluate("linkage_consistently_misled", make_release(REVERSED), baseline="none")
     # Identified 40, 30, 20, 10 against 10, 20, 30, 40: every record is on a wrong side.
     assert result.value == 1.0
     assert result.details["single_set"] is True
@@ -76,7 +79,7 @@ def test_consistently_misled_with_one_set_is_reported_as_single_set():
 
 
 def test_consistently_misled_drops_when_a_second_set_brackets_the_truth():
-    result = evaluate("linkage_consistently_misled", make_release(REVERSED, COPY))
+    result = evaluate("linkage_consistently_misled", make_release(REVERSED, COPY), baseline="none")
     assert result.value == 0.0
     assert [r["value"] for r in result.details["by_number_of_sets"]] == [1.0, 0.0]
 
@@ -87,7 +90,8 @@ def test_nominal_secret_without_an_order_is_refused():
 
 
 def test_nominal_secret_with_a_policy_order_is_narrowed():
-    result = evaluate("linkage_exact_disclosure", make_release(COPY), secrets=("c",), orders={"c": ["x", "y", "z"]})
+    result = evaluate("linkage_exact_disclosure", make_release(COPY), secrets=("c",), orders={"c": ["x", "y", "z"]},
+                      baseline="none")
     assert result.value == 1.0
 
 
@@ -142,7 +146,7 @@ def test_ordinal_secret_is_ranked_by_the_manifest_order():
     # Order low < mid < high. Synthetic ranks (ties in row order): 2, 1, 3, 4; the original by
     # rank is low, mid, high, high; so rows 1..4 read mid, low, high, high against the true
     # high, low, mid, high: rows 2 and 4 are disclosed.
-    result = evaluate("linkage_exact_disclosure", release, secrets=("g",), show_values=True)
+    result = evaluate("linkage_exact_disclosure", release, secrets=("g",), show_values=True, baseline="none")
     assert result.value == 0.5
     assert [r["row"] for r in result.details["most_narrowed"]] == [2, 4]
     assert result.details["most_narrowed"][0]["values_identified"] == [["low"]]
@@ -150,7 +154,7 @@ def test_ordinal_secret_is_ranked_by_the_manifest_order():
 
 
 def test_risk_against_the_number_of_sets_is_a_line_chart():
-    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED, COPY), fraction=0.5)
+    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED, COPY), fraction=0.5, baseline="none")
     (line,) = [c for c in result.charts if c["kind"] == "line"]
     assert line["series"][0]["x"] == [1, 2, 3] and line["series"][0]["y"] == [1.0, 0.5, 0.5]
 
@@ -173,3 +177,116 @@ def test_sets_run_through_the_executor_with_the_same_result():
 def test_an_order_for_an_unknown_column_is_refused():
     with pytest.raises(EvaluationError, match="column 'nope', which the release does not have"):
         evaluate("linkage_exact_disclosure", make_release(COPY), orders={"nope": ["a"]})
+
+
+# ---------------------------------------------------------------- baselines
+
+
+def test_range_narrowing_subtracts_chance_by_default():
+    # Raw 0.5 (see above). Chance with two linked records, fraction 0.5 of the range 30: the
+    # records with 10 and 40 are narrowed with 3/16, those with 20 and 30 with 5/16; mean 1/4.
+    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5)
+    assert result.raw == 0.5 and result.baseline == pytest.approx(0.25)
+    assert result.value == pytest.approx(0.25)
+    assert result.baseline_label.startswith("chance")
+    assert result.details["baseline"]["used"] == "chance"
+    # The interval is Clopper-Pearson of 2/4 shifted by the chance rate (one baseline: no split).
+    lo, hi = clopper_pearson(2, 4, 0.95)
+    assert result.interval == pytest.approx((lo - 0.25, hi - 0.25))
+
+
+def test_exact_disclosure_chance_is_the_sum_of_squared_shares():
+    # A secret that is half zeros; each record links to exactly one synthetic record.
+    original = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "s": [0.0, 0, 0, 0, 1, 2, 3, 4]})
+    types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
+    release = Release("r", Dataset("original", "original", original),
+                      (Dataset("synthetic", "copy", original.copy()),), None, types)
+    result = evaluate("linkage_exact_disclosure", release)
+    # sum p^2 = (1/2)^2 + 4 (1/8)^2 = 0.3125; the copy discloses everyone.
+    assert result.details["sum_of_squared_shares"] == pytest.approx(0.3125)
+    assert result.baseline == pytest.approx(0.3125)
+    assert result.value == pytest.approx(1 - 0.3125)
+    assert evaluate("linkage_exact_disclosure", release, baseline="none").value == 1.0
+
+
+# Holdout a = 1..4 with s = 10, 30, 20, 40. The copy of the original, reverse-mapped onto the
+# holdout's values, pairs a = 1..4 with s = 10, 20, 30, 40: the holdout records with a = 1 and
+# a = 4 get their own value, the two others each other's. Holdout rate 2/4.
+HOLDOUT = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": [10.0, 30.0, 20.0, 40.0], "c": ["x", "y", "y", "z"]})
+
+
+def with_holdout(*sets):
+    release = make_release(*sets)
+    return Release(release.id, release.original, release.synthetic, Dataset("holdout", "holdout", HOLDOUT), TYPES)
+
+
+def test_exact_disclosure_against_the_same_attack_on_holdout_records():
+    release = with_holdout(COPY)
+    result = evaluate("linkage_exact_disclosure", release)
+    # Raw 4/4; chance sum p^2 = 1/4; holdout 2/4: the larger baseline is the holdout's.
+    assert (result.raw, result.baseline, result.value) == (1.0, 0.5, 0.5)
+    assert result.details["baseline"]["chance"] == pytest.approx(0.25)
+    assert result.details["baseline"]["holdout"] == 0.5
+    assert "holdout records" in result.baseline_label
+    # Both baselines: each difference at the Bonferroni level for 2, the smaller one's interval.
+    level = 1 - 0.05 / 2
+    lo_c, hi_c = clopper_pearson(4, 4, level)
+    lo_h, hi_h = newcombe_difference(4, 4, 2, 4, level)
+    assert result.interval == pytest.approx((min(lo_c - 0.25, lo_h), min(hi_c - 0.25, hi_h)))
+    assert evaluate("linkage_exact_disclosure", release, baseline="chance").value == pytest.approx(0.75)
+    assert evaluate("linkage_exact_disclosure", release, baseline="holdout").interval == pytest.approx(
+        newcombe_difference(4, 4, 2, 4, 0.95))
+
+
+def test_holdout_baseline_without_a_holdout_is_refused():
+    with pytest.raises(EvaluationError, match="no holdout"):
+        evaluate("linkage_exact_disclosure", make_release(COPY), baseline="holdout")
+
+
+def test_misled_takes_the_smaller_baseline_and_keeps_its_direction():
+    release = with_holdout(REVERSED)
+    # REVERSED misleads all four original records. On the holdout it identifies 40, 30, 20, 10
+    # for a = 1..4 against 10, 30, 20, 40: a = 2 and a = 3 are hit, so 2/4 are misled. Chance
+    # with one draw: 3/4 for every record. The attacker's better baseline is the smaller, 1/2.
+    result = evaluate("linkage_consistently_misled", release)
+    assert result.details["baseline"]["chance"] == pytest.approx(0.75)
+    assert (result.raw, result.baseline, result.value) == (1.0, 0.5, 0.5)
+    # Higher is safer: the interval is that of the larger difference.
+    level = 1 - 0.05 / 2
+    lo_c, hi_c = clopper_pearson(4, 4, level)
+    lo_h, hi_h = newcombe_difference(4, 4, 2, 4, level)
+    assert result.interval == pytest.approx((max(lo_c - 0.75, lo_h), max(hi_c - 0.75, hi_h)))
+
+
+# ---------------------------------------------------------------- missing values
+
+
+def test_records_with_a_missing_secret_are_left_out_of_the_denominators():
+    original = ORIGINAL.assign(s=[10.0, np.nan, 30.0, 40.0])
+    release = Release("r", Dataset("original", "original", original),
+                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    # The copy's secret ranks map row 2 to the missing value: it identifies nothing there, and
+    # rows 1, 3 and 4 are disclosed: 3 of the 3 records with a secret.
+    result = evaluate("linkage_exact_disclosure", release, baseline="none")
+    assert result.value == 1.0 and result.sample_size == 3
+    assert result.details["records_without_secret"] == 1
+    assert any("1 original records have no value" in note for note in result.notes)
+    for name in ("linkage_range_narrowing", "linkage_consistently_misled"):
+        assert evaluate(name, release).sample_size == 3
+
+
+def test_a_secret_missing_everywhere_is_a_clear_error():
+    original = ORIGINAL.assign(s=np.nan)
+    release = Release("r", Dataset("original", "original", original),
+                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    with pytest.raises(EvaluationError, match="missing in every original record"):
+        evaluate("linkage_exact_disclosure", release)
+
+
+def test_missing_linkage_attributes_and_repeated_attributes_link():
+    original = ORIGINAL.assign(a=[1.0, np.nan, 3.0, 4.0])
+    release = Release("r", Dataset("original", "original", original),
+                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    result = evaluate("linkage_exact_disclosure", release, attributes=["a", "a"], baseline="none")
+    assert result.details["attributes"] == ["a"]
+    assert result.value == 1.0

@@ -48,12 +48,28 @@ HOLDOUT = pd.DataFrame({"x": [4.0, 10.0], "c": ["a", "c"]})
 SYNTHETIC = pd.DataFrame({"x": [0.0, 6.0, 10.0, 2.0], "c": ["a", "b", "c", "a"]})
 
 
-def test_dcr_share_counts_strictly_closer_records_over_all_synthetic_records():
+def test_dcr_share_counts_closer_records_among_the_untied_ones():
     result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC))
     detail = result.details["per_set"][0]
     assert (detail["closer_to_training"], detail["ties"], detail["closer_to_holdout"]) == (2, 1, 1)
-    assert result.value == 0.5
-    assert result.interval == clopper_pearson(2, 4)
+    assert result.value == pytest.approx(2 / 3)
+    assert detail["strict_share"] == 0.5
+    assert result.interval == clopper_pearson(2, 3)
+    assert (result.baseline, result.sample_size) == (0.5, 3)
+
+
+def test_ties_do_not_dilute_copied_records():
+    # Coarse data: one categorical column, 10 training and 10 holdout records with the same two
+    # categories; a safe release ties everywhere. Copying rows adds records closer to training
+    # only when the copied category is absent from the holdout.
+    training = pd.DataFrame({"x": [0.0] * 10, "c": ["a"] * 5 + ["b"] * 4 + ["t"]})
+    holdout = pd.DataFrame({"x": [0.0] * 10, "c": ["a"] * 5 + ["b"] * 4 + ["h"]})
+    synthetic = pd.DataFrame({"x": [0.0] * 10, "c": ["a"] * 4 + ["b"] * 4 + ["t", "t"]})
+    result = evaluate("dcr_share", release(holdout, synthetic, training=training))
+    detail = result.details["per_set"][0]
+    # 8 ties, 2 records (the copies of "t") closer to training: 2 of 2 untied, strict 2 of 10.
+    assert (detail["ties"], detail["closer_to_training"], detail["closer_to_holdout"]) == (8, 2, 0)
+    assert result.value == 1.0 and detail["strict_share"] == 0.2
 
 
 def test_dcr_share_reports_exact_copies_and_quantiles():
@@ -80,8 +96,20 @@ def test_dcr_share_chart_overlays_histograms_of_both_distances():
 def test_value_is_the_worst_synthetic_set():
     result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC, TRAINING))
     assert result.value == 1.0
-    assert [s["share"] for s in result.details["per_set"]] == [0.5, 1.0]
+    assert [s["share"] for s in result.details["per_set"]] == pytest.approx([2 / 3, 1.0])
     assert result.details["worst_set"] == "synthetic[1]"
+
+
+def test_the_worst_of_two_sets_has_its_interval_at_the_bonferroni_level():
+    result = evaluate("dcr_share", release(HOLDOUT, SYNTHETIC, TRAINING))
+    # Each set at 1 - 0.05 / 2: set 0 has 2 of 3 untied records closer, set 1 (a copy) 2 of 2.
+    level = 0.975
+    assert result.details["bonferroni"]["level"] == pytest.approx(level)
+    lo0, hi0 = clopper_pearson(2, 3, level)
+    lo1, hi1 = clopper_pearson(2, 2, level)
+    assert result.interval == pytest.approx((max(lo0, lo1), max(hi0, hi1)))
+    # For 2 of 2 the exact lower end is (0.025 / 2) ** (1 / 2).
+    assert lo1 == pytest.approx(0.0125 ** 0.5)
 
 
 def test_every_membership_rule_shares_one_need_per_synthetic_set():
@@ -120,13 +148,15 @@ def test_missing_holdout_is_an_evaluation_error():
 # Holdout -> synthetic: H0 (4, a) 0.1 (to (2, a)); H1 (10, c) 0.
 # Adversary set = all four. Sorted DCRs 0, 0, 0.1, 0.2: the 0.75 level gives
 # threshold 0.1 (T0, H0, H1 guessed: precision 1/3), the 0.5 level 0 (T0, H1: 1/2).
-def test_mi_risk_reports_unfloored_precisions_and_clips_the_risk():
+def test_mi_risk_reports_unfloored_precisions_and_an_unclipped_risk():
     result = evaluate("mi_risk", release(HOLDOUT, SYNTHETIC), quantile_levels=[0.75, 0.5])
     detail = result.details["per_set"][0]
     assert [t["distance"] for t in detail["thresholds"]] == pytest.approx([0.1, 0.0])
     assert [t["precision"] for t in detail["thresholds"]] == pytest.approx([1 / 3, 1 / 2])
     assert detail["mean_precision"] == pytest.approx(5 / 12)
-    assert result.value == 0.0
+    # (5/12 - 1/2) * 2: worse than a blind guess, whose risk (the baseline) is 0.
+    assert result.value == pytest.approx(-1 / 6)
+    assert (result.baseline, result.sample_size) == (0.0, 4)
     # Pairs (member, non-member) won by the member: (0 vs 0.1) + half of (0 vs 0).
     assert detail["auc"] == pytest.approx(1.5 / 4)
 
@@ -168,13 +198,32 @@ def test_quantile_levels_outside_the_unit_interval_are_rejected():
         registry.get_metric("mi_risk").params(quantile_levels=[0.5, 1.5])
 
 
-def test_exact_copy_share_compares_copies_of_training_with_copies_of_holdout():
+def test_exact_copy_share_is_the_excess_over_copies_of_holdout():
     result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC))
     detail = result.details["per_set"][0]
-    assert result.value == 0.25
-    assert detail["share_copying_holdout"] == 0.25
-    assert detail["excess_over_holdout"] == 0.0
+    # (0, a) copies T0 and (10, c) copies H1: 1/4 each, excess 0.
+    assert (result.raw, result.baseline, result.value) == (0.25, 0.25, 0.0)
+    assert (detail["copies_of_training_only"], detail["copies_of_holdout_only"]) == (1, 1)
+    # The share of training-only among the 2 discordant records is 1/2 with the exact interval
+    # (0.0126, 0.9874); the difference is 2/4 * (2 share - 1).
+    lo, hi = clopper_pearson(1, 2)
+    assert result.interval == pytest.approx((0.5 * (2 * lo - 1), 0.5 * (2 * hi - 1)))
+
+
+def test_exact_copy_share_without_baseline_is_the_raw_share():
+    result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC), baseline="none")
+    assert result.value == 0.25 and result.raw is None and result.baseline == 0.25
     assert result.interval == clopper_pearson(1, 4)
+
+
+def test_copies_of_common_records_found_in_both_sets_are_not_counted():
+    # Every synthetic record is the common (0, a), present in training and holdout alike.
+    training = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
+    holdout = pd.DataFrame({"x": [0.0, 5.0], "c": ["a", "c"]})
+    synthetic = pd.DataFrame({"x": [0.0] * 4, "c": ["a"] * 4})
+    result = evaluate("exact_copy_share", release(holdout, synthetic, training=training))
+    assert (result.raw, result.baseline, result.value) == (1.0, 1.0, 0.0)
+    assert result.interval == (0.0, 0.0)
 
 
 def test_same_seed_gives_the_same_numbers_and_pool_matches_serial():

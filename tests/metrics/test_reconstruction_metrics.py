@@ -54,15 +54,103 @@ def test_attacks_need_only_what_a_partially_informed_attacker_knows():
         assert spec.column_params == ("secret", "quasi_identifiers")
 
 
-def test_a_bootstrap_release_is_reconstructed_far_above_the_baseline():
-    result = _evaluate(_release(nonprivate), "reconstruction_accuracy", {"secret": "sex", "attacks": ["lp", "exact"]})
-    rows = {r["attack"]: r for r in result.details["attacks"]}
-    assert result.value == max(r["accuracy"] for r in rows.values())
-    assert result.value > 0.9
-    assert result.interval[0] < result.value < result.interval[1]
-    assert result.details["baselines"][0]["accuracy"] < 0.7
-    assert result.details["solver"]["options"]["solver"] == "ipm"
-    assert rows["lp"]["lp"]["solves"][0]["status"] == "Optimal"
+# A release small enough to attack by hand, with the exact-match attack:
+# original q = a a b b c c, s = y y n n y y; holdout q = a b c d d d, s = y n n y n n.
+# Set "copy" equals the original: it reveals every secret (6/6); its most common secret is y
+# (4/6 right for everyone); on the holdout it guesses y n y and, for the unmatched d, the
+# synthetic majority y: 3/6 right. Set "wrong" holds a n, b n, c n: 2/6 on the original, 4/6
+# on the holdout.
+HAND_ORIGINAL = pd.DataFrame({"q": list("aabbcc"), "s": ["y", "y", "n", "n", "y", "y"]})
+HAND_HOLDOUT = pd.DataFrame({"q": list("abcddd"), "s": ["y", "n", "n", "y", "n", "n"]})
+HAND_WRONG = pd.DataFrame({"q": list("abc"), "s": ["n", "n", "n"]})
+
+
+def _hand_release(original=HAND_ORIGINAL, holdout=HAND_HOLDOUT):
+    sets = (Dataset("synthetic", "copy", HAND_ORIGINAL.copy()), Dataset("synthetic", "wrong", HAND_WRONG))
+    return Release("hand", Dataset("original", "original", original), sets, Dataset("holdout", "holdout", holdout),
+                   {"q": ColumnType.CATEGORICAL, "s": ColumnType.CATEGORICAL})
+
+
+def _hand(name, release=None, **params):
+    release = release or _hand_release()
+    ctx = EvaluationContext(release, AttackerView("partially-informed", ("q",), ("s",)), seed=0)
+    spec = registry.get_metric(name)
+    p = spec.params(secret="s", attacks=["exact"], **params)
+    needs = {n: registry.compute_intermediate(ctx, n) for n in spec.needs(p, release)}
+    return spec.evaluate(ctx, p, needs)
+
+
+def test_accuracy_per_set_and_attack_is_counted_by_hand():
+    result = _hand("reconstruction_accuracy")
+    rows = {r["set"]: r for r in result.details["attacks"]}
+    assert (rows["copy"]["correct"], rows["wrong"]["correct"]) == (6, 2)
+    assert (rows["copy"]["control_accuracy"], rows["wrong"]["control_accuracy"]) == (0.5, 4 / 6)
+    assert [b["accuracy"] for b in result.details["baselines"]] == [4 / 6, 2 / 6]
+    assert result.value == 1.0 and result.sample_size == 6
+
+
+def test_the_worst_of_several_sets_has_its_interval_at_the_bonferroni_level():
+    result = _hand("reconstruction_accuracy")
+    # Two alternatives (two sets, one attack): each interval at 1 - 0.05 / 2 = 0.975. The
+    # worst is 6/6, whose exact lower end is (0.025 / 2) ** (1 / 6); the upper end is 1.
+    assert result.details["bonferroni"]["level"] == pytest.approx(0.975)
+    assert result.interval == pytest.approx((0.0125 ** (1 / 6), 1.0))
+    assert result.confidence == 0.95
+
+
+def test_accuracy_reports_the_larger_of_majority_and_control_as_its_baseline():
+    result = _hand("reconstruction_accuracy")
+    # Worst set "copy": majority guess 4/6, its attack on the holdout 3/6.
+    assert result.baseline == pytest.approx(4 / 6)
+    assert "most common secret" in result.baseline_label
+    assert result.raw is None
+
+
+def test_individual_risk_reports_accuracy_and_control_as_raw_and_baseline():
+    result = _hand("reconstruction_individual_risk")
+    # Set "copy": no error on the original, 3 of 6 on the holdout: 1 - 0 / 0.5 = 1.
+    # Set "wrong": 4 of 6 errors against 2 of 6: 1 - 2 = -1.
+    risks = {r["set"]: r["individual_risk"] for r in result.details["attacks"]}
+    assert risks == {"copy": 1.0, "wrong": -1.0}
+    assert (result.value, result.raw, result.baseline) == (1.0, 1.0, 0.5)
+    assert "holdout" in result.baseline_label
+
+
+def test_records_with_a_missing_secret_are_left_out_and_counted():
+    original = HAND_ORIGINAL.assign(s=["y", "y", None, "n", "y", "y"])
+    result = _hand("reconstruction_accuracy", _hand_release(original=original))
+    rows = {r["set"]: r for r in result.details["attacks"]}
+    # Set "copy" (the full original, b -> n) still guesses the five known secrets right.
+    assert (rows["copy"]["correct"], rows["copy"]["records"]) == (5, 5)
+    assert result.details["records_without_secret"] == 1
+    assert result.sample_size == 5
+
+
+def test_a_secret_missing_everywhere_is_a_clear_error():
+    original = HAND_ORIGINAL.assign(s=None)
+    with pytest.raises(EvaluationError, match="missing in every original record"):
+        _hand("reconstruction_accuracy", _hand_release(original=original))
+
+
+def test_a_quasi_identifier_listed_twice_counts_once():
+    release = _release(nonprivate)
+    result = _evaluate(release, "reconstruction_accuracy",
+                       {"secret": "sex", "attacks": ["lp"], "quasi_identifiers": ["job", "age", "job"]})
+    assert result.details["quasi_identifiers"] == ["job", "age"]
+    assert result.details["attacks"][0]["lp"]["solves"][0]["status"] == "Optimal"
+
+
+def test_missing_quasi_identifiers_are_a_category_of_the_queries():
+    release = _release(nonprivate)
+    original = release.original.frame.copy()
+    original.loc[::7, "job"] = None
+    original.loc[::5, "age"] = np.nan
+    synthetic = original.sample(2000, replace=True, random_state=0).reset_index(drop=True)
+    release = Release("r", Dataset("original", "original", original),
+                      (Dataset("synthetic", "synthetic[1]", synthetic),), release.holdout, release.column_types)
+    result = _evaluate(release, "reconstruction_accuracy", {"secret": "sex", "attacks": ["lp", "ml", "dcr", "exact"]})
+    assert {r["attack"] for r in result.details["attacks"]} == {"lp", "ml", "dcr", "exact"}
+    assert result.details["records_without_secret"] == 0
 
 
 def test_independent_histograms_leave_no_individual_risk():
@@ -72,12 +160,29 @@ def test_independent_histograms_leave_no_individual_risk():
 
 
 def test_individual_risk_is_the_control_corrected_accuracy():
-    # 90 of 100 right against 60 of 100 on the control: (0.9 - 0.6) / (1 - 0.6) = 0.75.
+    # 90 of 100 right against 60 of 100 on the control: (0.9 - 0.6) / (1 - 0.6) = 0.75,
+    # i.e. 1 - 0.10 / 0.40. Koopman's score interval of the error-rate ratio 10/100 over
+    # 40/100 is (0.132428, 0.460232) (statsmodels' confint_proportions_2indep, method
+    # "score", compare "ratio", correction False), so the risk lies in (0.539768, 0.867572).
     value, (lo, hi) = individual_risk(90, 100, 60, 100, 0.95)
     assert value == pytest.approx(0.75)
-    assert lo < 0.75 < hi
-    # A perfect control leaves nothing to measure.
-    assert individual_risk(90, 100, 100, 100, 0.95)[0] == 0.0
+    assert (lo, hi) == pytest.approx((1 - 0.460232, 1 - 0.132428), abs=1e-6)
+
+
+def test_individual_risk_interval_is_not_inflated_by_a_high_control_accuracy():
+    # The issue's case: 0.87 against a control of 0.85 on 1,000 records each. Joining
+    # opposite ends of two Clopper-Pearson intervals gave about (-0.22, 0.39); the ratio
+    # of error rates 130/1000 over 150/1000 has the score interval (0.697152, 1.077061).
+    value, (lo, hi) = individual_risk(870, 1000, 850, 1000, 0.95)
+    assert value == pytest.approx(2 / 15)
+    assert (lo, hi) == pytest.approx((1 - 1.077061, 1 - 0.697152), abs=1e-6)
+
+
+def test_a_control_without_errors_leaves_no_individual_risk():
+    assert individual_risk(100, 100, 100, 100, 0.95)[0] == 0.0
+    # The attack errs on members where it never errs on the control: floored at -1.
+    value, (lo, hi) = individual_risk(90, 100, 100, 100, 0.95)
+    assert value == -1.0 and lo == -1.0 and hi < 0
 
 
 def test_individual_risk_without_a_holdout_is_an_error():

@@ -17,6 +17,13 @@ categories) counts a hit when the identified value equals the true one; for
 a secret without ties this is exactly the paper's rank comparison. A set
 discloses exactly only when *all* its tied candidates carry the true value:
 the attacker then learns it without ambiguity.
+
+Missing values. A linked synthetic record whose (reverse-mapped) secret is
+missing tells the attacker nothing about the value, so it is skipped; when
+every linked record of a set lacks it, that set identifies nothing. A record
+whose own secret is missing in the original has nothing to disclose: it is
+never narrowed, disclosed or misled, and rules leave it out of their
+denominators (:attr:`AttributeDisclosure.known`).
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from policycheck.methods.linkage.rank_linkage import Linkage
 def identified_secret(linkage: Linkage, synthetic_secret: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lowest and highest reverse-mapped secret value among each record's linked records (sec. 4).
 
+    Linked records with a missing secret are skipped; NaN where all are missing.
+
     Parameters
     ----------
     linkage
@@ -40,7 +49,8 @@ def identified_secret(linkage: Linkage, synthetic_secret: np.ndarray) -> tuple[n
         category positions of an ordered secret).
     """
     values = np.asarray(synthetic_secret, dtype=float)
-    return linkage.reduce(values, np.minimum), linkage.reduce(values, np.maximum)
+    # NOTE: fmin / fmax skip NaN (a missing secret), where minimum / maximum would spread it.
+    return linkage.reduce(values, np.fmin), linkage.reduce(values, np.fmax)
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,9 @@ class AttributeDisclosure:
 
     ``low[i, m]`` and ``high[i, m]`` bound the secret values identified for
     original record ``i`` in set ``m``; ``true`` holds the original values;
-    ``span`` is the attribute's range in the original (max - min).
+    ``span`` is the attribute's range in the original (max - min). ``low``
+    and ``high`` are NaN where a set identifies no value, ``true`` where the
+    record's secret is missing.
     """
 
     true: np.ndarray  # (n,)
@@ -65,10 +77,19 @@ class AttributeDisclosure:
         """The same attack with set ``m`` (0-based) alone, as if only it were released."""
         return AttributeDisclosure(self.true, self.low[:, [m]], self.high[:, [m]], self.span)
 
+    @property
+    def known(self) -> np.ndarray:
+        """Records whose true secret is known (not missing): the denominators of every rule."""
+        return ~np.isnan(self.true)
+
     def identified_range(self, sets: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The range spanned by the values identified in the first ``sets`` sets (all by default)."""
         m = self.n_sets if sets is None else sets
-        return self.low[:, :m].min(axis=1), self.high[:, :m].max(axis=1)
+        return np.fmin.reduce(self.low[:, :m], axis=1), np.fmax.reduce(self.high[:, :m], axis=1)
+
+    def identified(self, sets: int | None = None) -> np.ndarray:
+        """Whether any of the first ``sets`` sets identifies a value for each record."""
+        return ~np.isnan(self.identified_range(sets)[0])
 
     def width(self, sets: int | None = None) -> np.ndarray:
         """Width of each identified range as a fraction of the attribute's range."""
@@ -98,4 +119,4 @@ class AttributeDisclosure:
 
     def consistently_misled(self, sets: int | None = None) -> np.ndarray:
         """Records for which every set points to the same wrong side of the true value."""
-        return ~self.holds_true(sets)
+        return self.known & self.identified(sets) & ~self.holds_true(sets)

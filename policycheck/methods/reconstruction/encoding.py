@@ -3,7 +3,10 @@
 Paper 001 works on discrete attributes only (sec. 5.1). Numeric columns are
 cut into quantile bins of the original data; the bins are part of the
 attacker's query language, not of the data, and are documented in each
-result.
+result. A missing value is a value like any other: every column has one more
+code, its last, for "missing" (a query can ask for records whose work class
+is missing), so records with missing quasi-identifiers stay in the queries.
+A value the reference never shows is :data:`UNSEEN` and falls in no cell.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-#: Code of a value the reference data never shows (or a missing number):
-#: such a value falls in no query cell.
+#: Code of a value the reference data never shows: such a value falls in no
+#: query cell. (A missing value has a code of its own, see :meth:`Encoding.codes`.)
 UNSEEN = -1
 
 
@@ -24,7 +27,8 @@ class Encoding:
     """Per-column code books fitted on a reference frame (the attacker's view).
 
     ``levels[c]`` lists the categories of a categorical column; ``edges[c]``
-    the inner bin edges of a numeric column (``len(edges) + 1`` bins).
+    the inner bin edges of a numeric column (``len(edges) + 1`` bins). Each
+    column has one code more for a missing value: the last, ``radix - 1``.
     """
 
     columns: tuple[str, ...]
@@ -33,25 +37,29 @@ class Encoding:
 
     @property
     def radix(self) -> np.ndarray:
-        """Number of codes per column, in ``columns`` order."""
+        """Number of codes per column, in ``columns`` order (the last one is "missing")."""
         return np.array(
-            [len(self.edges[c]) + 1 if c in self.edges else max(len(self.levels[c]), 1) for c in self.columns],
+            [len(self.edges[c]) + 2 if c in self.edges else len(self.levels[c]) + 1 for c in self.columns],
             dtype=np.int64,
         )
 
     def codes(self, frame: pd.DataFrame) -> np.ndarray:
         """Code every row of ``frame``: an ``(n, len(columns))`` int64 array.
 
-        Values outside the code book (and missing numbers) get :data:`UNSEEN`.
+        A missing value gets its column's last code; a category outside the
+        code book gets :data:`UNSEEN`.
         """
         out = np.empty((len(frame), len(self.columns)), dtype=np.int64)
+        radix = self.radix
         for j, col in enumerate(self.columns):
+            missing = frame[col].isna().to_numpy()
             if col in self.edges:
                 values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
                 code = np.searchsorted(self.edges[col], values, side="right").astype(np.int64)
-                code[np.isnan(values)] = UNSEEN
+                code[np.isnan(values)] = UNSEEN  # text in a numeric column
             else:
                 code = pd.Index(self.levels[col]).get_indexer(frame[col]).astype(np.int64)
+            code[missing] = radix[j] - 1
             out[:, j] = code
         return out
 

@@ -29,13 +29,20 @@ def test_the_fit_minimises_absolute_not_squared_error(form):
     assert info.objective == pytest.approx(1.0)
 
 
-def test_primal_and_dual_reach_the_same_optimum():
+def test_primal_and_dual_reach_the_same_optimum_and_the_same_guesses():
     rng = np.random.default_rng(3)
     a = sp.random(120, 40, density=0.15, random_state=4, data_rvs=np.ones).tocsr()
     b = a @ (rng.random(40) < 0.5) + rng.normal(0, 0.5, 120)
-    _, primal = solve_l1_reconstruction(a, b, form="primal")
-    _, dual = solve_l1_reconstruction(a, b, form="dual")
-    assert primal.objective == pytest.approx(dual.objective, rel=1e-6)
+    t_primal, primal = solve_l1_reconstruction(a, b, form="primal")
+    t_dual, dual = solve_l1_reconstruction(a, b, form="dual")
+    assert primal.objective == pytest.approx(dual.objective, rel=1e-9)
+    # The dual's t is read from its row multipliers: it must be a minimiser of the primal's
+    # objective, recomputed here from A and b, and on this instance (noise in general
+    # position, a unique optimum) the very same vector, so the same guesses.
+    for t in (t_primal, t_dual):
+        assert np.abs(a @ t - b).sum() == pytest.approx(primal.objective, rel=1e-9)
+    np.testing.assert_allclose(t_dual, t_primal, atol=1e-7)
+    assert ((t_primal >= 0.5) == (t_dual >= 0.5)).all()
 
 
 def test_the_form_with_fewer_rows_is_chosen():
