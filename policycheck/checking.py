@@ -1,7 +1,8 @@
-"""The ``check`` use case: policy + release -> plan -> run -> reports.
+"""The ``check`` use case: policy + release -> plan -> run -> report.
 
-Shared by the CLI's ``check`` and ``demo`` commands so both produce the
-same reports the same way.
+:func:`run_check` is the one code path: the Python API's
+:func:`policycheck.api.check`, the CLI's ``check`` and ``demo`` all go
+through it, so they produce the same reports the same way.
 """
 
 from __future__ import annotations
@@ -11,16 +12,40 @@ from typing import Any
 
 import click
 
-from policycheck.compiler import compile_plan
-from policycheck.executor import make_executor
-from policycheck.policy.load import load_policy
-from policycheck.progress import Progress
+from policycheck.policy.load import LoadedPolicy
 from policycheck.release.model import Release
-from policycheck.report.build import build_report
-from policycheck.report.render import VERDICT_WORDS, fmt, write_reports
-from policycheck.runner import run_plan
 
 DEFAULT_SEED = 0
+
+
+def run_check(
+    loaded: LoadedPolicy,
+    release: Release,
+    *,
+    seed: int | None = None,
+    fail_on_warn: bool = False,
+    executor: str = "local",
+    workers: int | None = None,
+    progress: bool = True,
+    command: list[str] | None = None,
+) -> dict[str, Any]:
+    """Compile ``loaded`` against ``release``, run the plan and return report.json's content.
+
+    Writes nothing: :func:`policycheck.report.render.write_reports` does.
+    """
+    from policycheck.compiler import compile_plan
+    from policycheck.executor import make_executor
+    from policycheck.progress import Progress
+    from policycheck.report.build import build_report
+    from policycheck.runner import run_plan
+
+    plan = compile_plan(loaded, release)
+    if seed is None:
+        seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
+    with make_executor(executor, workers) as pool:
+        run = run_plan(plan, release, seed, pool, Progress(enabled=progress))
+        name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
+    return build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=fail_on_warn)
 
 
 def check_release(
@@ -37,25 +62,30 @@ def check_release(
     command: list[str] | None = None,
 ) -> dict[str, Any]:
     """Check ``release`` against the policy at ``policy_path``; write and return the report."""
-    loaded = load_policy(Path(policy_path), release)
-    plan = compile_plan(loaded, release)
-    if seed is None:
-        seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
-    with make_executor(executor, workers) as pool:
-        run = run_plan(plan, release, seed, pool, Progress(enabled=progress))
-        name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    report = build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=fail_on_warn)
-    write_reports(report, out_dir, formats)
-    return report
+    from policycheck import api
+
+    report = api.check(policy_path, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor,
+                       workers=workers, progress=progress, command=command or [])
+    report.write(out_dir, formats)
+    return report.data
 
 
-def print_summary(report: dict[str, Any], out_dir: Path | None = None) -> None:
-    """One line per rule and the overall verdict, on stdout."""
-    click.echo(f"{report['policy']['id']} on {report['release']['id']}: {VERDICT_WORDS[report['verdict']]}")
+def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err: bool = False) -> None:
+    """One line per rule and the overall verdict (on stdout, or stderr when stdout holds a report)."""
+    from policycheck.report.render import VERDICT_WORDS, fmt
+
+    verdict = report["verdict"]
+    words = click.style(VERDICT_WORDS.get(verdict, verdict.upper()), fg=COLOURS.get(verdict), bold=True)
+    click.echo(f"{report['policy']['id']} on {report['release']['id']}: {words}", err=err)
     for rule in report["rules"]:
         interval = rule["interval"]
         shown = f"{fmt(rule['value'])}" + (f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else "")
         extra = f" ({rule['error']})" if rule["error"] else ""
-        click.echo(f"  {rule['verdict']:<6} {rule['id']} ({rule['metric']}): {shown}{extra}")
+        label = click.style(f"{rule['verdict']:<6}", fg=COLOURS.get(rule["verdict"]))
+        click.echo(f"  {label} {rule['id']} ({rule['metric']}): {shown}{extra}", err=err)
     if out_dir is not None:
-        click.echo(f"reports in {out_dir}/")
+        click.echo(f"reports in {out_dir}/", err=err)
+
+
+#: Terminal colour of each verdict (shown only where colour is on: see cli.colour_choice).
+COLOURS = {"pass": "green", "warn": "yellow", "fail": "red", "error": "magenta", "waived": "cyan", "inconclusive": "yellow"}

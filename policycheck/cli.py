@@ -168,12 +168,15 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
 def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
           executor, workers, quiet, explain, export_dir):
     """Check a release against POLICY and write report.json, report.html and report.md."""
-    from policycheck.checking import check_release, print_summary
+    from policycheck import api
+    from policycheck.checking import print_summary
 
     chosen = _formats(formats)
     release = _load_release(manifest, original, synthetic, holdout, column_types)
-    report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
-                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
+    result = api.check(policy, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor, workers=workers,
+                       progress=not quiet, command=["policycheck", *sys.argv[1:]])
+    result.write(out_dir, chosen)
+    report = result.data
     print_summary(report, out_dir)
     if export_dir:
         _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])

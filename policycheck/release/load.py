@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.release.manifest import ColumnDecl, Manifest
+from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.yamlio import load_yaml
 
@@ -76,18 +77,18 @@ def load_manifest(path: Path) -> Release:
 
 def build_release(
     release_id: str,
-    original: Path,
-    synthetic: list[tuple[Path, str, SynthesizerInfo]],
-    holdout: Path | None = None,
+    original: Path | InMemoryTable,
+    synthetic: list[tuple[Path | InMemoryTable, str, SynthesizerInfo]],
+    holdout: Path | InMemoryTable | None = None,
     columns: dict[str, ColumnDecl] | None = None,
 ) -> Release:
-    """Read every file, infer and check column types, and assemble a Release."""
+    """Read every file (or in-memory table), infer and check column types, and assemble a Release."""
     columns = columns or {}
     orig_frame = read_table(original)
     names = list(orig_frame.columns)
     for col in columns:
         if col not in names:
-            raise InvalidInput(Problem(display_path(original), f"column {col!r} declared in the manifest is not in the data"))
+            raise InvalidInput(Problem(_name(original), f"column {col!r} declared in the manifest is not in the data"))
     types = {c: _column_type(orig_frame[c], columns.get(c)) for c in names}
     orders = {c: list(d.order) for c, d in columns.items() if d.order is not None}
 
@@ -95,6 +96,8 @@ def build_release(
         _check_columns(path, frame, names)
         frame = frame[names]
         frame = _coerce(path, frame, types, orders)
+        if isinstance(path, InMemoryTable):
+            return Dataset(role, label, frame, sha256=path.sha256(), synthesizer=info)
         return Dataset(role, label, frame, path=path, sha256=sha256_file(path), synthesizer=info)
 
     orig = dataset(original, "original", "original", orig_frame)
@@ -104,19 +107,26 @@ def build_release(
     return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders)
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file as strings-or-numbers, never modifying it."""
+def read_table(path: Path | InMemoryTable) -> pd.DataFrame:
+    """Read a CSV (plain, .gz or .bz2), Parquet or Feather file as strings-or-numbers, never modifying it."""
+    if isinstance(path, InMemoryTable):
+        return path.read()
     name = display_path(path)
     if not path.exists():
         raise InvalidInput(Problem(name, "data file not found"))
     if path.is_dir():
         raise InvalidInput(Problem(name, "data path is a directory, not a file"))
     suffix = path.suffix.lower()
+    compression = COMPRESSIONS.get(suffix)
+    if compression:
+        suffix = Path(path.stem).suffix.lower()
     try:
-        if suffix in (".parquet", ".pq"):
+        if suffix in (".parquet", ".pq") and not compression:
             frame = pd.read_parquet(path)
+        elif suffix == ".feather" and not compression:
+            frame = pd.read_feather(path)
         elif suffix in (".csv", ".txt", ".tsv"):
-            raw = path.read_bytes()
+            raw = _decompress(path.read_bytes(), compression, name)
             if not raw.strip():
                 raise InvalidInput(Problem(name, "data file is empty"))
             try:
@@ -128,14 +138,14 @@ def read_table(path: Path) -> pd.DataFrame:
             if dupes:
                 raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
             frame = pd.read_csv(
-                path,
+                io.BytesIO(raw),
                 sep="\t" if suffix == ".tsv" else ",",
                 keep_default_na=False,
                 na_values=[""],
                 encoding="utf-8",
             )
         else:
-            raise InvalidInput(Problem(name, f"unsupported data format {suffix or '(none)'!r}: use .csv or .parquet"))
+            raise InvalidInput(Problem(name, f"unsupported data format {''.join(path.suffixes[-2:]) or '(none)'!r}: use .csv (or .csv.gz, .csv.bz2), .parquet or .feather"))
     except InvalidInput:
         raise
     except pd.errors.EmptyDataError:
@@ -150,6 +160,27 @@ def read_table(path: Path) -> pd.DataFrame:
         raise InvalidInput(Problem(name, "data file has a header but no rows"))
     frame.columns = [str(c) for c in frame.columns]
     return frame
+
+
+#: Compressed CSV suffixes and the codec behind each.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+def _decompress(raw: bytes, compression: str | None, name: str) -> bytes:
+    if compression is None:
+        return raw
+    import bz2
+    import gzip
+
+    try:
+        return gzip.decompress(raw) if compression == "gzip" else bz2.decompress(raw)
+    except (OSError, EOFError, ValueError) as exc:
+        raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
+
+
+def _name(source: Path | InMemoryTable) -> str:
+    """How problems name a data source: its path, or the in-memory table's label."""
+    return source.name if isinstance(source, InMemoryTable) else display_path(source)
 
 
 def sha256_file(path: Path) -> str:
@@ -170,7 +201,7 @@ def _column_type(series: pd.Series, decl: ColumnDecl | None) -> ColumnType:
     return ColumnType.CATEGORICAL
 
 
-def _check_columns(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
+def _check_columns(path: Path | InMemoryTable, frame: pd.DataFrame, names: list[str]) -> None:
     missing = [c for c in names if c not in frame.columns]
     extra = [c for c in frame.columns if c not in names]
     parts = []
@@ -179,12 +210,12 @@ def _check_columns(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
     if extra:
         parts.append(f"extra columns {extra}")
     if parts:
-        raise InvalidInput(Problem(display_path(path), "columns differ from the original: " + "; ".join(parts)))
+        raise InvalidInput(Problem(_name(path), "columns differ from the original: " + "; ".join(parts)))
 
 
-def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], orders: dict[str, list[Any]]) -> pd.DataFrame:
+def _coerce(path: Path | InMemoryTable, frame: pd.DataFrame, types: dict[str, ColumnType], orders: dict[str, list[Any]]) -> pd.DataFrame:
     """Numeric columns to float (missing = NaN, inf refused); others to str or missing."""
-    name = display_path(path)
+    name = _name(path)
     out = {}
     for col, kind in types.items():
         s = frame[col]
@@ -221,10 +252,10 @@ def _label(value: Any) -> str:
     return str(value)
 
 
-def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:
+def _check_not_constant(path: Path | InMemoryTable, frame: pd.DataFrame) -> None:
     for col in frame.columns:
         values = frame[col].dropna()
         if len(frame) > 1 and values.nunique() <= 1 and len(values) == len(frame):
             raise InvalidInput(
-                Problem(display_path(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it")
+                Problem(_name(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it")
             )

@@ -127,6 +127,11 @@ def _renderer(fmt_name: str):
     }[fmt_name]
 
 
+def render_format(report: dict[str, Any], fmt_name: str) -> str:
+    """The report as text in one of the formats of :data:`OUTPUTS`."""
+    return _renderer(fmt_name)(report)
+
+
 def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
     """Write the chosen formats atomically into ``out_dir``; returns the paths."""
     out_dir = Path(out_dir)
