@@ -59,6 +59,8 @@ def _release_options(fn):
 
 
 def _load_release(manifest, original, synthetic, holdout, column_types, required: bool = True):
+    if not (manifest or original or synthetic or holdout) and not required:
+        return None  # nothing to read: validate and plan stay fast without pandas
     from policycheck.release.load import build_release, load_manifest
     from policycheck.release.manifest import ColumnDecl
     from policycheck.release.model import SynthesizerInfo

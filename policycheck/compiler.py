@@ -10,9 +10,8 @@ computes each distinct one once. Nothing here names a metric.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import pandas as pd
 from pydantic import BaseModel
 
 from policycheck.errors import InvalidInput, Problem
@@ -22,6 +21,9 @@ from policycheck.metrics.registry import MetricSpec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Rule
 from policycheck.release.model import ColumnType, Dataset, Release
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
 
 def _stand_in(loaded: LoadedPolicy) -> Release:
     """A release of one synthetic set with the policy's columns, for `plan` without data."""
+    import pandas as pd
     a = loaded.policy.attacker
     cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
     frame = pd.DataFrame({c: pd.Series(dtype=object) for c in cols})

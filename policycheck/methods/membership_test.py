@@ -25,12 +25,16 @@ Where SURE (peer survey, sec. 2.3 and 6.6) goes wrong, we differ:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck import stats
 
-from policycheck import stats
+
 
 #: SURE's quantile levels, its fourth (``min(d) + 0.01``) read as the 1 % level.
 DEFAULT_LEVELS = (0.5, 0.25, 0.2, 0.01)
@@ -89,6 +93,7 @@ def sample_adversary_set(
     Returns the sorted row indices of the members (training) and of the
     non-members (holdout).
     """
+    import numpy as np
     members = np.sort(rng.choice(n_training, size=size, replace=False))
     non_members = np.sort(rng.choice(n_holdout, size=size, replace=False))
     return members, non_members
@@ -100,6 +105,7 @@ def membership_thresholds(dcr: np.ndarray, levels: Sequence[float]) -> np.ndarra
     Inverted-CDF quantiles, so each threshold is an observed DCR and at least
     a share ``level`` of the adversary set lies at or below it.
     """
+    import numpy as np
     return np.quantile(dcr, np.asarray(levels, dtype=float), method="inverted_cdf")
 
 
@@ -107,6 +113,7 @@ def guesses_at(
     dcr_members: np.ndarray, dcr_non_members: np.ndarray, thresholds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Records guessed members (``DCR <= t``) at each threshold, and the true members among them."""
+    import numpy as np
     members = np.sort(dcr_members)
     non_members = np.sort(dcr_non_members)
     true_positives = np.searchsorted(members, thresholds, side="right")
@@ -116,6 +123,7 @@ def guesses_at(
 
 def mi_risk_score(precision: np.ndarray) -> float:
     """MI risk ``(precision - 0.5) * 2`` of the mean precision, clipped at 0 (paper 002, sec. 4)."""
+    import numpy as np
     return max(0.0, (float(np.mean(precision)) - 0.5) * 2.0)
 
 
@@ -147,6 +155,8 @@ def membership_inference_test(
     -------
     MembershipTest
     """
+    import numpy as np
+    from policycheck import stats
     dcr_members = np.asarray(dcr_members, dtype=float)
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field
 
-from policycheck.methods.linkage.attack import LinkageAttack, run_attack
-from policycheck.methods.linkage.rank_linkage import mid_ranks
-from policycheck.methods.linkage.reverse_mapping import attribute_order
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import ColumnType, Release
-from policycheck.stats import clopper_pearson
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck.methods.linkage.attack import LinkageAttack, run_attack
+    from policycheck.methods.linkage.rank_linkage import mid_ranks
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
+    from policycheck.stats import clopper_pearson
 
 FAMILY = "linkage"
 REFERENCE = (
@@ -139,6 +141,8 @@ def linkage_attack(
     quasi-identifiers without the secret. Each set is pre-sampled with
     ``ctx.rng("linkage", "presample", m)`` and linked as one executor item.
     """
+    from policycheck.methods.linkage.attack import run_attack
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
     release = ctx.release
     secret = _resolve_secret(ctx, secret)
     attributes = _resolve_attributes(ctx, secret, attributes)
@@ -221,6 +225,8 @@ def _check_order_covers(release: Release, col: str, order: list[str]) -> None:
 
 
 def _share(flags: np.ndarray, confidence: float) -> tuple[float, tuple[float, float], int]:
+    import numpy as np
+    from policycheck.stats import clopper_pearson
     count = int(np.count_nonzero(flags))
     return count / flags.size, clopper_pearson(count, flags.size, confidence), count
 
@@ -278,6 +284,7 @@ def _notes(attack: LinkageAttack) -> tuple[str, ...]:
 
 def _risk_by_sets(attack: LinkageAttack, flags_for, start: int = 1) -> dict[str, Any]:
     """The value with the first ``m`` sets, ``m = start..M``: how risk changes as more sets are released (sec. 3.2)."""
+    import numpy as np
     m_total = len(attack.sets)
     by_m = [{"sets": m, "value": float(np.mean(flags_for(m)))} for m in range(start, m_total + 1)]
     return {"by_number_of_sets": by_m}
@@ -294,6 +301,7 @@ def _risk_chart(title: str, y_label: str, by_m: list[dict[str, Any]]) -> dict[st
 
 
 def _single_set(attack: LinkageAttack, ctx: EvaluationContext, flags_of_set) -> list[dict[str, Any]]:
+    import numpy as np
     return [
         {"set": name, "value": float(np.mean(flags_of_set(m)))} for m, name in enumerate(_set_names(ctx))
     ]
@@ -304,6 +312,8 @@ def _record_view(attack: LinkageAttack, i: int, show_values: bool, ctx: Evaluati
 
     Ranks are mid-ranks in the original, so equal values show equal ranks.
     """
+    import numpy as np
+    from policycheck.methods.linkage.rank_linkage import mid_ranks
     d = attack.disclosure
     width = float(d.width()[i])
     exact = d.exact_by_set()[i]
@@ -347,6 +357,7 @@ def _decode(order, code: float) -> Any:
 
 def _top_records(attack: LinkageAttack, flags: np.ndarray, show_values: bool, ctx: EvaluationContext) -> list[dict]:
     """The flagged records with the narrowest identified ranges, by row number among equals."""
+    import numpy as np
     rows = np.flatnonzero(flags)
     widths = attack.disclosure.width()[rows]
     chosen = rows[np.lexsort((rows, widths))][:TOP_RECORDS]
@@ -387,6 +398,7 @@ linkage_metric = partial(
 )
 def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of original records whose secret is narrowed to a correct, narrow range across all released sets."""
+    import numpy as np
     attack = _attack_of(needs)
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
@@ -439,6 +451,7 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
 )
 def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosureParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Share of original records whose true secret is identified exactly in at least k of the M sets."""
+    import numpy as np
     attack = _attack_of(needs)
     d = attack.disclosure
     if params.k > d.n_sets:
@@ -495,3 +508,24 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
                     "share of records misled by every set", by_sets["by_number_of_sets"]),
     )
     return MetricResult(value, interval, params.confidence, details, charts, _notes(attack))
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'LinkageAttack': ('policycheck.methods.linkage.attack', 'LinkageAttack'),
+    'attribute_order': ('policycheck.methods.linkage.reverse_mapping', 'attribute_order'),
+    'clopper_pearson': ('policycheck.stats', 'clopper_pearson'),
+    'mid_ranks': ('policycheck.methods.linkage.rank_linkage', 'mid_ranks'),
+    'run_attack': ('policycheck.methods.linkage.attack', 'run_attack'),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,22 +26,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
-from policycheck import stats
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
-from policycheck.methods.reconstruction.baselines import class_codes
-from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
-from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
-from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
-from policycheck.methods.reconstruction.queries import compile_counting
+from policycheck.methods.reconstruction.attacks import ATTACKS
 from policycheck.release.model import ColumnType, Release
 from policycheck.synthesizers import BUILTIN
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+    from policycheck import stats
+    from policycheck.methods.reconstruction.baselines import class_codes
+    from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, AttackConfig, AttackOutcome, run_attack
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
+    from policycheck.methods.reconstruction.queries import compile_counting
 
 REFERENCE = (
     "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
@@ -140,6 +143,7 @@ class GameParams(AttackParams):
 
 
 def _attack_config(params: AttackParams) -> AttackConfig:
+    from policycheck.methods.reconstruction.attacks import AttackConfig
     return AttackConfig(
         query_orders=tuple(params.query_orders),
         n_queries=params.n_queries,
@@ -183,6 +187,7 @@ def resolve_columns(ctx: EvaluationContext, secret: str, quasi_identifiers: tupl
 
 def secret_classes(release: Release, secret: str) -> tuple[Any, ...]:
     """The secret's domain: values seen in the original or any synthetic set (known to the attacker)."""
+    import pandas as pd
     values = pd.concat([release.original.frame[secret]] + [s.frame[secret] for s in release.synthetic]).dropna()
     return tuple(sorted(pd.unique(values), key=str))
 
@@ -193,6 +198,7 @@ def _numeric(release: Release) -> tuple[str, ...]:
 
 def _plain(value: Any) -> Any:
     """Numpy scalars to Python (details must be JSON)."""
+    import numpy as np
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -218,6 +224,8 @@ class AttackTask:
 
 def run_attack_task(task: AttackTask) -> AttackOutcome:
     """Run one :class:`AttackTask` (top-level, so process pools can pickle it)."""
+    import numpy as np
+    from policycheck.methods.reconstruction.attacks import run_attack
     return run_attack(
         task.attack, task.targets, task.synthetic, task.quasi_identifiers, task.numeric,
         task.secret, task.classes, task.config, np.random.default_rng(task.seed),
@@ -247,6 +255,7 @@ class ReconstructionRun:
 
 def _guarded_attack(task: AttackTask) -> AttackOutcome | ReconstructionError:
     """Run one task; a solver failure comes back as a value, so one run's failure spares the others."""
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
     try:
         return run_attack_task(task)
     except ReconstructionError as exc:
@@ -273,6 +282,9 @@ def _attack_tasks(
     members) or ``holdout`` (the control: same attacks, records the
     synthesizer never saw).
     """
+    import numpy as np
+    from policycheck.methods.reconstruction.baselines import class_codes
+    from policycheck.methods.reconstruction.attacks import AttackConfig, AttackOutcome
     release = ctx.release
     dataset = release.original if records == "original" else release.holdout
     if dataset is None:
@@ -310,6 +322,8 @@ def reconstruction_attacks_batch(
     each: mapped together they solve side by side. Returns, per request, its
     run or the error that stopped it.
     """
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
+    from policycheck.methods.reconstruction.queries import compile_counting
     prepared: list[Any] = []
     for request in requests:
         try:
@@ -373,6 +387,7 @@ def individual_risk(
     stated confidence (Bonferroni). A control at 1 leaves nothing to measure:
     the risk is 0.
     """
+    from policycheck import stats
     level = 1.0 - (1.0 - confidence) / 2
 
     def ratio(a: float, c: float) -> float:
@@ -386,6 +401,8 @@ def individual_risk(
 
 def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, confidence: float) -> list[dict[str, Any]]:
     """One JSON row per (set, attack): accuracy, baseline, control, individual part."""
+    from policycheck import stats
+    from policycheck.methods.reconstruction.attacks import ATTACK_WORDS
     rows = []
     for (i, attack), outcome in run.outcomes.items():
         correct = run.correct(i, attack)
@@ -415,6 +432,8 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, conf
 
 def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]:
     """Majority-class baseline per set: guess the synthetic data's most common secret for everyone."""
+    import numpy as np
+    from policycheck.methods.reconstruction.baselines import class_codes
     out = []
     for i, synthetic in enumerate(release.synthetic):
         codes = class_codes(synthetic.frame[run.secret], np.array(run.classes, dtype=object))
@@ -444,6 +463,7 @@ def _accuracy_chart(rows: list[dict[str, Any]], baseline: float, with_control: b
 
 
 def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: AttackParams) -> dict[str, Any]:
+    from policycheck.methods.reconstruction.lp_attack import solver_description
     return {
         "secret": run.secret,
         "classes": [_plain(c) for c in run.classes],
@@ -605,6 +625,11 @@ def attribute_inference_game(
     n_estimators: int = 100,
 ) -> AttributeInferenceGame:
     """Play the game ``repetitions`` times in parallel, with progress."""
+    import pandas as pd
+    from policycheck.methods.reconstruction.attacks import AttackConfig
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
+    from policycheck.methods.reconstruction.queries import compile_counting
     release = ctx.release
     qis = resolve_columns(ctx, secret, quasi_identifiers)
     values = tuple(sorted(pd.unique(release.original.frame[secret].dropna()), key=str))
@@ -669,6 +694,10 @@ def attribute_inference_game(
 )
 def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, needs) -> MetricResult:
     """Advantage 2*acc - 1 of the attack in the attribute inference privacy game (sec. 4.1)."""
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame
+    from policycheck.methods.reconstruction.lp_attack import solver_description
     game: AttributeInferenceGame = needs[game_need(params)]
     n = int(game.truth.size)
     correct = int((game.truth == game.guess).sum())
@@ -709,3 +738,31 @@ def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, ne
         details=details,
         charts=(chart,),
     )
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'ATTACK_WORDS': ('policycheck.methods.reconstruction.attacks', 'ATTACK_WORDS'),
+    'AttackConfig': ('policycheck.methods.reconstruction.attacks', 'AttackConfig'),
+    'AttackOutcome': ('policycheck.methods.reconstruction.attacks', 'AttackOutcome'),
+    'AttributeInferenceGame': ('policycheck.methods.reconstruction.game', 'AttributeInferenceGame'),
+    'GameSetup': ('policycheck.methods.reconstruction.game', 'GameSetup'),
+    'ReconstructionError': ('policycheck.methods.reconstruction.lp_attack', 'ReconstructionError'),
+    'class_codes': ('policycheck.methods.reconstruction.baselines', 'class_codes'),
+    'compile_counting': ('policycheck.methods.reconstruction.queries', 'compile_counting'),
+    'play_game': ('policycheck.methods.reconstruction.game', 'play_game'),
+    'run_attack': ('policycheck.methods.reconstruction.attacks', 'run_attack'),
+    'solver_description': ('policycheck.methods.reconstruction.lp_attack', 'solver_description'),
+    'stats': ('policycheck.stats', None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

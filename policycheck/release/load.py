@@ -9,7 +9,6 @@ files are only read, never written.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.fileio import sha256_file  # noqa: F401 - also imported from here
 from policycheck.release.manifest import ColumnDecl, Manifest
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
@@ -181,14 +181,6 @@ def _decompress(raw: bytes, compression: str | None, name: str) -> bytes:
 def _name(source: Path | InMemoryTable) -> str:
     """How problems name a data source: its path, or the in-memory table's label."""
     return source.name if isinstance(source, InMemoryTable) else display_path(source)
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _column_type(series: pd.Series, decl: ColumnDecl | None) -> ColumnType:
