@@ -23,7 +23,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from policycheck.errors import EXIT_PASS, InvalidInput, Problem
 
@@ -269,7 +269,7 @@ def check(
     seed: int | None = None,
     workers: int | None = None,
     executor: str = "local",
-    progress: bool | None = None,
+    progress: bool | Literal["plain"] | None = None,
     fail_on_warn: bool = False,
     command: Sequence[str] = (),
 ) -> Report:
@@ -279,7 +279,8 @@ def check(
     invalid policy raises :class:`PolicyError` before any computation.
     ``seed`` overrides the policy's (same inputs and seed, same numbers);
     ``workers`` and ``executor`` choose where heavy work runs; ``progress``
-    shows progress on stderr (default: when stderr is a terminal).
+    shows progress on stderr: a live line per plan step on a terminal, plain
+    lines elsewhere or with ``"plain"`` (default: when stderr is a terminal).
     """
     from policycheck.checking import run_check
 

@@ -26,12 +26,14 @@ def run_check(
     fail_on_warn: bool = False,
     executor: str = "local",
     workers: int | None = None,
-    progress: bool = True,
+    progress: bool | str = True,
     command: list[str] | None = None,
 ) -> dict[str, Any]:
     """Compile ``loaded`` against ``release``, run the plan and return report.json's content.
 
-    Writes nothing: :func:`policycheck.report.render.write_reports` does.
+    ``progress``: True (a live line per step on a terminal, plain lines
+    elsewhere), ``"plain"`` (plain lines), False (nothing). Writes nothing:
+    :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.compiler import compile_plan
     from policycheck.executor import make_executor
@@ -43,7 +45,7 @@ def run_check(
     if seed is None:
         seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
     with make_executor(executor, workers) as pool:
-        run = run_plan(plan, release, seed, pool, Progress(enabled=progress))
+        run = run_plan(plan, release, seed, pool, Progress(enabled=bool(progress), plain=progress == "plain"))
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
     return build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=fail_on_warn)
 

@@ -184,7 +184,7 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
 @click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
               help="Where heavy work runs: local processes, or serially in this process.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
 @click.option("--explain", is_flag=True,
               help="After the summary, show for every verdict the attacker knowledge and inputs behind it.")
 @click.option("--export-reverse-mapped", "export_dir", type=click.Path(path_type=Path),
