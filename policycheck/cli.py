@@ -224,7 +224,7 @@ def check(policies, manifest, original, synthetic, holdout, column_types, out_di
     for path, folder in zip(paths, folders, strict=True):
         result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
                            fail_on_warn=settings["fail-on-warn"], executor=executor, workers=settings["workers"],
-                           progress=not quiet, command=["policycheck", *sys.argv[1:]])
+                           progress="plain" if quiet else True, command=["policycheck", *sys.argv[1:]])
         report = result.data
         if to_stdout:
             click.echo(result.render(chosen[0]), nl=False)
@@ -344,16 +344,23 @@ def init(path, schema):
 
 
 @cli.command()
-@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), default=Path("reports/demo"), show_default=True)
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path),
+              help="Folder for the releases and reports (default: a fresh temporary folder, named when it starts).")
+@click.option("--refresh-sample", is_flag=True, help="Rewrite the sample reports committed under reports/demo.")
 @click.option("--seed", type=click.IntRange(min=0), default=20261121, show_default=True)
 @click.option("--policy", type=click.Path(path_type=Path), help="Policy to check (default: policies/demo.policy.yaml).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
 @_guard
-def demo(out_dir, seed, policy, quiet):
-    """Check two synthetic releases of real census data (UCI Adult) against the example policy."""
-    from policycheck.demo import run_demo
+def demo(out_dir, refresh_sample, seed, policy, quiet):
+    """Check two synthetic releases of real census data (UCI Adult) against the example policy.
 
-    sys.exit(run_demo(out_dir, seed=seed, policy=policy, progress=not quiet))
+    It writes nowhere in a checkout unless asked: into --output, or a fresh
+    temporary folder; --refresh-sample rewrites the committed sample reports.
+    """
+    from policycheck.demo import output_folder, run_demo
+
+    sys.exit(run_demo(output_folder(out_dir, refresh_sample), seed=seed, policy=policy,
+                      progress="plain" if quiet else True))
 
 
 @cli.command(name="metrics")
