@@ -232,7 +232,9 @@ def check(policies, manifest, original, synthetic, holdout, column_types, out_di
             result.write(folder, chosen)
         print_summary(report, None if to_stdout else folder, err=to_stdout)
         if export_dir:
-            _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])
+            # NOTE: the export uses the policy's seed, so several policies export side by side.
+            _export_reverse_mapped(release, report_folders(export_dir, paths)[paths.index(path)],
+                                   report["provenance"]["seed"])
         if explain:
             from policycheck.report.render import render_explain
 
