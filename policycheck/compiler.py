@@ -10,7 +10,7 @@ computes each distinct one once. Nothing here names a metric.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -21,9 +21,6 @@ from policycheck.metrics.registry import MetricSpec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Rule
 from policycheck.release.model import ColumnType, Dataset, Release
-
-if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -131,10 +128,20 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
 
 def _stand_in(loaded: LoadedPolicy) -> Release:
     """A release of one synthetic set with the policy's columns, for `plan` without data."""
-    import pandas as pd
     a = loaded.policy.attacker
     cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
-    frame = pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+    frame = _NoRows(cols)
     types = {c: ColumnType.CATEGORICAL for c in cols}
     ds = lambda role, name: Dataset(role, name, frame)  # noqa: E731
     return Release("(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types)
+
+
+class _NoRows:
+    """The stand-in's data: column names and no rows. Needs read only the shape of a
+    release, and `plan` without data then starts without importing pandas."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self.columns = list(columns)
+
+    def __len__(self) -> int:
+        return 0

@@ -28,6 +28,7 @@ print("HEAVY:" + ",".join(heavy), file=sys.stderr)
 @pytest.mark.parametrize("args", [
     ["--help"],
     ["validate", str(REPO / "policies" / "demo.policy.yaml")],
+    ["plan", str(REPO / "policies" / "demo.policy.yaml")],
     ["metrics"],
     ["schema"],
     ["init", "starter.policy.yaml"],
