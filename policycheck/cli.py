@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -72,9 +73,11 @@ COLUMN_ROLES = ("numeric", "categorical", "datetime", "id", "ignore")
 
 def _load_release(manifest, original, synthetic, holdout, column_types, metadata=None, required: bool = True,
                   show_findings: bool = True):
+    if not (manifest or original or synthetic or holdout) and not required:
+        return None  # nothing to read: validate and plan stay fast without pandas
     release = _read_release(manifest, original, synthetic, holdout, column_types, metadata, required)
     for finding in release.findings if release is not None and show_findings else ():
-        click.echo(f"finding: {finding}", err=True)
+        click.echo(f"finding: {one_line(finding)}", err=True)
     return release
 
 
@@ -112,17 +115,40 @@ def _read_release(manifest, original, synthetic, holdout, column_types, metadata
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="policycheck")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Privacy policy-as-code for synthetic data releases."""
+    ctx.color = colour_choice()
+
+
+def colour_choice(environ: dict[str, str] | None = None) -> bool | None:
+    """Colour on a terminal only; NO_COLOR (no-color.org) turns it off, FORCE_COLOR on.
+
+    None lets click decide per stream: colour when it is a terminal.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    return None
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @_release_options
 @_guard
 def validate(files, manifest, original, synthetic, holdout, column_types, metadata):
-    """Check policy FILES; with a release, also that the columns they name exist."""
+    """Check policy FILES (paths or globs); with a release, also that the columns they name exist.
+
+    Without FILES, the `policies` of [tool.policycheck] in pyproject.toml.
+    """
+    from policycheck.config import expand_policies, load_settings
     from policycheck.policy.load import load_policy
+
+    files = expand_policies(list(files) or load_settings({})["policies"])
+    if not files:
+        raise click.UsageError("no policy: give FILES, or `policies` in [tool.policycheck] of pyproject.toml")
 
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
     problems = []
@@ -175,47 +201,103 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, metadata,
 
 
 @cli.command()
-@click.argument("policy", type=click.Path(path_type=Path))
+@click.argument("policies", nargs=-1, type=click.Path(path_type=Path))
 @_release_options
-@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
-              help="Folder for the reports.")
-@click.option("--format", "formats", default="json,html,md", show_default=True,
-              help="Comma-separated formats to write: " + ", ".join(FORMATS) + " (json is always written).")
+@click.option("-o", "--output", "out_dir", help="Folder for the reports, one sub-folder per policy when there are "
+              "several; '-' prints one format on stdout.  [default: reports]")
+@click.option("--format", "formats", help="Comma-separated formats to write: " + ", ".join(FORMATS)
+              + " (json is always written to a folder).  [default: json,html,md]")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of every random choice (overrides the policy's).")
-@click.option("--fail-on-warn", is_flag=True, help="Exit 1 when a rule warns.")
+@click.option("--fail-on-warn/--no-fail-on-warn", default=None, help="Exit 1 when a rule warns.")
 @click.option("--executor", type=click.Choice(["local", "serial", "dask"]), default="local", show_default=True,
               help="Where heavy work runs: local processes, serially in this process, or a Dask cluster.")
 @click.option("--scheduler", default="local", show_default=True,
               help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of "
                    "local processes.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
 @click.option("--explain", is_flag=True,
               help="After the summary, show for every verdict the attacker knowledge and inputs behind it.")
 @click.option("--export-reverse-mapped", "export_dir", type=click.Path(path_type=Path),
               help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
                    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
 @_guard
-def check(policy, manifest, original, synthetic, holdout, column_types, metadata, out_dir, formats, seed, fail_on_warn,
+def check(policies, manifest, original, synthetic, holdout, column_types, metadata, out_dir, formats, seed, fail_on_warn,
           executor, scheduler, workers, quiet, explain, export_dir):
-    """Check a release against POLICY and write report.json, report.html and report.md."""
-    from policycheck.checking import check_release, print_summary
+    """Check a release against POLICIES (paths or globs) and write report.json, report.html and report.md.
 
-    chosen = _formats(formats)
+    With several policies each gets its own report folder under --output, and
+    the exit code is the worst of them. Unset options come from
+    [tool.policycheck] in pyproject.toml (see `policycheck config`).
+    """
+    from policycheck import api
+    from policycheck.checking import print_summary
+    from policycheck.config import expand_policies, load_settings, report_folders
+
+    settings = load_settings({"policies": [str(p) for p in policies], "output": out_dir, "formats": formats,
+                              "fail-on-warn": fail_on_warn, "seed": seed, "workers": workers})
+    if not settings["policies"]:
+        raise click.UsageError("no policy: give POLICIES, or `policies` in [tool.policycheck] of pyproject.toml")
+    paths = expand_policies(settings["policies"])
+    if not (manifest or original or synthetic or holdout) and settings["release"]:
+        manifest = Path(settings["release"])
+    to_stdout = settings["output"] == "-"
+    chosen = _formats(formats or "json", True) if to_stdout else _formats(settings["formats"])
+    if to_stdout and len(paths) > 1:
+        raise click.UsageError("-o - prints one report: give one policy, or a folder for several")
     # the summary prints the release's findings with the verdicts
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
-    report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
-                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]],
-                           scheduler=scheduler)
-    print_summary(report, out_dir)
-    if export_dir:
-        _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])
-    if explain:
-        from policycheck.report.render import render_explain
+    # Every policy is validated before anything is computed: exit 2 comes first, whole.
+    problems = [p for path in paths for p in api.validate(path, api.Release._wrap(release))]
+    if problems:
+        raise api.PolicyError(problems)
+    folders = report_folders(Path(settings["output"]), paths)
+    if not to_stdout:
+        from policycheck.fileio import check_output_folder
 
-        _echo("")
-        _echo(render_explain(report), nl=False, lines=True)
-    sys.exit(report["exit_code"])
+        for folder in folders:
+            check_output_folder(folder)  # before any work: a refused folder must not cost a run
+    codes = []
+    for path, folder in zip(paths, folders, strict=True):
+        result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
+                           fail_on_warn=settings["fail-on-warn"], executor=executor, workers=settings["workers"],
+                           progress="plain" if quiet else True, command=["policycheck", *sys.argv[1:]],
+                           scheduler=scheduler)
+        report = result.data
+        if to_stdout:
+            click.echo(result.render(chosen[0]), nl=False)
+        else:
+            result.write(folder, chosen)
+        print_summary(report, None if to_stdout else folder, err=to_stdout)
+        if export_dir:
+            # NOTE: the export uses the policy's seed, so several policies export side by side.
+            _export_reverse_mapped(release, report_folders(export_dir, paths)[paths.index(path)],
+                                   report["provenance"]["seed"])
+        if explain:
+            from policycheck.report.render import render_explain
+
+            click.echo("", err=to_stdout)
+            click.echo(render_explain(report), nl=False, err=to_stdout)
+        codes.append(report["exit_code"])
+    if len(paths) > 1:
+        worst = max(codes)
+        click.echo(f"{len(paths)} policies checked; exit code {worst} (the worst)", err=to_stdout)
+    sys.exit(max(codes))
+
+
+@cli.command(name="config")
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON.")
+@_guard
+def show_config(as_json):
+    """Show the settings in force: [tool.policycheck] of the nearest pyproject.toml over the defaults."""
+    from policycheck.config import load_settings, show
+
+    settings = load_settings({})
+    if as_json:
+        click.echo(json.dumps({"pyproject": str(settings.pyproject) if settings.pyproject else None,
+                               "settings": settings.values, "sources": settings.sources}, indent=2))
+    else:
+        click.echo(show(settings), nl=False)
 
 
 @cli.command()
@@ -310,16 +392,23 @@ def init(path, schema):
 
 
 @cli.command()
-@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), default=Path("reports/demo"), show_default=True)
+@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path),
+              help="Folder for the releases and reports (default: a fresh temporary folder, named when it starts).")
+@click.option("--refresh-sample", is_flag=True, help="Rewrite the sample reports committed under reports/demo.")
 @click.option("--seed", type=click.IntRange(min=0), default=20261121, show_default=True)
 @click.option("--policy", type=click.Path(path_type=Path), help="Policy to check (default: policies/demo.policy.yaml).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
 @_guard
-def demo(out_dir, seed, policy, quiet):
-    """Check two synthetic releases of real census data (UCI Adult) against the example policy."""
-    from policycheck.demo import run_demo
+def demo(out_dir, refresh_sample, seed, policy, quiet):
+    """Check two synthetic releases of real census data (UCI Adult) against the example policy.
 
-    sys.exit(run_demo(out_dir, seed=seed, policy=policy, progress=not quiet))
+    It writes nowhere in a checkout unless asked: into --output, or a fresh
+    temporary folder; --refresh-sample rewrites the committed sample reports.
+    """
+    from policycheck.demo import output_folder, run_demo
+
+    sys.exit(run_demo(output_folder(out_dir, refresh_sample), seed=seed, policy=policy,
+                      progress="plain" if quiet else True))
 
 
 @cli.command(name="metrics")
@@ -350,15 +439,54 @@ def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
         _echo(f"wrote {display_path(path)}")
 
 
-def _formats(text: str) -> tuple[str, ...]:
-    chosen = [f.strip() for f in text.split(",") if f.strip()]
+def _formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
+    chosen = [f.strip() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise click.UsageError(f"--format: unknown format(s) {unknown}; choose from {', '.join(FORMATS)}")
+    if to_stdout:
+        # stdout holds one document: the format asked for, nothing else.
+        if len(chosen) != 1:
+            raise click.UsageError("-o - prints one format: give --format json, junit, sarif, md or html")
+        return (chosen[0],)
     return tuple(dict.fromkeys(["json", *chosen]))
 
 
+class _PipeSafeStream:
+    """stdout that survives a reader closing the pipe (``policycheck diff A B | head -1``).
+
+    On the first broken-pipe error, the rest of the output goes to
+    /dev/null, so the command finishes and exits with its own code, quietly,
+    instead of a traceback and exit 3.
+    """
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._silence()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._silence()
+
+    def _silence(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
+    sys.stdout = _PipeSafeStream(sys.stdout)
     cli(prog_name="policycheck")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
 from pydantic import BaseModel
 
 from policycheck.errors import InvalidInput, Problem
@@ -131,7 +130,18 @@ def _stand_in(loaded: LoadedPolicy) -> Release:
     """A release of one synthetic set with the policy's columns, for `plan` without data."""
     a = loaded.policy.attacker
     cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
-    frame = pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
+    frame = _NoRows(cols)
     types = {c: ColumnType.CATEGORICAL for c in cols}
     ds = lambda role, name: Dataset(role, name, frame)  # noqa: E731
     return Release("(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types)
+
+
+class _NoRows:
+    """The stand-in's data: column names and no rows. Needs read only the shape of a
+    release, and `plan` without data then starts without importing pandas."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self.columns = list(columns)
+
+    def __len__(self) -> int:
+        return 0

@@ -34,6 +34,29 @@ RELEASES = ("nonprivate", "indhist")
 DECLARED = {"nonprivate": {"epsilon": 1.0, "delta": 1e-6}, "indhist": {"epsilon": 1.0, "delta": 1e-6}}
 
 
+#: The committed sample reports, refreshed only by ``policycheck demo --refresh-sample``.
+SAMPLE = Path(__file__).resolve().parents[1] / "reports" / "demo"
+
+
+def output_folder(out_dir: Path | None, refresh_sample: bool = False) -> Path:
+    """Where the demo writes: ``out_dir``, the committed samples, or a fresh temporary folder.
+
+    The default never lands in a checkout, so running the demo leaves
+    ``git status`` clean.
+    """
+    if refresh_sample:
+        if out_dir is not None:
+            raise InvalidInput(Problem("policycheck demo", "give either --output or --refresh-sample, not both"))
+        if not SAMPLE.parent.is_dir():
+            raise InvalidInput(Problem(str(SAMPLE), "no source checkout here: --refresh-sample rewrites its reports/demo"))
+        return SAMPLE
+    if out_dir is not None:
+        return Path(out_dir)
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="policycheck-demo-"))
+
+
 def find_policy() -> Path:
     """policies/demo.policy.yaml from the working folder or the source checkout."""
     for base in (Path.cwd(), Path(__file__).resolve().parents[1]):
@@ -74,7 +97,7 @@ def write_release(name: str, out_dir: Path, seed: int) -> Path:
     return path
 
 
-def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: bool = True) -> int:
+def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: bool | str = True) -> int:
     policy_path = policy or find_policy()
     click.echo(f"policycheck demo: policy {policy_path}, seed {seed}, reports in {out_dir}/<release>/")
     reports = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: Every blocking rule passes (warnings and live waivers allowed).
 EXIT_PASS = 0
@@ -58,8 +59,13 @@ class InvalidInput(PolicycheckError):
     exit_code = EXIT_INVALID
 
 
-def display_path(path: Path | str) -> str:
-    """A path as the user would type it: relative to the working folder if inside it."""
+def display_path(path: Path | str | Any) -> str:
+    """A path as the user would type it: relative to the working folder if inside it.
+
+    An in-memory table (the Python API's DataFrames) is named by its label.
+    """
+    if not isinstance(path, (str, Path)) and hasattr(path, "name"):
+        return str(path.name)
     p = Path(path).resolve()
     try:
         return str(p.relative_to(Path.cwd().resolve()))

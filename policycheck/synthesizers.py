@@ -10,11 +10,13 @@ noise with epsilon = 0.1, ours is the noise-free variant, documented as such).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads when a synthesizer runs, not when the registry loads
+    import numpy as np
+    import pandas as pd
 
-Synthesizer = Callable[[pd.DataFrame, int, np.random.Generator], pd.DataFrame]
+Synthesizer = Callable[["pd.DataFrame", int, "np.random.Generator"], "pd.DataFrame"]
 
 
 def nonprivate(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -29,6 +31,8 @@ def indhist(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd
     Each column keeps its marginal distribution (missing values included) and
     loses every dependence on the other columns.
     """
+    import pandas as pd
+
     columns = {}
     for name in original.columns:
         values = original[name].to_numpy()

@@ -13,12 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
 
 from policycheck.executor import Executor, SerialExecutor
 from policycheck.release.model import Release
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
 
 
 class Knowledge(str, Enum):
@@ -156,9 +158,11 @@ class EvaluationContext:
         Derived from the run's seed and the key only, so results do not depend
         on which rules run or in what order.
         """
+        import numpy as np
         return np.random.default_rng(self.seed_for(*key))
 
     def seed_for(self, *key: str | int) -> np.random.SeedSequence:
+        import numpy as np
         words = [zlib.crc32(str(k).encode()) for k in key]
         return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
 

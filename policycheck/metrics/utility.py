@@ -20,17 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
-from policycheck import stats
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
-from policycheck.methods.utility import MarginalErrors, choose_triples, count_triples, three_way_marginal_errors
 from policycheck.release.model import ColumnType
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+    from policycheck import stats
+    from policycheck.methods.utility import MarginalErrors, choose_triples, count_triples, three_way_marginal_errors
 
 REFERENCE = (
     "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
@@ -64,6 +66,7 @@ class MarginalTask:
 
 def measure_set(task: MarginalTask) -> MarginalErrors:
     """3-way marginal errors of one synthetic set (top-level: picklable)."""
+    from policycheck.methods.utility import three_way_marginal_errors
     return three_way_marginal_errors(
         task.original, task.synthetic, task.numeric, task.triples, task.numeric_bins, task.min_count
     )
@@ -83,6 +86,7 @@ def marginal_errors(
     min_count: int,
 ) -> list[MarginalErrors]:
     """Measure every synthetic set on the same triples, through the executor."""
+    from policycheck.methods.utility import choose_triples
     release = ctx.release
     cols = list(dict.fromkeys(columns or release.columns))
     if len(cols) < 3:
@@ -108,6 +112,9 @@ def _need(p: MarginalParams) -> Need:
 
 def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[MarginalErrors], which: str) -> MetricResult:
     """Worst set's error, per-set values, and an interval when triples were sampled."""
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.utility import count_triples
     names = [s.name for s in ctx.release.synthetic]
     values = [e.mre if which == "mre" else e.mean_tvd for e in per_set]
     if all(np.isnan(v) for v in values):
@@ -169,6 +176,7 @@ def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, lev
 
 def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[str, Any], ...]:
     """Distribution of the worst set's errors: TVD per triple, or relative error per cell."""
+    import numpy as np
     if which == "tvd":
         values, title, label, span = errors.tvd, "TVD of each 3-way marginal", "total variation distance", (0.0, 1.0)
     else:
@@ -221,3 +229,24 @@ def three_way_marginal_mre(ctx: EvaluationContext, params: MarginalParams, needs
 def three_way_marginal_tvd(ctx: EvaluationContext, params: MarginalParams, needs) -> MetricResult:
     """Average total variation distance of 3-way marginal distributions (worst set)."""
     return _result(ctx, params, needs[_need(params)], "tvd")
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'MarginalErrors': ('policycheck.methods.utility', 'MarginalErrors'),
+    'choose_triples': ('policycheck.methods.utility', 'choose_triples'),
+    'count_triples': ('policycheck.methods.utility', 'count_triples'),
+    'stats': ('policycheck.stats', None),
+    'three_way_marginal_errors': ('policycheck.methods.utility', 'three_way_marginal_errors'),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

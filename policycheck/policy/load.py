@@ -20,7 +20,7 @@ from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
-from policycheck.release.load import sha256_file
+from policycheck.fileio import sha256_file
 from policycheck.release.model import Release
 from policycheck.yamlio import Located, PathKey, load_yaml
 

@@ -62,7 +62,7 @@ def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tupl
             same = _same(holdout, other)
             if same:
                 first, second = (holdout, other) if other.role == "original" else (other, holdout)
-                raise InvalidInput(Problem(display_path(holdout.path), (
+                raise InvalidInput(Problem(display_path(holdout.path or holdout.name), (
                     f"the {_what(first)} has the same {same} as the {_what(second)}: a holdout must be real "
                     "records the synthesizer never saw, in a file of its own")))
     for i, syn in enumerate(synthetic):
@@ -97,7 +97,7 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
     said = (f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against {chance:.1%} "
             "of training rows that equal another training row (chance)")
     if share > OVERLAP_REFUSED and share > 2 * chance:
-        raise InvalidInput(Problem(display_path(holdout.path), (
+        raise InvalidInput(Problem(display_path(holdout.path or holdout.name), (
             f"{said}: the holdout overlaps the training data, so it cannot be the control of records the "
             f"synthesizer never saw (refused above {OVERLAP_REFUSED:.0%} and twice chance)")))
     if share > chance:
@@ -158,7 +158,7 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             low, high = np.quantile(bulk, [0.01, 0.99])
             width = high - low if high > low else bulk.max() - bulk.min()
         if not np.isfinite(width):
-            raise InvalidInput(Problem(display_path(original.path), (
+            raise InvalidInput(Problem(display_path(original.path or original.name), (
                 f"column {column!r} spans beyond the floating-point range ({bulk.min():g} to {bulk.max():g}): "
                 "no distance can be computed on it")))
         if width == 0:
@@ -174,7 +174,7 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             said = (f"column {column!r} row {row_number(worst)} holds {values[worst]:g}, {times:.3g} times the width "
                     f"of the original's central 98% ({low:g} to {high:g}) beyond it")
             if times > EXTREME_REFUSED:
-                raise InvalidInput(Problem(display_path(data.path), (
+                raise InvalidInput(Problem(display_path(data.path or data.name), (
                     f"{said}: it would stretch the column's Gower range so every other difference in it counts "
                     f"as nothing (refused beyond {EXTREME_REFUSED:.0e} widths); correct or remove the value")))
             findings.append(f"{_what(data)}: {said}, and {int((beyond > EXTREME_NOTED).sum())} value(s) in all that "

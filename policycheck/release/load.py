@@ -26,6 +26,7 @@ from policycheck.release import checks
 from policycheck.release.convert import label as _label
 from policycheck.release.convert import to_days, to_labels, to_numbers
 from policycheck.release.manifest import ColumnDecl, Manifest
+from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.release.read import read_table, sha256_file
@@ -88,9 +89,9 @@ def load_manifest(path: Path) -> Release:
 
 def build_release(
     release_id: str,
-    original: Path,
-    synthetic: list[tuple[Path, str, SynthesizerInfo]],
-    holdout: Path | None = None,
+    original: Path | InMemoryTable,
+    synthetic: list[tuple[Path | InMemoryTable, str, SynthesizerInfo]],
+    holdout: Path | InMemoryTable | None = None,
     columns: dict[str, ColumnDecl] | None = None,
     metadata: Path | None = None,
 ) -> Release:
@@ -130,6 +131,8 @@ def build_release(
         coerced = _coerce(path, frame, types, roles, orders, formats, findings, label)
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
+        if isinstance(path, InMemoryTable):
+            return Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
         return Dataset(role, label, coerced, path=path, sha256=sha256_file(path), synthesizer=info, id_frame=id_frame)
 
     orig = dataset(original, "original", "original", orig_frame)

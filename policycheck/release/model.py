@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # only annotations name pandas: the registry and `validate` load without it
+    import pandas as pd
 
 
 class ColumnType(str, Enum):

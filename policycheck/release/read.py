@@ -17,12 +17,22 @@ from pathlib import Path
 import pandas as pd
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.release.memory import InMemoryTable
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file as strings-or-numbers, never modifying it."""
+#: Compressed CSV suffixes and the codec behind each.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+def read_table(path: Path | InMemoryTable) -> pd.DataFrame:
+    """Read a CSV (plain, .gz or .bz2), Parquet or Feather file as strings-or-numbers, never modifying it.
+
+    An :class:`InMemoryTable` (the Python API's DataFrame) is read as a copy.
+    """
+    if isinstance(path, InMemoryTable):
+        return path.read()
     path = Path(path)
     name = display_path(path)
     if not path.exists():
@@ -30,14 +40,20 @@ def read_table(path: Path) -> pd.DataFrame:
     if path.is_dir():
         raise InvalidInput(Problem(name, "data path is a directory, not a file"))
     suffix = path.suffix.lower()
+    compression = COMPRESSIONS.get(suffix)
+    if compression:
+        suffix = Path(path.stem).suffix.lower()
     try:
-        if suffix in (".parquet", ".pq"):
+        if suffix in (".parquet", ".pq") and not compression:
             _check_flat_parquet(path)
             frame = pd.read_parquet(path)
+        elif suffix == ".feather" and not compression:
+            frame = pd.read_feather(path)
         elif suffix in (".csv", ".txt", ".tsv"):
-            frame = _read_csv(path, "\t" if suffix == ".tsv" else ",")
+            frame = _read_csv(path, "\t" if suffix == ".tsv" else ",", compression)
         else:
-            raise InvalidInput(Problem(name, f"unsupported data format {suffix or '(none)'!r}: use .csv or .parquet"))
+            raise InvalidInput(Problem(name, f"unsupported data format {''.join(path.suffixes[-2:]) or '(none)'!r}: "
+                                             "use .csv (or .csv.gz, .csv.bz2), .parquet or .feather"))
     except InvalidInput:
         raise
     except pd.errors.EmptyDataError:
@@ -62,9 +78,30 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _read_csv(path: Path, sep: str) -> pd.DataFrame:
+def _open_text(path: Path, compression: str | None):
+    """The file as UTF-8 text, decompressed on the fly."""
+    if compression == "gzip":
+        import gzip
+
+        return gzip.open(path, "rt", newline="", encoding="utf-8")
+    if compression == "bz2":
+        import bz2
+
+        return bz2.open(path, "rt", newline="", encoding="utf-8")
+    return open(path, newline="", encoding="utf-8")
+
+
+def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFrame:
     name = display_path(path)
     raw = path.read_bytes()
+    if compression:
+        import bz2
+        import gzip
+
+        try:
+            raw = gzip.decompress(raw) if compression == "gzip" else bz2.decompress(raw)
+        except (OSError, EOFError, ValueError) as exc:
+            raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
     if not raw.strip():
         raise InvalidInput(Problem(name, "data file is empty"))
     try:
@@ -72,7 +109,7 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
     del raw
-    with open(path, newline="", encoding="utf-8") as stream:
+    with _open_text(path, compression) as stream:
         records = csv.reader(stream, delimiter=sep)
         header = next(records, [])
         dupes = sorted({c for c in header if header.count(c) > 1})
@@ -85,7 +122,8 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
         if first is not None and len(first) != len(header):
             raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
-        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8")
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8",
+                            compression=compression)
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))
         if found:
@@ -93,12 +131,12 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
             raise InvalidInput(_ragged(name, line, saw, expected)) from None
         raise
     if len(frame.columns) and frame.iloc[:, -1].isna().any():
-        _check_no_short_rows(path, sep, len(header))
+        _check_no_short_rows(path, sep, len(header), compression)
     return frame
 
 
-def _check_no_short_rows(path: Path, sep: str, expected: int) -> None:
-    with open(path, newline="", encoding="utf-8") as stream:
+def _check_no_short_rows(path: Path, sep: str, expected: int, compression: str | None = None) -> None:
+    with _open_text(path, compression) as stream:
         records = csv.reader(stream, delimiter=sep)
         next(records, None)
         for record in records:

@@ -49,17 +49,21 @@ exactly is refused (:class:`TableSpaceTooLarge`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from scipy import special, stats
 
 from policycheck.executor import Executor, SerialExecutor
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+    from scipy import special, stats
 
 #: Largest transition matrix (rows x outputs) audited exactly by default.
 MAX_MATRIX_CELLS = 20_000_000
@@ -115,6 +119,7 @@ def enumerate_tables(n: int, k: int) -> np.ndarray:
 
     For ``k = 2`` this is the paper's row order ``(0, n), (1, n - 1), ...``.
     """
+    import numpy as np
     rows = []
     # NOTE: stars and bars: choosing k - 1 bar positions among n + k - 1 slots.
     for bars in itertools.combinations(range(n + k - 1), k - 1):
@@ -163,6 +168,8 @@ def multinomial_dirichlet(
         Rows: tables of ``n`` records; columns: tables of ``m`` records, both
         in lexicographic order.
     """
+    import numpy as np
+    from scipy import special, stats
     a = np.asarray(alpha, dtype=float)
     if a.ndim != 1 or a.size < 2 or np.any(a <= 0):
         raise ValueError(f"alpha must list at least two positive prior sample sizes, got {list(alpha)}")
@@ -218,6 +225,8 @@ def laplace_sanitizer(
     limit : int
         Largest matrix (rows x outputs) built; larger spaces are refused.
     """
+    import numpy as np
+    from scipy import stats
     if (epsilon is None) == (scale is None):
         raise ValueError("give exactly one of epsilon or scale for the Laplace sanitizer")
     released = k - 1 if known_total else k
@@ -268,6 +277,8 @@ def load_matrix(path: Path, n: int | None = None, k: int | None = None) -> Trans
     are finite, non-negative and that every row sums to 1 within
     :data:`ROW_SUM_TOLERANCE`.
     """
+    import numpy as np
+    import pandas as pd
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"matrix file {path} does not exist")
@@ -327,6 +338,7 @@ def neighbour_pairs(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the work grows with tables x k^2, not tables^2. Tables missing from the
     rows (a partial matrix file) simply have no pair.
     """
+    import numpy as np
     tables = np.asarray(tables, dtype=np.int64)
     t, k = tables.shape
     base = int(tables[0].sum()) + 1
@@ -361,6 +373,7 @@ def log_ratios(p_first: np.ndarray, p_second: np.ndarray) -> np.ndarray:
     ``+inf``/``-inf`` where only one table can produce the output; ``nan``
     where neither can (such an output says nothing about the pair).
     """
+    import numpy as np
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(p_first) - np.log(p_second)
     out[(p_first == 0) & (p_second == 0)] = np.nan
@@ -369,6 +382,8 @@ def log_ratios(p_first: np.ndarray, p_second: np.ndarray) -> np.ndarray:
 
 def multinomial_table_weights(tables: np.ndarray, cell_probabilities: Sequence[float] | None = None) -> np.ndarray:
     """``Pr[n]`` of each table under ``n ~ Multinomial(n, pi)`` (uniform ``pi`` by default)."""
+    import numpy as np
+    from scipy import stats
     k = tables.shape[1]
     pi = np.full(k, 1.0 / k) if cell_probabilities is None else np.asarray(cell_probabilities, dtype=float)
     if pi.size != k or np.any(pi < 0) or not np.isclose(pi.sum(), 1.0):
@@ -418,6 +433,7 @@ class Audit:
 
 def _largest(cells: list[np.ndarray], keep: int) -> list[np.ndarray]:
     """The ``keep`` cells with the largest log ratio (last array), largest first."""
+    import numpy as np
     order = np.argsort(-cells[3], kind="stable")[:keep]
     return [x[order] for x in cells]
 
@@ -460,6 +476,7 @@ def audit(
     -------
     Audit
     """
+    import numpy as np
     p = matrix.probabilities
     first, second = neighbour_pairs(matrix.tables)
     if first.size == 0:

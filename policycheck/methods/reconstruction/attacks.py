@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+    from policycheck.methods.reconstruction import baselines
+    from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
+    from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
+    from policycheck.methods.reconstruction.queries import answer_queries, build_queries
 
-from policycheck.methods.reconstruction import baselines
-from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
-from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
-from policycheck.methods.reconstruction.queries import answer_queries, build_queries
+
 
 #: Attack names as policies write them.
 ATTACKS = ("lp", "dcr", "ml", "exact")
@@ -74,6 +76,11 @@ def lp_reconstruction(
     the largest ``t_c`` (sec. 7.6's one-hot variant; scores are the ``t_c``
     normalised to sum to 1).
     """
+    import numpy as np
+    from policycheck.methods.reconstruction import baselines
+    from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
+    from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
+    from policycheck.methods.reconstruction.queries import answer_queries, build_queries
     encoding = fit_encoding(targets, quasi_identifiers, numeric, config.numeric_bins)
     codes_t, codes_s = encoding.codes(targets), encoding.codes(synthetic)
     queries = build_queries(codes_t, encoding.radix, config.query_orders, config.n_queries, rng)
@@ -140,6 +147,8 @@ def run_attack(
     rng
         Every random choice of the attack.
     """
+    import numpy as np
+    from policycheck.methods.reconstruction import baselines
     classes = tuple(classes)
     k = len(classes)
     secret_codes = baselines.class_codes(synthetic[secret], np.array(classes, dtype=object))

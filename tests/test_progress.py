@@ -1,0 +1,73 @@
+"""Progress on stderr: a live line per plan step on a terminal, plain lines elsewhere."""
+
+import io
+
+from policycheck import progress as progress_module
+from policycheck.progress import Progress, eta_text, short
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_plain_lines_name_each_step_once():
+    out = io.StringIO()
+    p = Progress(out, plain=True)
+    p.step(1, 2, "computing gower_dcr(synthetic=0)")
+    p.tick("gower", 3, 10)  # too soon for a line
+    p.step(2, 2, "evaluating dcr-share (dcr_share)")
+    p.done()
+    assert out.getvalue().splitlines() == ["[1/2] computing gower_dcr(synthetic=0)", "[2/2] evaluating dcr-share (dcr_share)"]
+
+
+def test_a_long_plain_step_reports_its_count_and_eta(monkeypatch):
+    clock = iter([0.0, 100.0, 120.0])  # created, step starts, first tick
+
+    class Clock:
+        monotonic = staticmethod(lambda: next(clock))
+
+    monkeypatch.setattr(progress_module, "time", Clock)
+    out = io.StringIO()
+    p = Progress(out, plain=True)
+    p.step(1, 1, "attribute inference game")
+    p.tick("attribute inference game", 1, 5)
+    # 20 s for 1 of 5 repetitions: 4 more take 80 s.
+    assert out.getvalue().splitlines()[1] == "  attribute inference game: 1/5 tasks, 20s elapsed, ETA 1m20s"
+
+
+def test_a_non_terminal_stream_gets_plain_lines_even_without_plain():
+    out = io.StringIO()
+    Progress(out).step(1, 1, "x")
+    assert out.getvalue() == "[1/1] x\n"
+
+
+def test_labels_with_whole_parameter_tuples_are_cut():
+    label = "computing gower_dcr(synthetic=0, columns=('age', 'sex', 'race', 'education', 'marital_status'))"
+    assert short(label) == label[:59] + "…" and len(short(label)) == 60
+
+
+def test_eta_reads_in_minutes_and_hours():
+    assert (eta_text(42), eta_text(80), eta_text(3725), eta_text(None)) == ("42s", "1m20s", "1h02m", "?")
+
+
+def test_a_terminal_gets_a_live_bar_with_count_and_eta():
+    out = Terminal()
+    p = Progress(out)
+    assert p.live
+    p.step(1, 2, "computing linkage(synthetic=0)")
+    p.tick("linkage", 3, 4)
+    p.step(2, 2, "evaluating age-narrowing (linkage_range_narrowing)")
+    p.done()
+    text = out.getvalue()
+    assert "[1/2] computing linkage(synthetic=0)" in text and "[2/2] evaluating age-narrowing" in text
+    assert "4/4" in text and "ETA" in text  # the first step's line ends complete: 4 of 4 tasks
+
+
+def test_disabled_progress_writes_nothing():
+    out = Terminal()
+    p = Progress(out, enabled=False)
+    p.step(1, 1, "x")
+    p.tick("x", 1, 1)
+    p.done()
+    assert out.getvalue() == ""
