@@ -72,7 +72,7 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
     del raw
-    with open(path, newline="", encoding="utf-8") as stream:
+    with open(path, newline="", encoding="utf-8-sig") as stream:
         records = csv.reader(stream, delimiter=sep)
         header = next(records, [])
         dupes = sorted({c for c in header if header.count(c) > 1})
@@ -85,7 +85,7 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
         if first is not None and len(first) != len(header):
             raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
-        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8")
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8-sig")
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))
         if found:
@@ -98,7 +98,7 @@ def _read_csv(path: Path, sep: str) -> pd.DataFrame:
 
 
 def _check_no_short_rows(path: Path, sep: str, expected: int) -> None:
-    with open(path, newline="", encoding="utf-8") as stream:
+    with open(path, newline="", encoding="utf-8-sig") as stream:
         records = csv.reader(stream, delimiter=sep)
         next(records, None)
         for record in records:

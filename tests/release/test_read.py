@@ -88,3 +88,8 @@ def test_float_and_integer_synthetic_columns_share_labels(tmp_path):
     release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
                             columns={"code": ColumnDecl(type="categorical")})
     assert release.synthetic[0].frame["code"].tolist() == ["1", "3", "2"]
+
+
+def test_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path):
+    (tmp_path / "b.csv").write_bytes("\ufeffage,sex\n30,F\n".encode("utf-8"))
+    assert read_table(tmp_path / "b.csv").columns.tolist() == ["age", "sex"]
