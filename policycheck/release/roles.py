@@ -60,6 +60,8 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
         return "datetime"  # Parquet date columns arrive as datetime.date objects
     # Judge each distinct value once: a column has far fewer than rows.
     counts = present.value_counts(sort=False)
+    if all(isinstance(v, (bool, np.bool_)) for v in counts.index):
+        return "categorical"  # a boolean column with missing values arrives as objects
     text = pd.Series(counts.index.astype(str))
     words = text.isin(MISSING_WORDS).to_numpy()
     numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()

@@ -148,3 +148,8 @@ def test_numbers_in_a_datetime_column_are_dates_by_format_never_nanoseconds(tmp_
     assert release.original.frame["d"].tolist() == [1.0, 0.0]
     with pytest.raises(InvalidInput, match="column 'd' is a datetime but row 3 holds '12345', not an ISO 8601 date"):
         build(tmp_path, frame.assign(d=[19700102, 12345]), columns={"d": ColumnDecl(type="datetime")})
+
+
+def test_declared_column_not_in_the_data_is_refused(tmp_path):
+    with pytest.raises(InvalidInput, match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data \(did you mean 'seqn'\?\)"):
+        build(tmp_path, people(), columns={"sqen": ColumnDecl(type="id")})
