@@ -4,7 +4,8 @@ A declared role (manifest ``columns:``, ``--column-type``, SDV metadata)
 is taken as given. An undeclared column of the original is inferred:
 
 - numbers (empty cells and the missing-value words ``NA``, ``N/A``,
-  ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric;
+  ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric, except
+  in a Parquet text column, which stays text as its writer chose;
 - ISO 8601 dates (``YYYY-MM-DD``, optionally with a time) -> datetime;
 - anything else -> categorical.
 
@@ -66,7 +67,10 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
     words = text.isin(MISSING_WORDS).to_numpy()
     numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
     dates = text.str.fullmatch(ISO_DATE).to_numpy(dtype=bool)
-    for kind, hits in (("numeric", numbers), ("datetime", dates)):
+    # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
+    kinds = (("datetime", dates),) if Path(path).suffix.lower() in (".parquet", ".pq") else (
+        ("numeric", numbers), ("datetime", dates))
+    for kind, hits in kinds:
         odd = ~hits & ~words
         if hits.any() and not odd.any():
             return kind
