@@ -41,8 +41,8 @@ rules:
 
 COLUMNS = ["age", "sex", "race", "education", "hours_per_week", "income"]
 
-#: Fields that differ between any two runs (clock, process, how the data came in).
-RUN_SPECIFIC = ("generated_at", "provenance.started_at", "provenance.finished_at", "provenance.intermediate_seconds",
+#: Fields that differ between any two runs (clock, process, run id and the digests over them, how the data came in).
+RUN_SPECIFIC = ("generated_at", "provenance.run_id", "provenance.integrity", "provenance.started_at", "provenance.finished_at", "provenance.intermediate_seconds",
                 "provenance.command", "provenance.working_directory", "provenance.data_files", "provenance.manifest",
                 "release.manifest", "release.manifest_sha256")
 

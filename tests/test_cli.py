@@ -240,3 +240,34 @@ def test_findings_are_printed_and_reported(runner, toy_metric, write, toy_releas
     finding = "synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a verbatim copy"
     assert f"  finding: {finding}" in result.output.splitlines()
     assert json.loads(open("out/report.json").read())["release"]["findings"] == [finding]
+
+
+COPY_POLICY = """\
+metadata: {id: copies, title: Copies, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - id: exact-copies
+    metric: exact_copy_share
+    threshold: {fail_above: 0.01}
+"""
+
+
+def test_copy_with_regenerated_ids_fails_exact_copies_once_the_id_is_declared(runner, write):
+    # Issue 11: left in, a regenerated id made a verbatim copy look new (exact_copy_share 0.000).
+    def table(first_id, shift):
+        return "pid,age,sex\n" + "".join(f"{first_id + i},{20 + (3 * i + shift) % 50},{'FM'[i % 2]}\n" for i in range(80))
+
+    original, copy = write("original.csv", table(1000, 0)), write("synthetic.csv", table(5000, 0))
+    holdout = write("holdout.csv", table(9000, 1))
+    result = invoke(runner, "check", write("p.yaml", COPY_POLICY), "--original", original, "--synthetic", copy,
+                    "--holdout", holdout, "--column-type", "pid=id", "-o", "out", "-q", "--executor", "serial")
+    assert result.exit_code == 1, result.output
+    assert json.loads(open("out/report.json").read())["rules"][0]["value"] == 1.0  # every record is a copy
+
+
+def test_plan_prints_release_findings_on_stderr(runner, toy_metric, write, toy_release):
+    train = toy_release["original"]
+    result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train)
+    assert result.exit_code == 0
+    assert ("finding: synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a "
+            "verbatim copy") in result.stderr.splitlines()

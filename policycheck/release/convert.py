@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -74,19 +75,20 @@ def to_days(path: Path, column: str, series: pd.Series, fmt: str | None) -> np.n
         stamps = pd.to_datetime(series, utc=True)
     else:
         present = series.notna().to_numpy() & ~series.isin(MISSING_WORDS).to_numpy()
-        source = series.where(present)
-        first = source.dropna()
-        if len(first) and not isinstance(first.iloc[0], str) and fmt is None:
-            stamps = pd.to_datetime(source, utc=True, errors="coerce")  # date/datetime objects (Parquet)
+        values = series.astype(object).where(present, None)
+        first = values[present].iloc[0] if present.any() else None
+        if isinstance(first, dt.date):  # Parquet date columns hold one kind of value
+            stamps = pd.to_datetime(values, utc=True, errors="coerce")  # date/datetime objects (Parquet)
         else:
-            stamps = pd.to_datetime(source.astype(object).where(present, None), format=fmt or "ISO8601",
-                                    utc=True, errors="coerce")
+            # Numbers are read as text (20200101 with format %Y%m%d), never as nanoseconds since 1970.
+            text = pd.Series(to_labels(values), index=series.index, dtype=object)
+            stamps = pd.to_datetime(text, format=fmt or "ISO8601", utc=True, errors="coerce")
         bad = stamps.isna().to_numpy() & present
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             wanted = f"the format {fmt!r}" if fmt else "an ISO 8601 date (YYYY-MM-DD, optionally a time): declare the column's `format` otherwise"
             raise InvalidInput(Problem(display_path(path), (
-                f"column {column!r} is a datetime but row {row_number(row)} holds {series.iloc[row]!r}, not {wanted}")))
+                f"column {column!r} is a datetime but row {row_number(row)} holds {label(series.iloc[row])!r}, not {wanted}")))
     epoch = pd.Timestamp("1970-01-01", tz="UTC")
     return ((stamps - epoch) / pd.Timedelta(days=1)).to_numpy(dtype=float, na_value=np.nan)
 

@@ -106,7 +106,7 @@ def build_release(
     if metadata is not None:
         declared.update(read_sdv_metadata(metadata, names))
         _check_declared(metadata, declared, names, "the metadata")
-    _check_declared(original, columns or {}, names, "the manifest")
+    _check_declared(original, columns or {}, names, "`columns:` or --column-type")
     declared.update(columns or {})
     roles = {}
     for col in names:
@@ -128,7 +128,8 @@ def build_release(
 
     def dataset(path: Path, role: str, label: str, frame: pd.DataFrame, info=None) -> Dataset:
         _check_columns(path, frame, analysed, optional=[c for c in names if c not in analysed])
-        coerced = _coerce(path, frame, types, roles, orders, formats, findings, label)
+        named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
+        coerced = _coerce(path, frame, types, roles, orders, formats, findings, named)
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
         if isinstance(path, InMemoryTable):
@@ -149,9 +150,12 @@ def build_release(
 
 
 def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:
+    from policycheck.policy.load import suggest  # here: policy.load imports this module
+
     for col in declared:
         if col not in names:
-            raise InvalidInput(Problem(display_path(source), f"column {col!r} declared in {where} is not in the data"))
+            raise InvalidInput(Problem(display_path(source), f"column {col!r} declared in {where} is not in the "
+                                                             f"data{suggest(col, names)}"))
 
 
 def _check_columns(path: Path, frame: pd.DataFrame, names: list[str], optional: list[str]) -> None:

@@ -83,12 +83,12 @@ def _open_text(path: Path, compression: str | None):
     if compression == "gzip":
         import gzip
 
-        return gzip.open(path, "rt", newline="", encoding="utf-8")
+        return gzip.open(path, "rt", newline="", encoding="utf-8-sig")
     if compression == "bz2":
         import bz2
 
-        return bz2.open(path, "rt", newline="", encoding="utf-8")
-    return open(path, newline="", encoding="utf-8")
+        return bz2.open(path, "rt", newline="", encoding="utf-8-sig")
+    return open(path, newline="", encoding="utf-8-sig")
 
 
 def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFrame:
@@ -122,7 +122,7 @@ def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFr
         if first is not None and len(first) != len(header):
             raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
-        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8",
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8-sig",
                             compression=compression)
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))

@@ -4,7 +4,8 @@ A declared role (manifest ``columns:``, ``--column-type``, SDV metadata)
 is taken as given. An undeclared column of the original is inferred:
 
 - numbers (empty cells and the missing-value words ``NA``, ``N/A``,
-  ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric;
+  ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric, except
+  in a Parquet text column, which stays text as its writer chose;
 - ISO 8601 dates (``YYYY-MM-DD``, optionally with a time) -> datetime;
 - anything else -> categorical.
 
@@ -60,11 +61,16 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
         return "datetime"  # Parquet date columns arrive as datetime.date objects
     # Judge each distinct value once: a column has far fewer than rows.
     counts = present.value_counts(sort=False)
+    if all(isinstance(v, (bool, np.bool_)) for v in counts.index):
+        return "categorical"  # a boolean column with missing values arrives as objects
     text = pd.Series(counts.index.astype(str))
     words = text.isin(MISSING_WORDS).to_numpy()
     numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
     dates = text.str.fullmatch(ISO_DATE).to_numpy(dtype=bool)
-    for kind, hits in (("numeric", numbers), ("datetime", dates)):
+    # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
+    kinds = (("datetime", dates),) if Path(path).suffix.lower() in (".parquet", ".pq") else (
+        ("numeric", numbers), ("datetime", dates))
+    for kind, hits in kinds:
         odd = ~hits & ~words
         if hits.any() and not odd.any():
             return kind

@@ -88,3 +88,20 @@ def test_float_and_integer_synthetic_columns_share_labels(tmp_path):
     release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
                             columns={"code": ColumnDecl(type="categorical")})
     assert release.synthetic[0].frame["code"].tolist() == ["1", "3", "2"]
+
+
+def test_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path):
+    (tmp_path / "b.csv").write_bytes("\ufeffage,sex\n30,F\n".encode("utf-8"))
+    assert read_table(tmp_path / "b.csv").columns.tolist() == ["age", "sex"]
+
+
+def test_parquet_booleans_with_nulls_are_categorical(tmp_path):
+    pq.write_table(pa.table({"b": pa.array([True, None, False]), "x": [1.0, 2.0, 3.0]}), tmp_path / "b.parquet")
+    release = build_release("r", tmp_path / "b.parquet", [(tmp_path / "b.parquet", "s", SynthesizerInfo())])
+    assert release.roles["b"] == "categorical" and release.original.frame["b"].tolist() == ["True", None, "False"]
+
+
+def test_parquet_text_of_digits_stays_categorical(tmp_path):
+    pd.DataFrame({"zip": ["01234", "01234", "99999"], "n": [1.0, 2.0, 3.0]}).to_parquet(tmp_path / "z.parquet")
+    release = build_release("r", tmp_path / "z.parquet", [(tmp_path / "z.parquet", "s", SynthesizerInfo())])
+    assert release.roles["zip"] == "categorical" and release.original.frame["zip"].tolist() == ["01234", "01234", "99999"]

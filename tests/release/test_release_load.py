@@ -128,3 +128,12 @@ def test_manifest_that_is_not_a_mapping_is_one_clear_line(tmp_path):
     with pytest.raises(InvalidInput) as exc:
         load_manifest(tmp_path / "m.yaml")
     assert one_line(exc).endswith("m.yaml: a release manifest must be a YAML mapping (key: value)")
+
+
+def test_shipped_demo_data_loads_with_every_column_analysed_and_no_findings():
+    from conftest import DEMO
+
+    release = build_release("demo", DEMO / "adult_training.csv", [(DEMO / "adult_holdout.csv", "s", SynthesizerInfo())])
+    assert set(release.roles.values()) == {"numeric", "categorical"}
+    assert release.roles["fnlwgt"] == "numeric"  # near-unique (95.0%) but a sampling weight, not an id
+    assert release.findings == []

@@ -140,3 +140,16 @@ def test_manifest_refuses_format_on_a_non_datetime_column(tmp_path):
     manifest = write_release(tmp_path, people(), columns="columns:\n  age: {type: numeric, format: '%Y'}\n")
     with pytest.raises(InvalidInput, match="`format` is only for datetime columns"):
         load_manifest(manifest)
+
+
+def test_numbers_in_a_datetime_column_are_dates_by_format_never_nanoseconds(tmp_path):
+    frame = pd.DataFrame({"d": [19700102, 19700101], "x": ["a", "b"]})
+    release = build(tmp_path, frame, columns={"d": ColumnDecl(type="datetime", format="%Y%m%d")})
+    assert release.original.frame["d"].tolist() == [1.0, 0.0]
+    with pytest.raises(InvalidInput, match="column 'd' is a datetime but row 3 holds '12345', not an ISO 8601 date"):
+        build(tmp_path, frame.assign(d=[19700102, 12345]), columns={"d": ColumnDecl(type="datetime")})
+
+
+def test_declared_column_not_in_the_data_is_refused(tmp_path):
+    with pytest.raises(InvalidInput, match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data \(did you mean 'seqn'\?\)"):
+        build(tmp_path, people(), columns={"sqen": ColumnDecl(type="id")})
