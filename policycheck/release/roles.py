@@ -68,7 +68,9 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
     numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
     dates = text.str.fullmatch(ISO_DATE).to_numpy(dtype=bool)
     # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
-    kinds = (("datetime", dates),) if Path(path).suffix.lower() in (".parquet", ".pq") else (
+    # An in-memory DataFrame is typed like Parquet: its dtypes are its writer's choice.
+    typed = not isinstance(path, (str, Path)) or Path(path).suffix.lower() in (".parquet", ".pq")
+    kinds = (("datetime", dates),) if typed else (
         ("numeric", numbers), ("datetime", dates))
     for kind, hits in kinds:
         odd = ~hits & ~words
