@@ -179,18 +179,72 @@ def ratio_score_interval(
     return (lower, upper)
 
 
-def paired_difference(discordant_first: int, discordant_second: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+def paired_difference(
+    discordant_first: int,
+    discordant_second: int,
+    trials: int,
+    confidence: float = 0.95,
+    effective_discordant: float | None = None,
+) -> tuple[float, float]:
     """Interval for ``p1 - p2`` of two proportions measured on the same ``trials`` items.
 
     Only the discordant items (counted by the first measure only, or by the
     second only) tell the proportions apart. Given their number ``d``, the
     first's share among them is binomial; its exact Clopper-Pearson interval,
     mapped through ``d / trials * (2 share - 1)``, bounds the difference
-    (conditional on ``d``, as McNemar's exact test).
+    (conditional on ``d``, as McNemar's exact test). When the discordant items
+    come in clusters, ``effective_discordant`` (see :func:`effective_trials`)
+    replaces ``d`` in the share's interval.
     """
     d = int(discordant_first) + int(discordant_second)
     if trials <= 0 or d == 0:
         return (0.0, 0.0)
-    lo, hi = clopper_pearson(discordant_first, d, confidence)
+    size = d if effective_discordant is None else effective_discordant
+    lo, hi = clopper_pearson_share(discordant_first / d, size, confidence)
     scale = d / trials
     return (scale * (2 * lo - 1), scale * (2 * hi - 1))
+
+
+def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) -> float:
+    """How many independent trials clustered ones are worth for the share ``sum(hits) / sum(trials)``.
+
+    Trials in one cluster share their fate (e.g. synthetic records whose
+    nearest training and holdout records are the same two people). The share's
+    variance is estimated from cluster totals (the linearised variance of a
+    ratio estimator, ``sum_k (h_k - p t_k)^2 / (sum t)^2``) and the effective
+    number of trials is ``p (1 - p) / variance`` (Kish's design effect),
+    capped at the number of trials; with every cluster a single trial it is
+    exactly that number. When every trial is a hit (or none is) the variance
+    is 0 and each cluster counts as one trial.
+    """
+    hits = np.asarray(hits, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    n = float(trials.sum())
+    if n <= 0:
+        return 0.0
+    _, inverse = np.unique(np.asarray(cluster), return_inverse=True)
+    h = np.bincount(inverse, hits)
+    t = np.bincount(inverse, trials)
+    used = t > 0
+    h, t = h[used], t[used]
+    p = float(h.sum() / n)
+    variance = float(np.sum((h - p * t) ** 2) / n**2)
+    if p in (0.0, 1.0) or variance <= 0:
+        return float(min(n, t.size))
+    return float(min(n, p * (1 - p) / variance))
+
+
+def clopper_pearson_share(share: float, trials: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson interval of a share observed over a (possibly fractional) effective number of trials.
+
+    With whole numbers it equals :func:`clopper_pearson`; with an effective
+    sample size from clustered trials it is Korn and Graubard's (1998)
+    interval: the exact binomial interval with ``share * trials`` successes.
+    """
+    if trials <= 0:
+        return (0.0, 1.0)
+    alpha = 1.0 - confidence
+    x = share * trials
+    lower = 0.0 if x <= 0 else float(_st.beta.ppf(alpha / 2, x, trials - x + 1))
+    upper = 1.0 if x >= trials else float(_st.beta.ppf(1 - alpha / 2, x + 1, trials - x))
+    return (lower, upper)

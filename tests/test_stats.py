@@ -87,3 +87,29 @@ def test_paired_difference_maps_the_discordant_share():
     assert (lo, hi) == pytest.approx((0.08 * (2 * share_lo - 1), 0.08 * (2 * share_hi - 1)))
     assert (round(lo, 4), round(hi, 4)) == (-0.0241, 0.0749)
     assert paired_difference(0, 0, 100) == (0.0, 0.0)
+
+
+def test_effective_trials_of_single_trial_clusters_is_their_number():
+    from policycheck.stats import effective_trials
+
+    hits = np.array([1, 0, 1, 1, 0, 1])
+    assert effective_trials(hits, np.ones(6), np.arange(6)) == pytest.approx(6.0)
+
+
+def test_effective_trials_of_identical_clustered_trials():
+    from policycheck.stats import effective_trials
+
+    # Two clusters of 5 trials each, all hits in one and none in the other: p = 1/2, the
+    # cluster totals deviate by 5 * 1/2 each, variance 2 * 2.5^2 / 10^2 = 1/8, so the ten
+    # trials are worth p (1 - p) / (1/8) = 2.
+    hits = np.array([1] * 5 + [0] * 5)
+    assert effective_trials(hits, np.ones(10), np.array([0] * 5 + [1] * 5)) == pytest.approx(2.0)
+    # All hits in one cluster: one trial.
+    assert effective_trials(np.ones(4), np.ones(4), np.zeros(4)) == 1.0
+
+
+def test_clopper_pearson_share_equals_the_exact_interval_at_whole_counts():
+    from policycheck.stats import clopper_pearson, clopper_pearson_share
+
+    assert clopper_pearson_share(7 / 20, 20) == pytest.approx(clopper_pearson(7, 20))
+    assert clopper_pearson_share(1.0, 2.0)[1] == 1.0

@@ -18,6 +18,14 @@ records alike, each untied record is as likely to sit closer to either, so
 0.5 is the expected share under no leakage whatever the tie rate, and copies
 are not diluted by ties. The strict share and the half-ties share
 ``(closer + ties / 2) / #synthetic`` are reported beside it.
+
+Clusters. Synthetic records whose nearest training record and nearest holdout
+record are the same two people share one fate: which of the two sets a real
+person landed in decides all of them at once. On coarse data a thousand
+synthetic records may form twenty such clusters, so the share's interval
+counts clusters, not records (:func:`nearest_pair_clusters`,
+:func:`policycheck.stats.effective_trials`); with distinct nearest pairs it is
+the plain exact interval.
 """
 
 from __future__ import annotations
@@ -111,3 +119,9 @@ def dcr_quantiles(dcr: np.ndarray) -> dict[str, float]:
         return {}
     values = np.quantile(dcr, QUANTILE_LEVELS)
     return {f"q{level:g}": float(v) for level, v in zip(QUANTILE_LEVELS, values, strict=True)}
+
+
+def nearest_pair_clusters(training_index: np.ndarray, holdout_index: np.ndarray) -> np.ndarray:
+    """A cluster id per synthetic record: records with the same nearest training and holdout record share one."""
+    pairs = np.column_stack([np.asarray(training_index, dtype=np.int64), np.asarray(holdout_index, dtype=np.int64)])
+    return np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1)

@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import Field
 
 from policycheck import stats
-from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample
+from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_pair_clusters
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
@@ -295,7 +295,11 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     per_set, shares = [], []
     for dcr in sets:
         counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
-        interval = stats.clopper_pearson(counts.closer_to_training, counts.untied, bonferroni["level"])
+        clusters = nearest_pair_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
+        closer = dcr.syn_to_training < dcr.syn_to_holdout
+        untied = dcr.syn_to_training != dcr.syn_to_holdout
+        effective = stats.effective_trials(closer, untied, clusters)
+        interval = stats.clopper_pearson_share(counts.share, effective, bonferroni["level"])
         shares.append((counts.share, interval, dcr, counts))
         per_set.append(
             {
@@ -306,6 +310,8 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
                 "ties": counts.ties,
                 "closer_to_holdout": counts.closer_to_holdout,
                 "synthetic_records": counts.total,
+                "effective_records": effective,
+                "clusters": int(np.unique(clusters[untied]).size),
                 "strict_share": counts.strict_share,
                 "half_ties_share": counts.half_ties_share,
                 "exact_copies_of_training": int(np.sum(dcr.syn_to_training == 0)),
@@ -333,6 +339,9 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
             "ideal": 0.5,
             "ties": "left out: the share is closer / (closer + farther) among untied synthetic records; "
             "0.5 is its expectation under no leakage whatever the tie rate",
+            "interval_method": "Clopper-Pearson over the effective number of untied records: synthetic records "
+            "with the same nearest training and holdout record form one cluster (Kish design effect, Korn and "
+            "Graubard's interval)",
             "worst_set": dcr.synthetic_name,
             "per_set": per_set,
             "bonferroni": bonferroni,
@@ -481,7 +490,8 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     exact interval of a difference of paired shares
     (:func:`policycheck.stats.paired_difference`; the same synthetic records
     are compared with both sets), or with ``baseline: none`` the raw share
-    with its Clopper-Pearson interval. With several synthetic sets the value
+    with its Clopper-Pearson interval; copies of the same two real records
+    count as one cluster, as in :func:`dcr_share`. With several synthetic sets the value
     is the largest.
     """
     sets = dcrs_in_set_order(needs)
@@ -492,11 +502,17 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
         n = int(dcr.syn_to_training.size)
         copies_train, copies_hold = dcr.syn_to_training == 0, dcr.syn_to_holdout == 0
         k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
-        only_train, only_hold = int(np.sum(copies_train & ~copies_hold)), int(np.sum(copies_hold & ~copies_train))
+        only_train, only_hold = copies_train & ~copies_hold, copies_hold & ~copies_train
+        # Copies of the same training and holdout records are one event, not many (see dcr_share).
+        clusters = nearest_pair_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
         if params.baseline == "none":
-            value, interval = k_train / n, stats.clopper_pearson(k_train, n, level)
+            effective = stats.effective_trials(copies_train, np.ones(n), clusters)
+            value, interval = k_train / n, stats.clopper_pearson_share(k_train / n, effective, level)
         else:
-            value, interval = (k_train - k_hold) / n, stats.paired_difference(only_train, only_hold, n, level)
+            effective = stats.effective_trials(only_train, only_train | only_hold, clusters)
+            value = (k_train - k_hold) / n
+            interval = stats.paired_difference(int(only_train.sum()), int(only_hold.sum()), n, level, effective)
+        only_train, only_hold = int(only_train.sum()), int(only_hold.sum())
         results.append((value, dcr, k_train / n, k_hold / n))
         per_set.append(
             {
@@ -510,6 +526,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
                 "copies_of_holdout": k_hold,
                 "copies_of_training_only": only_train,
                 "copies_of_holdout_only": only_hold,
+                "effective_records": effective,
                 "synthetic_records": n,
                 "equal_size": dcr.equal_size_note(),
             }

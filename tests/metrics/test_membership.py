@@ -236,3 +236,15 @@ def test_same_seed_gives_the_same_numbers_and_pool_matches_serial():
     with LocalProcessExecutor(2) as pool:
         b = evaluate("mi_risk", rel, seed=9, adversary_size=100, executor=pool)
     assert (a.value, a.interval, a.details) == (b.value, b.interval, b.details)
+
+
+def test_synthetic_records_sharing_their_nearest_real_records_count_as_one():
+    # Six copies of (1, a): nearest training (0, a) at 0.05, nearest holdout (4, a) at 0.15.
+    # Six copies of (9, c): nearest holdout (10, c) at 0.05. Share 6/12, but only two
+    # clusters, each decided at once by where two real people landed: 2 effective records
+    # (Kish: p (1 - p) / ((3^2 + 3^2) / 12^2) = 2), so the interval is that of 1 in 2.
+    synthetic = pd.DataFrame({"x": [1.0] * 6 + [9.0] * 6, "c": ["a"] * 6 + ["c"] * 6})
+    result = evaluate("dcr_share", release(HOLDOUT, synthetic))
+    detail = result.details["per_set"][0]
+    assert (result.value, detail["clusters"], detail["effective_records"]) == (0.5, 2, pytest.approx(2.0))
+    assert result.interval == pytest.approx(clopper_pearson(1, 2))

@@ -171,7 +171,7 @@ def test_individual_risk_is_the_control_corrected_accuracy():
 
 def test_individual_risk_interval_is_not_inflated_by_a_high_control_accuracy():
     # The case: 0.87 against a control of 0.85 on 1,000 records each. Joining
-    # opposite ends of two Clopper-Pearson intervals gave about (-0.22, 0.39); the ratio
+    # opposite ends of two Clopper-Pearson intervals gave (-0.240, 0.395); the ratio
     # of error rates 130/1000 over 150/1000 has the score interval (0.697152, 1.077061).
     value, (lo, hi) = individual_risk(870, 1000, 850, 1000, 0.95)
     assert value == pytest.approx(2 / 15)

@@ -53,8 +53,14 @@ class LinkageAttack:
     records: str = "original"  # whose records were attacked: "original" or "holdout"
 
     def candidates_by_set(self) -> np.ndarray:
-        """``(n, M)``: number of synthetic records linked to each attacked record in each set."""
-        return np.column_stack([s.linkage.n_candidates() for s in self.sets])
+        """``(n, M)``: number of synthetic records linked to each attacked record in each set.
+
+        For the ``min`` criterion, a record linked through groups on several
+        attributes gets the sum of their sizes (an upper bound of their union,
+        see :meth:`.rank_linkage.Linkage.n_candidates`): counting the union
+        record by record took a minute on 10,000 records.
+        """
+        return np.column_stack([s.linkage.n_candidates(exact=False) for s in self.sets])
 
 
 def attack_one_set(item: tuple[np.ndarray, np.ndarray, str]) -> SetLinkage:

@@ -153,17 +153,34 @@ def narrowed(
     idx = marginal.position(true)
     # a_lo: for each true value v, the smallest value a with (v - a) / span <= fraction.
     first = _first_within(values, span, fraction)[idx]
+    if idx.size == 0:
+        return np.zeros(0)
     total = np.asarray(total_candidates, dtype=float)
+    below_v = (cum[idx] - cum[first] + q) ** total  # H([a_lo, v))
+    distinct = np.unique(total)
+    lengths = idx - first + 1
+    if lengths.sum() <= distinct.size * values.size:
+        # Few values per window: sum g(a) over each record's own window directly.
+        a = np.repeat(first, lengths) + _ranks_within(lengths)
+        c = np.repeat(total, lengths)
+        g = (cum[last[a] + 1] - cum[a] + q) ** c - (cum[last[a] + 1] - cum[a + 1] + q) ** c
+        window_sum = np.add.reduceat(g, np.concatenate([[0], np.cumsum(lengths)[:-1]]))
+        return window_sum - below_v + q**total
+    # Many values per window, few distinct candidate counts: prefix sums of g per count.
     out = np.empty(total.size)
-    for c in np.unique(total):
+    for c in distinct:
         rows = np.flatnonzero(total == c)
         inside = (cum[last + 1] - cum[:-1] + q) ** c  # H([a, b(a)])
         above_a = (cum[last + 1] - cum[1:] + q) ** c  # H((a, b(a)])
         prefix = np.concatenate([[0.0], np.cumsum(inside - above_a)])
-        v, lo = idx[rows], first[rows]
-        below_v = (cum[v] - cum[lo] + q) ** c  # H([a_lo, v))
-        out[rows] = prefix[v + 1] - prefix[lo] - below_v + q**c
-    return out
+        out[rows] = prefix[idx[rows] + 1] - prefix[first[rows]]
+    return out - below_v + q**total
+
+
+def _ranks_within(lengths: np.ndarray) -> np.ndarray:
+    """``0, 1, ..., l - 1`` for each length ``l``, concatenated."""
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.arange(int(lengths.sum())) - starts
 
 
 def _last_within(values: np.ndarray, span: float, fraction: float) -> np.ndarray:

@@ -121,11 +121,18 @@ class Linkage:
         per_query = ufunc.reduceat(per_group[self.group_ids], self.indptr[:-1])
         return per_query[self.query_of_row]
 
-    def n_candidates(self) -> np.ndarray:
-        """Number of synthetic records linked to each original record."""
-        if self.criterion != "min":
-            sizes = np.diff(self.member_ptr)[self.group_ids]
-            per_query = np.add.reduceat(sizes, self.indptr[:-1])
+    def n_candidates(self, exact: bool = True) -> np.ndarray:
+        """Number of synthetic records linked to each original record.
+
+        For ``min`` the groups of one record may overlap (several attributes
+        at the smallest gap), so the exact count is a union, one record at a
+        time; ``exact=False`` returns the sum of the groups' sizes instead, an
+        upper bound that is exact for every record linked through one group,
+        and is computed at once. For ``sum`` and ``max`` both are exact.
+        """
+        sizes = np.diff(self.member_ptr)[self.group_ids]
+        per_query = np.add.reduceat(sizes, self.indptr[:-1]) if sizes.size else np.zeros(self.indptr.size - 1, np.int64)
+        if self.criterion != "min" or not exact:
             return per_query[self.query_of_row]
         # NOTE: min-criterion groups overlap (one record, several attributes), so count the union.
         return np.array([self.candidates(i).size for i in range(self.n_rows)], dtype=np.int64)

@@ -86,10 +86,15 @@ def test_closed_forms_equal_enumeration_of_every_draw(seed):
     shares = dict(zip(marginal.values.tolist(), marginal.share.tolist()))
     fraction = float(rng.choice([0.1, 0.25, 0.5, 1.0]))
     span = float(support.max() - support.min())
-    for true in marginal.values:
-        for draws in (1, 2, 3):
-            expected = _enumerate(shares, marginal.missing, true, draws, fraction, span)
+    for draws in (1, 2, 3):
+        expected = [_enumerate(shares, marginal.missing, true, draws, fraction, span) for true in marginal.values]
+        for true, want in zip(marginal.values, expected):
+            # One record at a time: each record's window is summed directly.
             t, c = np.array([true]), np.array([draws])
-            assert chance.narrowed(marginal, t, c, fraction, span)[0] == pytest.approx(expected["narrowed"], abs=1e-12)
-            assert chance.misled(marginal, t, c)[0] == pytest.approx(expected["misled"], abs=1e-12)
-            assert chance.holds_true(marginal, t, c)[0] == pytest.approx(expected["holds"], abs=1e-12)
+            assert chance.narrowed(marginal, t, c, fraction, span)[0] == pytest.approx(want["narrowed"], abs=1e-12)
+            assert chance.misled(marginal, t, c)[0] == pytest.approx(want["misled"], abs=1e-12)
+            assert chance.holds_true(marginal, t, c)[0] == pytest.approx(want["holds"], abs=1e-12)
+        # Many records with one candidate count: the prefix sums over all values are used.
+        many = np.repeat(marginal.values, 6)
+        got = chance.narrowed(marginal, many, np.full(many.size, draws), fraction, span)
+        assert got == pytest.approx(np.repeat([w["narrowed"] for w in expected], 6), abs=1e-12)

@@ -85,3 +85,17 @@ def test_own_mid_ranks_equal_mid_ranks_with_ties_and_missing_values():
 def test_unknown_criterion_is_refused():
     with pytest.raises(ValueError, match="unknown criterion"):
         link(np.zeros((1, 1)), np.zeros((1, 1)), "mean")
+
+
+def test_fast_candidate_counts_bound_the_union_for_min_and_equal_it_otherwise():
+    rng = np.random.default_rng(8)
+    o, s = _random_ranks(rng, 40, 3, 5), _random_ranks(rng, 35, 3, 5)
+    for criterion in ("sum", "max"):
+        linkage = link(o, s, criterion)
+        assert linkage.n_candidates(exact=False).tolist() == linkage.n_candidates().tolist()
+    linkage = link(o, s, "min")
+    # Hand check on one record: original (1, 1); synthetic (1, 5) and (3, 1) both at gap 0,
+    # one group per attribute holding one record each, plus (1, 1) in both groups.
+    one = link(np.array([[1.0, 1.0]]), np.array([[1.0, 5.0], [3.0, 1.0], [1.0, 1.0]]), "min")
+    assert one.n_candidates().tolist() == [3] and one.n_candidates(exact=False).tolist() == [4]
+    assert (linkage.n_candidates(exact=False) >= linkage.n_candidates()).all()
