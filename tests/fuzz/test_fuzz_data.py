@@ -131,6 +131,8 @@ def exercise(project, fuzzed, role):
         except (pa.ArrowException, ValueError):
             return  # pyarrow cannot write this table: not a data file
     COUNTS["data files"] += 1
+    if COUNTS["data files"] % 50 == 0:
+        flush()
     files = {"original": "good.csv", "synthetic": "good.csv", "holdout": "good.csv"}
     files[role] = path.name
     code, _, err = run_cli("check", "p.yaml", "--original", files["original"], "--synthetic", files["synthetic"],
@@ -157,7 +159,12 @@ def test_many_fuzzed_data_files_end_in_the_contract(project, fuzzed, role):
     collect(exercise, project, fuzzed, role)
 
 
-def teardown_module():
+def flush():
+    """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
-        with open(os.environ["POLICYCHECK_FUZZ_REPORT"], "a") as fh:
+        with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.data.{os.getpid()}", "w") as fh:
             fh.write(json.dumps({"suite": "data", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+
+
+def teardown_module():
+    flush()

@@ -176,6 +176,8 @@ FILES = ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv
 def exercise(release, text: str) -> None:
     (release / "p.yaml").write_bytes(text.encode("utf-8", "surrogatepass"))
     COUNTS["policies"] += 1
+    if COUNTS["policies"] % 50 == 0:
+        flush()
     code, out, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
     check_contract(code, err, FILES)
     COUNTS[f"validate exit {code}"] += 1
@@ -208,7 +210,12 @@ def test_many_fuzzed_policies_end_in_the_contract(release, text):
     collect(exercise, release, text)
 
 
-def teardown_module():
+def flush():
+    """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
-        with open(os.environ["POLICYCHECK_FUZZ_REPORT"], "a") as fh:
+        with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
             fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+
+
+def teardown_module():
+    flush()
