@@ -41,6 +41,9 @@ def _guard(fn):
         except KeyboardInterrupt:
             _echo("interrupted", err=True)
             sys.exit(130)
+        except click.UsageError as exc:
+            _echo(f"policycheck: {exc.format_message()}", err=True)  # one line, like every other error
+            sys.exit(EXIT_INVALID)
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - a bug must still never exit 0

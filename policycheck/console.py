@@ -14,7 +14,12 @@ import re
 _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
 def _escape_char(match: re.Match[str]) -> str:
+    if match.group() in _NAMED:
+        return _NAMED[match.group()]
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

@@ -124,7 +124,7 @@ class LocalProcessExecutor(Executor):
         if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
         segments: list[shared_memory.SharedMemory] = []
         try:
             items = share_repeated(items, lambda obj: _to_shared_memory(obj, next(self._calls), segments))
@@ -271,6 +271,33 @@ class _ResolveShared:
         if isinstance(item, tuple):
             item = tuple(resolve_shared(part) for part in item)
         return self.fn(item)
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the process that started it dies (even by kill -9).
+
+    Linux delivers SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG);
+    elsewhere a daemon thread polls the parent's pid once a second.
+    """
+    import signal
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    else:  # pragma: no cover - non-Linux
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
 
 
 def available_cores() -> int:

@@ -134,7 +134,7 @@ def read_report(path: Path) -> dict[str, Any]:
         Report.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
+        where = path_text(tuple(first["loc"]))
         raise InvalidInput(Problem(name, f"not a policycheck report: {where}: {first['msg']}")) from None
     return data
 

@@ -7,9 +7,11 @@ rejects duplicate keys. On top of it this module:
 - converts the document to plain Python (dict, list, str, int, float, bool,
   None, date) while recording the 1-based line and column of every mapping
   key and sequence item, so validation errors can point at ``file:line:col``;
-- caps the number of nodes produced, which stops alias ("billion laughs")
-  bombs before they expand;
-- turns every read or parse failure into one :class:`InvalidInput` line.
+- caps the file's size and the number of nodes while parsing (a long
+  sequence is refused at its node cap, not after minutes of parsing) and
+  again while expanding aliases, which stops "billion laughs" bombs;
+- turns every read or parse failure, an impossible date (2099-02-30) or an
+  integer too long to convert included, into one located :class:`InvalidInput` line.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, ComposerError
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from policycheck.errors import InvalidInput, Problem, display_path
 
-#: Most nodes a document may expand to; real policies have a few hundred.
-MAX_NODES = 100_000
-#: Largest file read, in bytes.
-MAX_BYTES = 5_000_000
+#: Most nodes a document may hold, or expand to through aliases; real policies have a few hundred.
+MAX_NODES = 20_000
+#: Largest file read, in bytes; real policies and manifests are a few kilobytes.
+MAX_BYTES = 1_000_000
+#: Longest integer literal, in digits (Python refuses to convert more than 4,300).
+MAX_DIGITS = 100
 
 PathKey = tuple[str | int, ...]
 
@@ -79,9 +85,42 @@ def load_yaml(path: Path, what: str = "policy") -> Located:
     return parse_yaml(read_text(path, what), display_path(path), what)
 
 
+class _CappedComposer(Composer):
+    """Counts nodes as they are composed, so a huge document stops at the cap, early."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._nodes = getattr(self, "_nodes", 0) + 1
+        if self._nodes > MAX_NODES:
+            event = self.parser.peek_event()
+            raise ComposerError(None, None, f"document has more than {MAX_NODES} nodes", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+class _CheckedConstructor(RoundTripConstructor):
+    """Scalars that cannot become values are located errors, not exceptions from deep inside."""
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        digits = sum(ch.isdigit() for ch in str(node.value))
+        if digits > MAX_DIGITS:
+            raise ConstructorError(None, None, f"integer with {digits} digits (at most {MAX_DIGITS})", node.start_mark)
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node, values)
+        except (ValueError, OverflowError) as exc:
+            raise ConstructorError(None, None, f"invalid date {node.value!r}: {exc}", node.start_mark) from None
+
+
+_CheckedConstructor.add_constructor("tag:yaml.org,2002:int", _CheckedConstructor.construct_yaml_int)
+_CheckedConstructor.add_constructor("tag:yaml.org,2002:timestamp", _CheckedConstructor.construct_yaml_timestamp)
+
+
 def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
+    yaml.Composer = _CappedComposer
+    yaml.Constructor = _CheckedConstructor
     try:
         doc = yaml.load(text)
     except MarkedYAMLError as exc:
@@ -91,7 +130,7 @@ def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
         col = mark.column + 1 if mark else None
         raise InvalidInput(Problem(name, message, line, col)) from None
     except YAMLError as exc:
-        raise InvalidInput(Problem(name, f"invalid YAML: {exc}")) from None
+        raise InvalidInput(Problem(name, f"invalid YAML: {' '.join(str(exc).split())}")) from None
     except RecursionError:
         raise InvalidInput(Problem(name, "YAML nesting is too deep")) from None
     if doc is None:
@@ -108,7 +147,7 @@ def _yaml_message(exc: MarkedYAMLError) -> str:
     if "duplicate key" in problem or "duplicate key" in context:
         key = problem.split('"')[1] if '"' in problem else ""
         return f"duplicate key {key!r}" if key else "duplicate key"
-    text = problem or context or "invalid YAML"
+    text = " ".join((problem or context or "invalid YAML").split())
     return f"invalid YAML: {text}"
 
 

@@ -127,7 +127,8 @@ class GameParams(AttackParams):
         1, ge=1, description="Targets whose bits are randomised per repetition (1 is the paper's game)."
     )
     synthetic_size: int | None = Field(
-        None, ge=1, description="Rows the synthesizer generates; default: the size of the first released set."
+        None, ge=1, le=1_000_000,  # 10^7 rows took 5.7 GB per repetition: refused before any work
+        description="Rows the synthesizer generates (at most 1,000,000); default: the size of the first released set.",
     )
     sample_size: int | None = Field(
         None, ge=2, description="Original records sampled per repetition (the paper samples 1,000); default: all."

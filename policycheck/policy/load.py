@@ -101,7 +101,8 @@ def _referenced_files(
     """Hash every file the rules' params name; a missing or invalid one is a problem now, not an evaluator error."""
     from policycheck.methods.dp.ledger import LedgerError, load_ledger
 
-    index = {r.get("id"): i for i, r in enumerate(source.data.get("rules") or []) if isinstance(r, dict)}
+    rules = source.data.get("rules")
+    index = {r.get("id"): i for i, r in enumerate(rules if isinstance(rules, list) else []) if isinstance(r, dict)}
     files: list[tuple[Path, str]] = []
     problems: list[Problem] = []
     for rule_id, params in params_by_rule.items():
@@ -152,9 +153,15 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
     merged: Source | None = None
     for i, base in enumerate(bases):
         base_path = path.parent / base
-        if not base_path.is_file():
-            key = ("extends", i) if isinstance(located.data["extends"], list) else ("extends",)
-            raise InvalidInput(located.problem(key, f"extended policy {base!r} not found"))
+        key = ("extends", i) if isinstance(located.data["extends"], list) else ("extends",)
+        shown = base if len(base) <= 80 else base[:77] + "..."
+        try:
+            found = base_path.is_file()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            raise InvalidInput(located.problem(key, f"extended policy {shown!r} cannot be read: "
+                                                    f"{getattr(exc, 'strerror', None) or exc}")) from None
+        if not found:
+            raise InvalidInput(located.problem(key, f"extended policy {shown!r} not found"))
         loaded = _load_source(base_path, [*stack, resolved])
         merged = loaded if merged is None else _merge(merged, loaded)
     assert merged is not None
@@ -166,7 +173,8 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
 def _check_unique_rule_ids(located: Located) -> None:
     seen: dict[str, int] = {}
     problems = []
-    for i, rule in enumerate(located.data.get("rules") or []):
+    rules = located.data.get("rules")
+    for i, rule in enumerate(rules if isinstance(rules, list) else []):
         if isinstance(rule, dict) and isinstance(rule.get("id"), str):
             if rule["id"] in seen:
                 problems.append(
@@ -198,7 +206,9 @@ def _merge(base: Source, child: Source) -> Source:
     rules: list[Any] = []
     index_of: dict[str, int] = {}
     for src in (base, child):
-        for i, rule in enumerate(src.data.get("rules") or []):
+        # NOTE: a malformed rules/waivers value (rules: 5) is reported by validation.
+        own_rules = src.data.get("rules")
+        for i, rule in enumerate(own_rules if isinstance(own_rules, list) else []):
             sub = _subtree(src.origins, ("rules", i))
             rid = rule.get("id") if isinstance(rule, dict) else None
             if isinstance(rid, str) and rid in index_of:
@@ -222,11 +232,17 @@ def _merge(base: Source, child: Source) -> Source:
 
     waivers: list[Any] = []
     for src in (base, child):
-        for i, waiver in enumerate(src.data.get("waivers") or []):
+        own_waivers = src.data.get("waivers")
+        for i, waiver in enumerate(own_waivers if isinstance(own_waivers, list) else []):
             _graft(origins, ("waivers", len(waivers)), _subtree(src.origins, ("waivers", i)))
             waivers.append(waiver)
     if waivers:
         data["waivers"] = waivers
+    for key in ("rules", "waivers"):
+        for src in (base, child):  # keep a value that is not a list, so validation names it
+            if key in src.data and not isinstance(src.data[key], list):
+                data[key] = src.data[key]
+                origins[(key,)] = src.origins.get((key,), ("", None, None))
     return Source(data, origins, [*child.files, *base.files])
 
 

@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from policycheck.methods.dp.composition import Mechanism
 
@@ -77,15 +75,18 @@ def load_ledger(path: Path) -> Ledger:
         One line naming the file and the cause (missing file, bad YAML, or
         the first invalid value with its location).
     """
+    from policycheck.errors import InvalidInput
+    from policycheck.yamlio import load_yaml
+
     path = Path(path)
     if not path.is_file():
         raise LedgerError(f"ledger {path}: file not found")
+    # NOTE: the policy loader's caps (file size, nodes while parsing and after
+    # aliases) apply: a small ledger of aliases must not expand for minutes.
     try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        line = f" (line {where.line + 1})" if where is not None else ""
-        raise LedgerError(f"ledger {path}: not valid YAML{line}: {getattr(exc, 'problem', exc)}") from exc
+        data = load_yaml(path, "ledger").data
+    except InvalidInput as exc:
+        raise LedgerError(f"ledger {exc.problems[0]}") from None
     if not isinstance(data, dict):
         raise LedgerError(f"ledger {path}: expected a mapping with ledger_version and releases")
     try:

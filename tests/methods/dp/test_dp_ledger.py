@@ -47,7 +47,7 @@ def test_missing_ledger_names_the_file(tmp_path):
 
 def test_bad_yaml_names_the_line(tmp_path):
     path = _write(tmp_path, "ledger_version: 1\nreleases: [\n")
-    with pytest.raises(LedgerError, match=r"not valid YAML \(line 3\)"):
+    with pytest.raises(LedgerError, match=r"ledger\.yaml:3:\d+: invalid YAML"):
         load_ledger(path)
 
 

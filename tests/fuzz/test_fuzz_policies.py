@@ -1,0 +1,221 @@
+"""Fuzzed policies through validate, plan and check (issue 16, items 6, 9 and the harness).
+
+Three kinds of policy text: random YAML structures over the policy's
+vocabulary, valid policies with a few random mutations (a key removed, a
+value replaced, a rule duplicated, a metric renamed), and valid policy
+text with random characters inserted, deleted or replaced. Each goes
+through ``validate`` and ``plan`` against a tiny release; one that
+validates and uses only cheap metrics also goes through ``check``. No
+input may end in an internal error, and every error line names its file.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, check_contract, collector, run_cli
+
+COUNTS: Counter = Counter()
+FAILURES: list = []
+collect = collector(COUNTS, FAILURES)
+
+METRICS = ["exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "mi_risk",
+           "dp_total_epsilon", "linkage_range_narrowing", "reconstruction_accuracy", "attribute_inference_advantage",
+           "dp_transition_epsilon", "nonsense_metric"]
+#: Metrics cheap enough on ten rows to run ``check`` for every fuzzed policy that validates.
+CHEAP = {"exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "dp_total_epsilon"}
+KEYS = ["metadata", "attacker", "rules", "waivers", "seed", "confidence", "extends", "id", "title", "version", "owner",
+        "description", "model", "quasi_identifiers", "secrets", "metric", "params", "threshold", "severity",
+        "rationale", "enabled", "fail_above", "warn_above", "fail_below", "warn_below", "compare", "rule", "reason",
+        "approved_by", "expires", "ticket", "delta", "ledger", "secret", "columns", "on_inconclusive"]
+
+VALID = {
+    "metadata": {"id": "fuzz", "title": "Fuzz", "version": "1", "owner": "tests"},
+    "attacker": {"model": "maximum-knowledge", "quasi_identifiers": ["age", "sex"], "secrets": ["income"]},
+    "seed": 7,
+    "confidence": 0.9,
+    "rules": [
+        {"id": "copies", "metric": "exact_copy_share", "threshold": {"fail_above": 0.5, "warn_above": 0.2}},
+        {"id": "tvd", "metric": "three_way_marginal_tvd", "severity": "advisory", "threshold": {"fail_above": 0.9}},
+        {"id": "eps", "metric": "dp_total_epsilon", "params": {"delta": 1e-5}, "threshold": {"fail_above": 5}},
+    ],
+    "waivers": [{"rule": "copies", "reason": "pilot", "approved_by": "DPO", "expires": "2099-01-31"}],
+}
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12), st.sampled_from(KEYS + METRICS), st.just("9" * 5000), st.just("2099-02-30"),
+    st.just("x\ud83d"), st.just("a" * 5000), st.just("../../etc/passwd"), st.just("line\nbreak\x1b[31m"),
+    st.just("2099-01-31"), st.sampled_from(["blocking", "advisory", "upper", "lower", "estimate", "no-box"]),
+)
+structures = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.sampled_from(KEYS) | st.text(max_size=6), children, max_size=5),
+    max_leaves=25,
+)
+
+
+def to_text(doc, bare: bool) -> str:
+    """JSON (which is YAML 1.2); with ``bare``, dates and digit strings unquoted so YAML types them."""
+    text = json.dumps(doc, ensure_ascii=True)
+    if bare:
+        text = re.sub(r'"(\d{4}-\d{2}-\d{2}|\d{1,6000})"', r"\1", text)
+    return text + "\n"
+
+
+@st.composite
+def mutated(draw):
+    doc = copy.deepcopy(VALID)
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(_paths(doc))
+        path = draw(st.sampled_from(paths))
+        parent, key = _parent(doc, path)
+        action = draw(st.sampled_from(["delete", "replace", "add", "metric", "duplicate", "number"]))
+        if action == "delete" and path:
+            del parent[key]
+        elif action == "replace" and path:
+            parent[key] = draw(structures)
+        elif action == "add":
+            node = parent[key] if path else doc
+            if isinstance(node, dict):
+                node[draw(st.sampled_from(KEYS) | st.text(max_size=6))] = draw(structures)
+            elif isinstance(node, list):
+                node.append(draw(structures))
+        elif action == "metric" and isinstance(doc.get("rules"), list) and doc["rules"]:
+            rule = draw(st.sampled_from(doc["rules"]))
+            if isinstance(rule, dict):
+                rule["metric"] = draw(st.sampled_from(METRICS))
+        elif action == "duplicate" and isinstance(doc.get("rules"), list) and doc["rules"]:
+            doc["rules"].append(copy.deepcopy(draw(st.sampled_from(doc["rules"]))))
+        elif action == "number" and path:
+            parent[key] = draw(st.floats(allow_nan=True) | st.integers(-10**30, 10**30))
+        if not isinstance(doc, dict):
+            break
+    return to_text(doc, draw(st.booleans()))
+
+
+@st.composite
+def garbled(draw):
+    text = to_text(VALID, True) if draw(st.booleans()) else _yaml_text()
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
+        piece = draw(st.text(alphabet="&*!%:{}[],-#|>'\"\t\n \x00\x1b\u2028abc019", min_size=1, max_size=4))
+        if action == "insert":
+            text = text[:i] + piece + text[i:]
+        elif action == "delete":
+            text = text[:i] + text[i + len(piece):]
+        elif action == "replace":
+            text = text[:i] + piece + text[i + len(piece):]
+        else:
+            text = text[:i]
+    return text
+
+
+def _yaml_text() -> str:
+    return """\
+metadata: {id: fuzz, title: Fuzz, version: "1", owner: tests}
+attacker:
+  model: maximum-knowledge
+  quasi_identifiers: [age, sex]
+  secrets: [income]
+seed: 7
+rules:
+  - id: copies
+    metric: exact_copy_share
+    threshold: {fail_above: 0.5, warn_above: 0.2}
+waivers:
+  - {rule: copies, reason: pilot, approved_by: DPO, expires: 2099-01-31}
+"""
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, (*path, i))
+
+
+def _parent(doc, path):
+    node = doc
+    for part in path[:-1]:
+        node = node[part]
+    return node, (path[-1] if path else None)
+
+
+policies = st.one_of(structures.map(lambda d: to_text(d, True)), mutated(), garbled())
+
+
+@pytest.fixture
+def release(tmp_path):
+    rows = ["age,sex,income"] + [f"{20 + 3 * i},{'MF'[i % 2]},{'<=50K' if i % 3 else '>50K'}" for i in range(12)]
+    (tmp_path / "original.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "synthetic.csv").write_text("\n".join(rows[:1] + rows[1:7] * 2) + "\n")
+    (tmp_path / "holdout.csv").write_text("\n".join(rows[:1] + [r.replace(",M,", ",F,") for r in rows[1:]]) + "\n")
+    (tmp_path / "release.yaml").write_text(
+        "release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
+        "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n")
+    return tmp_path
+
+
+FILES = ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "policycheck")
+
+
+def exercise(release, text: str) -> None:
+    (release / "p.yaml").write_bytes(text.encode("utf-8", "surrogatepass"))
+    COUNTS["policies"] += 1
+    if COUNTS["policies"] % 50 == 0:
+        flush()
+    code, out, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
+    check_contract(code, err, FILES)
+    COUNTS[f"validate exit {code}"] += 1
+    code, out, err = run_cli("plan", "p.yaml", "--json")
+    check_contract(code, err, FILES)
+    if code != 0:
+        return
+    try:
+        doc = json.loads(out)
+    except json.JSONDecodeError:
+        raise AssertionError(f"plan --json printed no JSON: {out[:200]!r}") from None
+    metrics = {e["metric"] for e in doc.get("evaluators", doc.get("evaluations", []))} if isinstance(doc, dict) else set()
+    if not metrics <= CHEAP:
+        return
+    code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial")
+    check_contract(code, err, FILES, allowed=(0, 1, 2, 3))
+    COUNTS[f"check exit {code}"] += 1
+
+
+@settings(max_examples=DEFAULT_EXAMPLES)
+@given(text=policies)
+def test_fuzzed_policies_end_in_the_contract(release, text):
+    exercise(release, text)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=FUZZ_EXAMPLES, derandomize=False)
+@given(text=policies)
+def test_many_fuzzed_policies_end_in_the_contract(release, text):
+    collect(exercise, release, text)
+
+
+def flush():
+    """Write the counts so far (a long counting run can be read before it ends)."""
+    if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
+        with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
+            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+
+
+def teardown_module():
+    flush()

@@ -1,0 +1,115 @@
+"""Invalid input exits 2 with one located line, before any computation (issue 16, items 6, 8, 9)."""
+
+import re
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import TOY_POLICY
+from policycheck.cli import cli
+
+HEAD = 'metadata: {id: x, title: X, version: "1", owner: o}\nattacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}\n'
+RULE = "rules:\n  - {id: r, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9}}\n"
+
+
+def _run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("text, expected", [
+    (HEAD + "rules: 5\n", "p.yaml:3:1: rules: input should be a valid list (got 5)"),
+    (HEAD + RULE + "waivers:\n  - {rule: r, reason: x, approved_by: y, expires: 2099-02-30}\n",
+     "p.yaml:6:51: invalid YAML: invalid date '2099-02-30': day is out of range for month"),
+    (HEAD + "seed: " + "9" * 5000 + "\n" + RULE, "p.yaml:3:7: invalid YAML: integer with 5000 digits (at most 100)"),
+    (HEAD + "extends: " + "a" * 5000 + ".yaml\n" + RULE, "p.yaml:3:1: extended policy 'aaaa"),
+    (HEAD.replace("id: x", 'id: "x\\ud83d"') + RULE, "p.yaml:1:12: metadata.id: input should be a valid string"),
+    (HEAD + RULE.replace("{column: sex", "{ledger: missing.yaml, column: sex"), "p.yaml:4:"),
+])
+def test_invalid_policies_exit_2_with_one_located_line(toy_metric, write, toy_release, text, expected):
+    write("p.yaml", text)
+    for args in (("validate", "p.yaml"), ("plan", "p.yaml"),
+                 ("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")):
+        code, _, err = _run(*args)
+        lines = [line for line in err.splitlines() if not re.match(r"^\d+ problem", line)]
+        assert code == 2, (args, err)
+        assert len(lines) == 1 and lines[0].removeprefix("error: ").startswith(expected), (args, err)
+
+
+def test_a_missing_ledger_exits_2_before_computing(write, toy_release):
+    write("p.yaml", HEAD.replace("no-box", "maximum-knowledge") + "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
+          "    params: {delta: 1.0e-5, ledger: ledgers/nope.yaml}\n    threshold: {fail_above: 5}\n")
+    code, out, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
+    assert code == 2 and err == "p.yaml:6:29: ledger file 'ledgers/nope.yaml' not found (paths are relative to the policy)\n"
+
+
+def test_an_output_path_that_is_a_file_is_refused_before_computing(toy_metric, write, toy_release):
+    write("p.yaml", TOY_POLICY)
+    write("taken", "precious")
+    code, _, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "taken", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == "error: taken: the output path is an existing file, not a folder: name a folder for the reports\n"
+    assert open("taken").read() == "precious"
+
+
+def test_a_long_yaml_sequence_is_refused_at_the_node_cap_quickly(write):
+    write("p.yaml", "rules:\n" + "- 1\n" * 240_000)  # 960 KB, under the byte cap
+    started = time.process_time()
+    code, _, err = _run("validate", "p.yaml")
+    assert code == 2 and err.startswith("p.yaml:19999:3: invalid YAML: document has more than 20000 nodes")
+    assert time.process_time() - started < 20
+
+
+def test_a_policy_over_the_byte_cap_is_refused_unread(write):
+    write("p.yaml", "rules:\n" + "- 1\n" * 1_250_000)  # 5 MB
+    code, _, err = _run("validate", "p.yaml")
+    assert code == 2 and err.startswith("p.yaml: policy file is larger than 1000000 bytes")
+
+
+def test_a_ledger_alias_bomb_is_refused(write):
+    from policycheck.methods.dp.ledger import LedgerError, load_ledger
+
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]" for p, c in zip("abcdef", "bcdefg")]
+    path = write("l.yaml", "ledger_version: 1\n" + "\n".join(levels) + "\nreleases: []\n")
+    with pytest.raises(LedgerError, match="expands to more than 20000 nodes"):
+        load_ledger(path)
+
+
+def test_the_game_synthetic_size_is_bounded(write):
+    write("p.yaml", HEAD.replace("no-box", "maximum-knowledge") + "rules:\n  - id: g\n    metric: attribute_inference_advantage\n"
+          "    params: {secret: income, synthesizer: bootstrap, synthetic_size: 10000000}\n    threshold: {fail_above: 0.5}\n")
+    code, _, err = _run("validate", "p.yaml")
+    assert code == 2 and "synthetic_size: input should be less than or equal to 1000000" in err
+
+
+def test_a_release_id_with_newlines_prints_no_fake_lines(toy_metric, write, toy_release):
+    write("p.yaml", TOY_POLICY)
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text().replace("id: toy-release", 'id: "r\\n  pass   forged (toy_share): 0\\x1b[2J"'))
+    code, out, _ = _run("check", "p.yaml", "-r", manifest, "-o", "out", "-q", "--executor", "serial")
+    assert code == 0
+    assert not [line for line in out.splitlines() if line.startswith("  pass   forged")]
+    assert "\x1b" not in out and "on r\\n  pass   forged (toy_share): 0\\x1b[2J: PASS" in out
+
+
+def test_verify_hides_hashes_of_files_outside_its_root(toy_metric, write, toy_release, tmp_path):
+    write("p.yaml", TOY_POLICY)
+    assert _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")[0] == 0
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    code, out, _ = _run("verify", "out/report.json", "--root", tmp_path, "-q", "--executor", "serial")
+    assert code == 0 and "ok       p.yaml  sha256 " in out
+    # Seen from a root below the files, every file is outside it: no hash is printed.
+    import shutil
+
+    shutil.copytree(tmp_path / "out", inner / "out")
+    for name in ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv"):
+        (inner / name).symlink_to(tmp_path / name)
+    code, out, _ = _run("verify", inner / "out/report.json", "--root", inner, "-q", "--executor", "serial")
+    assert code == 0, out
+    assert "sha256" not in out and "ok       p.yaml  (outside the report's folder tree" in out
+    code, out, _ = _run("verify", inner / "out/report.json", "--root", inner, "-q", "--executor", "serial",
+                        "--show-external")
+    assert "ok       p.yaml  sha256 " in out

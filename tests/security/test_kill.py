@@ -1,0 +1,157 @@
+"""A check killed with SIGKILL leaves a whole report set and no workers (issue 16, item 5).
+
+``check`` runs in a subprocess and is killed at seeded random moments (half
+of them late, where the reports are written). The output folder must then
+hold either the previous complete set or the new one, every file carrying
+one run id; and no worker process of the killed check may survive it.
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+DEMO = Path(__file__).resolve().parents[2] / "policycheck" / "demo_data"
+POLICY = """\
+metadata: {id: kill, title: Kill test, version: "1", owner: tests}
+attacker: {model: no-box, quasi_identifiers: [age, sex], secrets: [income]}
+rules:
+  - id: dcr
+    metric: dcr_share
+    threshold: {fail_above: 0.99}
+"""
+FILES = ("report.json", "report.html", "report.md", "report.junit.xml", "report.sarif")
+
+
+@pytest.fixture
+def project(tmp_path):
+    pd.read_csv(DEMO / "adult_training.csv").head(1500).to_csv(tmp_path / "train.csv", index=False)
+    pd.read_csv(DEMO / "adult_holdout.csv").head(1500).to_csv(tmp_path / "hold.csv", index=False)
+    # Real records the holdout does not hold stand in for a synthetic set (a set equal to the holdout is refused).
+    pd.read_csv(DEMO / "adult_holdout.csv").tail(1500).to_csv(tmp_path / "syn.csv", index=False)
+    (tmp_path / "p.yaml").write_text(POLICY)
+    return tmp_path
+
+
+def _command(project):
+    return [sys.executable, "-m", "policycheck", "check", "p.yaml", "--original", "train.csv", "--synthetic",
+            "syn.csv", "--holdout", "hold.csv", "-o", "out", "-q", "--workers", "2",
+            "--format", "json,html,md,junit,sarif"]
+
+
+def _children(pid):
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _run_id_of_set(folder):
+    """The one run id every file of the set carries; fails on a mixed or partial set."""
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(FILES), names
+    run_id = json.loads((folder / "report.json").read_text())["provenance"]["run_id"]
+    for name in FILES[1:]:
+        assert run_id in (folder / name).read_text(), f"{name} is not of run {run_id}"
+    return run_id
+
+
+def _kill_runs(project, kills, seed):
+    done = subprocess.run(_command(project), cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    started = time.monotonic()
+    full = subprocess.run(_command(project), cwd=project, capture_output=True, text=True)
+    duration = time.monotonic() - started
+    assert full.returncode == 0
+    sets = {_run_id_of_set(project / "out")}
+    rng = random.Random(seed)
+    survivors = []
+    for i in range(kills):
+        at = rng.uniform(0.7, 1.05) * duration if i % 2 else rng.uniform(0.1, 1.0) * duration
+        before = _run_id_of_set(project / "out")
+        proc = subprocess.Popen(_command(project), cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        workers = set()
+        deadline = time.monotonic() + at
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers.update(_children(proc.pid))
+            time.sleep(0.02)
+        workers.update(_children(proc.pid))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        time.sleep(3)
+        survivors += [w for w in workers if _alive(w)]
+        after = _run_id_of_set(project / "out")
+        assert after == before or after not in sets  # the old set, or a whole new one
+        sets.add(after)
+    assert not survivors, f"worker processes outlived the killed check: {survivors}"
+    return sets
+
+
+def test_a_killed_check_leaves_a_whole_set_and_no_worker(project):
+    _kill_runs(project, kills=2, seed=16)
+
+
+#: A game's repetitions go to every worker whatever the data's size (a DCR step this small runs serially).
+GAME_POLICY = """\
+metadata: {id: kill-game, title: Kill test, version: "1", owner: tests}
+attacker: {model: partially-informed, quasi_identifiers: [age, sex, race], secrets: [income]}
+rules:
+  - id: game
+    metric: attribute_inference_advantage
+    params: {secret: income, attack: exact, synthesizer: nonprivate, repetitions: 40}
+    threshold: {fail_above: 0.99}
+"""
+
+
+def test_a_check_run_with_workers_leaves_none_after_kill(project):
+    (project / "p.yaml").write_text(GAME_POLICY)
+    proc = subprocess.Popen(_command(project), cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = []
+    deadline = time.monotonic() + 120
+    while not workers and proc.poll() is None and time.monotonic() < deadline:
+        workers = [w for w in _children(proc.pid)]
+        time.sleep(0.05)
+    if not workers:
+        pytest.fail("the check finished before starting workers: the data is too small to test this")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(3)
+    assert not [w for w in workers if _alive(w)]
+
+
+@pytest.mark.slow
+def test_thirty_kills_leave_whole_sets(project):
+    _kill_runs(project, kills=30, seed=1600)
+
+
+def test_reports_follow_the_umask(project):
+    old = os.umask(0o027)
+    try:
+        done = subprocess.run(_command(project), cwd=project, capture_output=True, text=True)
+    finally:
+        os.umask(old)
+    assert done.returncode == 0, done.stderr
+    assert (project / "out").stat().st_mode & 0o777 == 0o750
+    assert {(project / "out" / n).stat().st_mode & 0o777 for n in FILES} == {0o640}

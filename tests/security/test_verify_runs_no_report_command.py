@@ -1,0 +1,104 @@
+"""verify never runs a command a report names (issue 16, item 1).
+
+The attribute-inference game re-runs the release's synthesizer command.
+A report is someone else's file: a command planted in it must not run, and
+verify must say that rule was not re-run instead of "verified". The
+auditor re-runs the rule by naming a manifest they trust (``--manifest``),
+whose hash must be the report's.
+"""
+
+import json
+import sys
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from policycheck.cli import cli
+
+SYNTH = """\
+import sys, pandas as pd
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+frame = pd.read_csv(args["--input"])
+frame.sample(n=int(args["--rows"]), replace=True, random_state=int(args["--seed"]) % 2**32).to_csv(args["--output"], index=False)
+"""
+
+POLICY = """\
+metadata: {id: game, title: Game policy, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex], secrets: [income]}
+rules:
+  - id: game
+    metric: attribute_inference_advantage
+    params: {secret: income, attack: exact, synthesizer: release, repetitions: 2}
+    threshold: {fail_above: 1.0}
+"""
+
+
+@pytest.fixture
+def release(tmp_path):
+    rng = __import__("numpy").random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(20, 70, 40), "sex": rng.choice(["F", "M"], 40),
+                          "income": rng.choice(["<=50K", ">50K"], 40)})
+    frame.to_csv(tmp_path / "original.csv", index=False)
+    frame.sample(40, replace=True, random_state=1).to_csv(tmp_path / "synthetic.csv", index=False)
+    (tmp_path / "synth.py").write_text(SYNTH)
+    command = f"{sys.executable} synth.py --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}"
+    (tmp_path / "release.yaml").write_text(
+        "release: {id: game-release}\noriginal: original.csv\nsynthetic:\n  - path: synthetic.csv\n"
+        f"    synthesizer: {{name: bootstrap, command: {json.dumps(command)}}}\n")
+    (tmp_path / "p.yaml").write_text(POLICY)
+    return tmp_path
+
+
+def _check(runner, *release_args):
+    result = runner.invoke(cli, ["check", "p.yaml", *release_args, "-o", "out", "-q", "--executor", "serial"])
+    assert result.exit_code in (0, 1, 3), result.output
+    return json.loads(open("out/report.json").read())
+
+
+def _plant(report, planted):
+    for d in report["release"]["datasets"]:
+        if d["role"] == "synthetic":
+            d["synthesizer"] = {**(d["synthesizer"] or {}), "command": f"touch {planted} {{output}}"}
+    with open("out/report.json", "w") as fh:
+        json.dump(report, fh, indent=2)
+
+
+def test_a_command_planted_in_a_report_without_manifest_does_not_run(release):
+    runner = CliRunner()
+    report = _check(runner, "--original", "original.csv", "--synthetic", "synthetic.csv")
+    planted = release / "PWNED"
+    _plant(report, planted)
+    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial"])
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    assert "rule game: not re-run: its synthesizer is the release's command, and verify runs no command a report names" \
+        in result.output
+    assert "NOT verified" in result.output
+    assert not [line for line in result.output.splitlines() if line.startswith("verified")]
+
+
+def test_a_command_planted_beside_a_manifest_does_not_run_and_is_named(release):
+    runner = CliRunner()
+    report = _check(runner, "-r", "release.yaml")
+    planted = release / "PWNED"
+    _plant(report, planted)
+    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial"])
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    assert "rule game: not re-run" in result.output
+    # The command the manifest declares is re-derived from it, and the planted one differs.
+    assert "field release.datasets[1].synthesizer.command: report says" in result.output
+
+
+def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
+    runner = CliRunner()
+    report = _check(runner, "-r", "release.yaml")
+    assert report["rules"][0]["verdict"] != "error", report["rules"][0]["error"]
+    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial", "--manifest", "release.yaml"])
+    assert result.exit_code == 0, result.output
+    # A manifest other than the report's is named as a different file.
+    (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("bootstrap", "other"))
+    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial", "--manifest", "other.yaml"])
+    assert result.exit_code == 1
+    assert "file other.yaml: sha256" in result.output
