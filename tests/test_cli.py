@@ -161,3 +161,10 @@ def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_ru
     assert result.exit_code == 2
     assert "p.yaml:6:14: secret 'sex' is not among the policy's declared secrets (income)" in result.stderr
     assert not (Path("out") / "report.json").exists()
+
+
+def test_metrics_shows_each_metrics_threshold_direction(runner):
+    out = invoke(runner, "metrics").output
+    misled = out[out.index("linkage_consistently_misled ("):]
+    assert misled.splitlines()[0:20].count("    threshold: fail_below (higher is safer)") == 1
+    assert "    threshold: fail_above (higher is riskier)" in out
