@@ -174,3 +174,8 @@ def test_a_report_without_baselines_reads_as_before(report):
     rule = next(r for r in report["rules"] if r["id"] == "passes")
     assert (rule["raw"], rule["baseline"], rule["baseline_label"]) == (None, None, None)
     assert json.dumps(rule).count("baseline") == 2
+
+
+def test_markdown_leaves_out_the_baseline_columns_when_no_rule_has_one(report):
+    md = render_markdown(report)
+    assert "| rule | metric | verdict | value | interval | threshold |" in md and "baseline" not in md
