@@ -15,9 +15,15 @@ from pathlib import Path
 import click
 
 from policycheck import __version__
+from policycheck.console import block, one_line
 from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
 FORMATS = ("json", "html", "md", "junit", "sarif")
+
+
+def _echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = False) -> None:
+    """click.echo with control characters from the data escaped (``lines``: keep line breaks)."""
+    click.echo(block(text) if lines else one_line(text), err=err, nl=nl)
 
 
 def _guard(fn):
@@ -29,15 +35,15 @@ def _guard(fn):
             return fn(*args, **kwargs)
         except PolicycheckError as exc:
             for problem in exc.problems:
-                click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
+                _echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            _echo("interrupted", err=True)
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001 - a bug must still never exit 0
-            click.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+            _echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_ERROR)
 
     return wrapper
@@ -50,20 +56,39 @@ def _release_options(fn):
         click.option("--synthetic", multiple=True, type=click.Path(path_type=Path), help="A synthetic set (repeatable)."),
         click.option("--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."),
         click.option("--column-type", "column_types", multiple=True, metavar="NAME=TYPE",
-                     help="Override an inferred column type: numeric or categorical (repeatable)."),
+                     help="A column's role: numeric, categorical, datetime (or datetime:FORMAT, strftime), "
+                          "id or ignore (repeatable; over --metadata and inference)."),
+        click.option("--metadata", type=click.Path(path_type=Path),
+                     help="SDV metadata JSON giving column types (sdtypes: id, numerical, categorical, "
+                          "datetime, boolean; others are ignored)."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
 
 
-def _load_release(manifest, original, synthetic, holdout, column_types, required: bool = True):
+COLUMN_ROLES = ("numeric", "categorical", "datetime", "id", "ignore")
+
+
+def _load_release(manifest, original, synthetic, holdout, column_types, metadata=None, required: bool = True,
+                  show_findings: bool = True):
+    release = _read_release(manifest, original, synthetic, holdout, column_types, metadata, required)
+    for finding in release.findings if release is not None and show_findings else ():
+        click.echo(f"finding: {finding}", err=True)
+    return release
+
+
+def _read_release(manifest, original, synthetic, holdout, column_types, metadata, required):
     from policycheck.release.load import build_release, load_manifest
     from policycheck.release.manifest import ColumnDecl
     from policycheck.release.model import SynthesizerInfo
 
     if manifest and (original or synthetic or holdout):
         raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
+    if manifest and (column_types or metadata):
+        # verify re-runs a manifest's check from the manifest alone
+        raise click.UsageError("with --release, declare column types in the manifest (`columns:`, `metadata:`), "
+                               "not with --column-type or --metadata")
     if manifest:
         return load_manifest(manifest)
     if not original and not synthetic:
@@ -75,11 +100,14 @@ def _load_release(manifest, original, synthetic, holdout, column_types, required
     columns = {}
     for item in column_types:
         name, _, kind = item.partition("=")
-        if kind not in ("numeric", "categorical"):
-            raise click.UsageError(f"--column-type {item!r}: expected NAME=numeric or NAME=categorical")
-        columns[name] = ColumnDecl(type=kind)
+        kind, _, fmt = kind.partition(":")
+        if not name or kind not in COLUMN_ROLES or (fmt and kind != "datetime"):
+            raise click.UsageError(f"--column-type {item!r}: expected NAME=TYPE with TYPE one of "
+                                   f"{', '.join(COLUMN_ROLES)} (or datetime:FORMAT)")
+        columns[name] = ColumnDecl(type=kind, format=fmt or None)
     synth = [(Path(p), f"synthetic[{i}]", SynthesizerInfo()) for i, p in enumerate(synthetic)]
-    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns)
+    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns,
+                         metadata=Path(metadata) if metadata else None)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -92,11 +120,11 @@ def cli() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_release_options
 @_guard
-def validate(files, manifest, original, synthetic, holdout, column_types):
+def validate(files, manifest, original, synthetic, holdout, column_types, metadata):
     """Check policy FILES; with a release, also that the columns they name exist."""
     from policycheck.policy.load import load_policy
 
-    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
     problems = []
     for path in files:
         try:
@@ -104,11 +132,11 @@ def validate(files, manifest, original, synthetic, holdout, column_types):
         except InvalidInput as exc:
             problems.extend(exc.problems)
             continue
-        click.echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        _echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
     for problem in problems:
-        click.echo(str(problem), err=True)
+        _echo(str(problem), err=True)
     if problems:
-        click.echo(f"{len(problems)} problem(s) found", err=True)
+        _echo(f"{len(problems)} problem(s) found", err=True)
         sys.exit(EXIT_INVALID)
 
 
@@ -126,9 +154,9 @@ def schema(which, write_dir):
     if write_dir:
         for name, s in (("policy.schema.json", policy_schema()), ("report.schema.json", report_schema())):
             atomic_write_text(Path(write_dir) / name, dump(s))
-            click.echo(f"wrote {display_path(Path(write_dir) / name)}")
+            _echo(f"wrote {display_path(Path(write_dir) / name)}")
         return
-    click.echo(dump(report_schema() if which == "report" else policy_schema()), nl=False)
+    _echo(dump(report_schema() if which == "report" else policy_schema()), nl=False, lines=True)
 
 
 @cli.command()
@@ -136,14 +164,14 @@ def schema(which, write_dir):
 @_release_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @_guard
-def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
+def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json):
     """Show what checking POLICY would compute, and with which attacker knowledge."""
     from policycheck.compiler import compile_plan
     from policycheck.policy.load import load_policy
 
-    release = _load_release(manifest, original, synthetic, holdout, column_types, required=False)
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
     compiled = compile_plan(load_policy(policy, release), release)
-    click.echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe())
+    _echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
 
 
 @cli.command()
@@ -155,8 +183,11 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
               help="Comma-separated formats to write: " + ", ".join(FORMATS) + " (json is always written).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of every random choice (overrides the policy's).")
 @click.option("--fail-on-warn", is_flag=True, help="Exit 1 when a rule warns.")
-@click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
-              help="Where heavy work runs: local processes, or serially in this process.")
+@click.option("--executor", type=click.Choice(["local", "serial", "dask"]), default="local", show_default=True,
+              help="Where heavy work runs: local processes, serially in this process, or a Dask cluster.")
+@click.option("--scheduler", default="local", show_default=True,
+              help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of "
+                   "local processes.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--explain", is_flag=True,
@@ -165,23 +196,25 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, as_json):
               help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
                    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
 @_guard
-def check(policy, manifest, original, synthetic, holdout, column_types, out_dir, formats, seed, fail_on_warn,
-          executor, workers, quiet, explain, export_dir):
+def check(policy, manifest, original, synthetic, holdout, column_types, metadata, out_dir, formats, seed, fail_on_warn,
+          executor, scheduler, workers, quiet, explain, export_dir):
     """Check a release against POLICY and write report.json, report.html and report.md."""
     from policycheck.checking import check_release, print_summary
 
     chosen = _formats(formats)
-    release = _load_release(manifest, original, synthetic, holdout, column_types)
+    # the summary prints the release's findings with the verdicts
+    release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
     report = check_release(policy, release, out_dir, seed=seed, formats=chosen, fail_on_warn=fail_on_warn,
-                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]])
+                           executor=executor, workers=workers, progress=not quiet, command=["policycheck", *sys.argv[1:]],
+                           scheduler=scheduler)
     print_summary(report, out_dir)
     if export_dir:
         _export_reverse_mapped(release, export_dir, report["provenance"]["seed"])
     if explain:
         from policycheck.report.render import render_explain
 
-        click.echo("")
-        click.echo(render_explain(report), nl=False)
+        _echo("")
+        _echo(render_explain(report), nl=False, lines=True)
     sys.exit(report["exit_code"])
 
 
@@ -193,8 +226,13 @@ def check(policy, manifest, original, synthetic, holdout, column_types, out_dir,
               help="Where heavy work runs: local processes, or serially in this process.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False),
+              help="A release manifest you trust: the only source of synthesizer commands verify will run "
+                   "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.")
+@click.option("--show-external", is_flag=True,
+              help="Also print the hashes of files outside the folder the report's paths start from.")
 @_guard
-def verify(report, root, executor, workers, quiet):
+def verify(report, root, executor, workers, quiet, manifest, show_external):
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
 
     Exit 0 when every file hash, verdict and number is identical (numbers to a
@@ -203,22 +241,25 @@ def verify(report, root, executor, workers, quiet):
     """
     from policycheck.verify import verify_report
 
-    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet)
-    for path, sha in result.files:
-        click.echo(f"ok       {path}  sha256 {sha}")
+    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet,
+                           manifest=manifest, show_external=show_external)
+    for path, sha, inside in result.files:
+        if inside or show_external:
+            _echo(f"ok       {path}  sha256 {sha}")
+        else:
+            _echo(f"ok       {path}  (outside the report's folder tree: --show-external prints its hash)")
     for difference in result.differences:
-        click.echo(f"DIFFERS  {difference}")
+        _echo(f"DIFFERS  {difference}")
     if result.problems:
         for problem in result.problems:
-            click.echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
-        click.echo("the check could not be re-run", err=True)
+            _echo(f"error: {problem}" if problem.line is None else str(problem), err=True)
         sys.exit(EXIT_INVALID)
     rules = len(result.report["rules"])
     if result.identical:
-        click.echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
+        _echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
                    f"{result.report['provenance']['seed']}: identical verdicts and numbers")
         sys.exit(EXIT_PASS)
-    click.echo(f"NOT verified: {len(result.differences)} difference(s)")
+    _echo(f"NOT verified: {len(result.differences)} difference(s)")
     sys.exit(EXIT_FAIL)
 
 
@@ -238,16 +279,16 @@ def diff(old, new, as_json, fail_on_worse):
 
     changes = diff_reports(read_report(old), read_report(new))
     if as_json:
-        click.echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False))
+        _echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False), lines=True)
     else:
-        click.echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
+        _echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
                    f"{changes.new['release']['id']} ({changes.new['verdict']})")
         for difference in changes.context + changes.files + changes.rules:
-            click.echo(f"  {difference}")
+            _echo(f"  {difference}")
         if not changes.rules:
-            click.echo("  no rule verdict or value changed")
+            _echo("  no rule verdict or value changed")
         if changes.worse:
-            click.echo(f"worse: {', '.join(changes.worse)}")
+            _echo(f"worse: {', '.join(changes.worse)}")
     sys.exit(EXIT_FAIL if fail_on_worse and changes.worse else EXIT_PASS)
 
 
@@ -260,11 +301,11 @@ def init(path, schema):
     from policycheck.starter import schema_reference, write_starter
 
     written = write_starter(path, schema)
-    click.echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
+    _echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
     reference = schema_reference(written, schema)
     target = written.parent / reference
     if "://" not in reference and not target.is_file():
-        click.echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
+        _echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
                    f"`policycheck schema --write {display_path(target.parent)}` writes it", err=True)
 
 
@@ -289,14 +330,14 @@ def list_metrics():
     from policycheck.metrics.base import KNOWLEDGE_WORDS
 
     for name, spec in sorted(registry.metrics().items()):
-        click.echo(f"{name} ({spec.family}): {spec.summary}")
+        _echo(f"{name} ({spec.family}): {spec.summary}")
         for field, info in spec.params.model_fields.items():
             default = "required" if info.is_required() else f"default {info.get_default(call_default_factory=True)!r}"
-            click.echo(f"    {field}: {info.description or ''} [{default}]")
+            _echo(f"    {field}: {info.description or ''} [{default}]")
         words = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(spec.knowledge, key=lambda k: k.value)) or "none"
-        click.echo(f"    attacker knowledge: {words}")
+        _echo(f"    attacker knowledge: {words}")
         safer = "higher is safer" if spec.fail_direction == "below" else "higher is riskier"
-        click.echo(f"    threshold: fail_{spec.fail_direction} ({safer})")
+        _echo(f"    threshold: fail_{spec.fail_direction} ({safer})")
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
@@ -308,7 +349,7 @@ def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
     ctx = EvaluationContext(release=release, attacker=AttackerView("maximum-knowledge", (), ()), seed=seed)
     rngs = [ctx.rng("linkage", "presample", m) for m in range(len(release.synthetic))]
     for path in export_reverse_mapped(release, out_dir, rngs):
-        click.echo(f"wrote {display_path(path)}")
+        _echo(f"wrote {display_path(path)}")
 
 
 def _formats(text: str) -> tuple[str, ...]:

@@ -1,27 +1,55 @@
 """One interface for heavy, independent work items.
 
-DCR chunks, linkage per released set and attack-game repetitions all go
-through :class:`Executor.map`, so a distributed engine (e.g. a Dask client)
-can be plugged in later by writing one more subclass; no metric changes.
+DCR chunks, linkage per released set, attacks per synthetic set and
+attack-game repetitions all go through :meth:`Executor.map`; the local
+process pool, the serial loop and a Dask cluster
+(:mod:`policycheck.dask_executor`) are interchangeable, and no metric knows
+which one runs its work.
 
 Every function handed to ``map`` must be a picklable top-level function and
 must not depend on global random state: randomness comes in through its
 arguments (seeds), so results never depend on the executor or on scheduling.
+
+Two rules keep parallel work from costing more than it saves:
+
+- **Large inputs travel once per worker, not once per item.** When the items
+  are tuples and one large object (the same object, by identity) appears in
+  several of them -- the reference set of every DCR chunk, the original
+  records of every linkage set, the game set-up of every repetition -- the
+  executor sends it once: the local pool puts it in shared memory (arrays
+  are read in place, without a copy), Dask scatters it to every worker.
+- **A step gets the workers its size pays for.** A caller that can estimate
+  a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
+  gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step
+  runs in this process and never waits for a pool.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import shared_memory
 from typing import Any, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 #: Called after each finished item with (done, total).
 ProgressCallback = Callable[[int, int], None]
+
+#: Serial seconds of work that pay for one more worker: below it, starting or
+#: feeding a process costs about as much as it saves.
+SECONDS_PER_WORKER = 0.5
+
+#: Objects smaller than this are sent with every item that holds them.
+SHARE_MIN_BYTES = 1 << 16
 
 
 class Executor(ABC):
@@ -36,8 +64,20 @@ class Executor(ABC):
         fn: Callable[[T], R],
         items: Sequence[T],
         progress: ProgressCallback | None = None,
+        *,
+        cost: float | None = None,
     ) -> list[R]:
-        """Apply ``fn`` to every item; results keep the order of ``items``."""
+        """Apply ``fn`` to every item; results keep the order of ``items``.
+
+        ``cost`` is the caller's estimate of the whole step's serial seconds
+        (``None``: unknown, use every worker).
+        """
+
+    def workers_for(self, cost: float | None) -> int:
+        """Workers a step of ``cost`` serial seconds should use (all when unknown)."""
+        if cost is None:
+            return self.workers
+        return max(1, min(self.workers, int(cost // SECONDS_PER_WORKER)))
 
     def close(self) -> None:  # pragma: no cover - nothing to release by default
         """Release pooled resources."""
@@ -54,7 +94,7 @@ class SerialExecutor(Executor):
 
     workers = 1
 
-    def map(self, fn, items, progress=None):
+    def map(self, fn, items, progress=None, *, cost=None):
         results = []
         for done, item in enumerate(items, start=1):
             results.append(fn(item))
@@ -67,33 +107,170 @@ class LocalProcessExecutor(Executor):
     """Runs items on a pool of local processes (the default).
 
     The pool is created lazily and reused across calls, so a plan that maps
-    many small batches pays the start-up cost once.
+    many small batches pays the start-up cost once. Objects shared by several
+    items go through shared memory (see the module docstring).
     """
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or available_cores())
         self._pool: ProcessPoolExecutor | None = None
+        self._calls = itertools.count()
 
-    def map(self, fn, items, progress=None):
+    def map(self, fn, items, progress=None, *, cost=None):
         items = list(items)
         # NOTE: one item, or one worker, gains nothing from a pool and would
         # pay for pickling the arguments.
-        if len(items) <= 1 or self.workers == 1:
+        workers = min(self.workers_for(cost), len(items))
+        if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        futures = [self._pool.submit(fn, item) for item in items]
-        results = []
-        for done, future in enumerate(futures, start=1):
-            results.append(future.result())
-            if progress:
-                progress(done, len(items))
-        return results
+        segments: list[shared_memory.SharedMemory] = []
+        try:
+            items = share_repeated(items, lambda obj: _to_shared_memory(obj, next(self._calls), segments))
+            task = _ResolveShared(fn) if segments else fn
+            return _run_window(self._pool, task, items, workers, progress)
+        finally:
+            for segment in segments:
+                segment.close()
+                segment.unlink()
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def _run_window(pool, fn, items, workers, progress) -> list:
+    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order."""
+    results: list[Any] = [None] * len(items)
+    pending: dict[Any, int] = {}
+    queue = iter(enumerate(items))
+    done = 0
+    for i, item in itertools.islice(queue, workers):
+        pending[pool.submit(fn, item)] = i
+    while pending:
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            results[pending.pop(future)] = future.result()
+            done += 1
+            if progress:
+                progress(done, len(items))
+            for i, item in itertools.islice(queue, 1):
+                pending[pool.submit(fn, item)] = i
+    return results
+
+
+def share_repeated(items: list, share: Callable[[Any], Any]) -> list:
+    """Replace every large object found (by identity) in several tuple items by ``share(obj)``.
+
+    Items that are not tuples, and objects below :data:`SHARE_MIN_BYTES`,
+    are left as they are.
+    """
+    seen: dict[int, int] = {}
+    for item in items:
+        if isinstance(item, tuple):
+            for part in {id(x): x for x in item}.values():
+                seen[id(part)] = seen.get(id(part), 0) + 1
+    handles: dict[int, Any] = {}
+    out = []
+    for item in items:
+        if not isinstance(item, tuple):
+            out.append(item)
+            continue
+        parts = []
+        for part in item:
+            key = id(part)
+            if seen.get(key, 0) > 1 and key not in handles:
+                handles[key] = share(part) if _is_large(part) else part
+            parts.append(handles.get(key, part))
+        out.append(tuple(parts))
+    return out
+
+
+def _is_large(obj: Any) -> bool:
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes >= SHARE_MIN_BYTES
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        return False
+    return True  # sized when pickled, in _to_shared_memory
+
+
+@dataclass(frozen=True)
+class SharedArray:
+    """Where a worker finds an array in shared memory (picklable, a few bytes)."""
+
+    segment: str
+    shape: tuple[int, ...]
+    dtype: str
+    call: int
+
+
+@dataclass(frozen=True)
+class SharedPickle:
+    """Where a worker finds a pickled object in shared memory."""
+
+    segment: str
+    size: int
+    call: int
+
+
+def _to_shared_memory(obj: Any, call: int, segments: list) -> Any:
+    """Copy ``obj`` into a new shared-memory segment; return its handle (or ``obj`` when small)."""
+    if isinstance(obj, np.ndarray) and obj.dtype != object:
+        data = np.ascontiguousarray(obj)
+        segment = shared_memory.SharedMemory(create=True, size=max(data.nbytes, 1))
+        segments.append(segment)
+        np.ndarray(data.shape, data.dtype, buffer=segment.buf)[...] = data
+        return SharedArray(segment.name, data.shape, data.dtype.str, call)
+    blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(blob) < SHARE_MIN_BYTES:
+        return obj
+    segment = shared_memory.SharedMemory(create=True, size=len(blob))
+    segments.append(segment)
+    segment.buf[: len(blob)] = blob
+    return SharedPickle(segment.name, len(blob), call)
+
+
+#: In a worker: the segments of the current map call, by name.
+_attached: dict[str, tuple[shared_memory.SharedMemory, Any]] = {}
+_attached_call: list[int] = [-1]
+
+
+def resolve_shared(handle: Any) -> Any:
+    """In a worker: the object behind a shared-memory handle (attached once per call)."""
+    if not isinstance(handle, (SharedArray, SharedPickle)):
+        return handle
+    if handle.call != _attached_call[0]:
+        # A new map call: its predecessor's segments are gone in the parent.
+        for segment, _ in _attached.values():
+            try:
+                segment.close()
+            except BufferError:  # pragma: no cover - a view still held by a result
+                pass
+        _attached.clear()
+        _attached_call[0] = handle.call
+    if handle.segment not in _attached:
+        segment = shared_memory.SharedMemory(name=handle.segment)
+        if isinstance(handle, SharedArray):
+            value: Any = np.ndarray(handle.shape, np.dtype(handle.dtype), buffer=segment.buf)
+            value.flags.writeable = False
+        else:
+            value = pickle.loads(segment.buf[: handle.size])
+        _attached[handle.segment] = (segment, value)
+    return _attached[handle.segment][1]
+
+
+class _ResolveShared:
+    """A task wrapper that swaps shared-memory handles in a tuple item for their objects."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __call__(self, item: Any) -> Any:
+        if isinstance(item, tuple):
+            item = tuple(resolve_shared(part) for part in item)
+        return self.fn(item)
 
 
 def available_cores() -> int:
@@ -104,10 +281,22 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def make_executor(kind: str = "local", workers: int | None = None) -> Executor:
-    """Build the executor named on the command line (``local`` or ``serial``)."""
+EXECUTORS = ("local", "serial", "dask")
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """Build the executor named on the command line (``local``, ``serial`` or ``dask``).
+
+    ``scheduler`` (Dask only): a scheduler address such as
+    ``tcp://host:8786``, or ``local`` (the default) for a cluster of local
+    processes started for this run.
+    """
     if kind == "serial":
         return SerialExecutor()
     if kind == "local":
         return LocalProcessExecutor(workers)
-    raise ValueError(f"unknown executor {kind!r}: expected 'local' or 'serial'")
+    if kind == "dask":
+        from policycheck.dask_executor import DaskExecutor
+
+        return DaskExecutor(scheduler or "local", workers)
+    raise ValueError(f"unknown executor {kind!r}: expected one of {', '.join(EXECUTORS)}")

@@ -21,10 +21,25 @@ before), so a pipeline can stop a release that regressed.
 Relative paths in a report are relative to the folder ``check`` ran in;
 ``verify`` resolves them against the folder the check ran in (recorded in the
 report), else the current folder, or ``--root``.
+
+A report may come from someone else, so ``verify`` trusts nothing in it
+beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
+
+- every field a re-run reproduces is compared with the re-run, and every
+  run-context field with its digest; each difference names the JSON path;
+- the report files beside report.json (HTML, Markdown, JUnit, SARIF) are
+  rendered again from report.json and must be identical;
+- it never runs a command the report names: a rule whose synthesizer is the
+  release's command is re-run only with ``--manifest``, a manifest the
+  auditor names (its hash and each command's hash must match the report);
+  otherwise verify says why that rule was not re-run, and does not verify;
+- it prints the hash of a file outside the folder the paths start from only
+  with ``show_external`` (``--show-external``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -43,6 +58,7 @@ from policycheck.release.load import build_release, load_manifest, sha256_file
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import Release, SynthesizerInfo
 from policycheck.report.build import build_report
+from policycheck.report.integrity import is_context, path_text, unsealed_fields
 from policycheck.report.junit import warnings_fail
 from policycheck.report.model import Report
 from policycheck.runner import run_plan
@@ -64,8 +80,20 @@ class Difference:
     field: str = ""  # sha256, verdict, value, compared_value, interval, ...
     old: Any = None
     new: Any = None
+    at: str = ""  # the report.json field (JSON path) that holds the differing value, if any
 
     def __str__(self) -> str:
+        where = f" (at {self.at})" if self.at and self.at != self.subject else ""
+        if self.kind == "field":
+            return f"field {self.subject}: report says {_show(self.old)}, re-run gives {_show(self.new)}"
+        if self.kind == "sealed":
+            return f"field {self.subject}: does not match its digest in provenance.integrity (edited after the run)"
+        if self.kind == "output":
+            return f"file {self.subject}: {self.field}"
+        if self.kind == "not-rerun":
+            return f"rule {self.subject}: not re-run: {self.field}"
+        if self.kind == "file":
+            return f"file {self.subject}: {self.field} {_show(self.old)} -> {_show(self.new)}{where}"
         if self.kind == "added":
             return f"rule {self.subject}: added ({_show(self.new)})"
         if self.kind == "removed":
@@ -75,7 +103,8 @@ class Difference:
         return f"{self.kind} {self.subject}: {self.field} {_show(self.old)} -> {_show(self.new)}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "field": self.field, "old": self.old, "new": self.new}
+        out = {"kind": self.kind, "subject": self.subject, "field": self.field, "old": self.old, "new": self.new}
+        return {**out, "at": self.at} if self.at else out
 
 
 def _show(value: Any) -> str:
@@ -159,7 +188,8 @@ class Verification:
     """What ``verify`` found: the files it re-hashed and every difference."""
 
     report: dict[str, Any]
-    files: list[tuple[str, str]] = field(default_factory=list)  # (path, sha256) confirmed
+    #: (path, sha256, inside the root folder) of every file confirmed unchanged.
+    files: list[tuple[str, str, bool]] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
     rerun: dict[str, Any] | None = None
     #: Why the check could not be re-run (a changed file no longer loads, say).
@@ -170,34 +200,74 @@ class Verification:
         return not self.differences and not self.problems
 
 
+#: Where each list of hashed files sits in report.json.
+HASHED_FILE_LISTS = ("policy_files", "manifest", "data_files", "referenced_files")
+
+
 def named_files(report: dict[str, Any]) -> list[dict[str, str]]:
-    """Every file the report names with a hash: policies, manifest, data."""
+    """Every file the report names with a hash: policies, manifest, data, ledgers and matrices.
+
+    Each entry also carries ``at``, the JSON path of its hash in the report.
+    """
     prov = report["provenance"]
-    files = [*prov["policy_files"], *([prov["manifest"]] if prov["manifest"] else []), *prov["data_files"]]
-    return list({f["path"]: f for f in files}.values())
+    out: dict[str, dict[str, str]] = {}
+    for key in HASHED_FILE_LISTS:
+        entries = prov.get(key)
+        if key == "manifest":
+            entries = [entries] if entries else []
+        for i, f in enumerate(entries or []):
+            at = f"provenance.{key}.sha256" if key == "manifest" else f"provenance.{key}[{i}].sha256"
+            out.setdefault(f["path"], {**f, "at": at})
+    return list(out.values())
 
 
-def rehash(report: dict[str, Any], root: Path) -> tuple[list[tuple[str, str]], list[Difference]]:
-    """Hash every named file again; raise InvalidInput naming every missing one."""
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def rehash(report: dict[str, Any], root: Path, show_external: bool = False
+           ) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
+    """Hash every named file again: (confirmed, changed, missing).
+
+    The hash of a file outside ``root`` is not shown unless ``show_external``:
+    a report from someone else must not make verify reveal what files
+    elsewhere on this machine contain.
+    """
     confirmed, changed, missing = [], [], []
     for f in named_files(report):
         path = _resolve(f["path"], root)
         if not path.is_file():
             missing.append(Problem(f["path"], "file named in the report is missing"))
             continue
+        inside = _inside(path, root)
         sha = sha256_file(path)
         if sha == f["sha256"]:
-            confirmed.append((f["path"], sha))
+            confirmed.append((f["path"], sha, inside))
         else:
-            changed.append(Difference("file", f["path"], "sha256", f["sha256"], sha))
-    if missing:
-        raise InvalidInput(missing)
-    return confirmed, changed
+            shown = sha if inside or show_external else "(another hash; outside the root folder: --show-external shows it)"
+            changed.append(Difference("file", f["path"], "sha256", f["sha256"], shown, at=f["at"]))
+    return confirmed, changed, missing
 
 
-def rebuild_release(report: dict[str, Any], root: Path) -> Release:
-    """The release the report was made from: its manifest, or its files and column types."""
+def _without_commands(release: Release) -> Release:
+    """The release with every synthesizer command removed, so nothing it names can run."""
+    def strip(d):
+        if d.synthesizer is None or d.synthesizer.command is None:
+            return d
+        return dataclasses.replace(d, synthesizer=dataclasses.replace(d.synthesizer, command=None))
+
+    return dataclasses.replace(release, synthetic=tuple(strip(d) for d in release.synthetic))
+
+
+def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = None) -> Release:
+    """The release the report was made from: the auditor's manifest, the report's, or its files and column types."""
     release = report["release"]
+    if manifest is not None:
+        return load_manifest(Path(manifest))
     if release["manifest"]:
         return load_manifest(_resolve(release["manifest"], root))
     ordinal = [c for c, t in release["columns"].items() if t == "ordinal"]
@@ -208,8 +278,12 @@ def rebuild_release(report: dict[str, Any], root: Path) -> Release:
         if not d["path"]:
             raise InvalidInput(Problem(release["id"], f"data set {d['name']!r} has no file path: it cannot be re-read"))
         by_role.setdefault(d["role"], []).append(d)
+    if not by_role.get("original"):
+        raise InvalidInput(Problem(release["id"], "the report names no original data set"))
+    synth_keys = {f.name for f in dataclasses.fields(SynthesizerInfo)}
     synthetic = [
-        (_resolve(d["path"], root), d["name"], SynthesizerInfo(**(d["synthesizer"] or {})))
+        (_resolve(d["path"], root), d["name"],
+         SynthesizerInfo(**{k: v for k, v in (d["synthesizer"] or {}).items() if k in synth_keys}))
         for d in by_role.get("synthetic", [])
     ]
     holdout = by_role.get("holdout")
@@ -218,8 +292,22 @@ def rebuild_release(report: dict[str, Any], root: Path) -> Release:
         _resolve(by_role["original"][0]["path"], root),
         synthetic,
         _resolve(holdout[0]["path"], root) if holdout else None,
-        {c: ColumnDecl(type=t) for c, t in release["columns"].items()},
+        # roles (reports since column roles) name id, ignore and datetime columns too
+        {c: ColumnDecl(type=t, format=release.get("formats", {}).get(c))
+         for c, t in (release.get("roles") or release["columns"]).items()},
     )
+
+
+def needs_command(params: Any) -> bool:
+    """Whether a rule re-runs the synthesizer command the release declares (the attribute-inference game)."""
+    return getattr(params, "synthesizer", None) == "release"
+
+
+def _report_date(report: dict[str, Any]) -> dt.date:
+    try:
+        return dt.datetime.fromisoformat(report["generated_at"]).date()
+    except (TypeError, ValueError):
+        raise InvalidInput(Problem("report.json", f"generated_at {report['generated_at']!r} is not an ISO date and time")) from None
 
 
 def rerun(
@@ -230,21 +318,122 @@ def rerun(
     workers: int | None = None,
     progress: bool = False,
     command: list[str] | None = None,
-) -> dict[str, Any]:
-    """Check the release again with the report's policy and seed; returns the new report.
+    manifest: Path | None = None,
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Check the release again with the report's policy and seed: (new report, rules not re-run -> why).
 
     Waivers are judged as of the day the report was made, so a waiver that
-    has expired since does not make the old report unverifiable.
+    has expired since does not make the old report unverifiable. No command
+    is run unless ``manifest`` (named by the auditor) declares it.
     """
     prov = report["provenance"]
-    release = rebuild_release(report, root)
-    made_on = dt.datetime.fromisoformat(report["generated_at"]).date()
-    loaded = load_policy(_resolve(prov["policy_files"][0]["path"], root), release, today=made_on)
+    if not prov["policy_files"]:
+        raise InvalidInput(Problem("report.json", "the report names no policy file"))
+    if prov["seed"] < 0:
+        raise InvalidInput(Problem("report.json", f"provenance.seed {prov['seed']} is negative"))
+    release = rebuild_release(report, root, manifest)
+    loaded = load_policy(_resolve(prov["policy_files"][0]["path"], root), release, today=_report_date(report))
     plan = compile_plan(loaded, release)
+    skipped: dict[str, str] = {}
+    if manifest is None:
+        for e in plan.evaluations:
+            if needs_command(e.params):
+                skipped[e.rule.id] = ("its synthesizer is the release's command, and verify runs no command a report "
+                                      "names; re-run it with --manifest MANIFEST, a release manifest you trust")
+    runnable = [e for e in plan.evaluations if e.rule.id not in skipped]
+    used = {n for e in runnable for n in e.needs}
+    to_run = dataclasses.replace(plan, evaluations=tuple(runnable),
+                                 intermediates=tuple(s for s in plan.intermediates if s.need in used))
     with make_executor(executor, workers) as pool:
-        run = run_plan(plan, release, prov["seed"], pool, Progress(enabled=progress))
+        # NOTE: the run sees no command unless the auditor named the manifest;
+        # the report still records the declared ones, for comparison.
+        run = run_plan(to_run, release if manifest is not None else _without_commands(release), prov["seed"], pool,
+                       Progress(enabled=progress))
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    return build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=warnings_fail(report))
+    new = build_report(to_run, release, run, executor=name, command=command or [], fail_on_warn=warnings_fail(report))
+    return new, skipped
+
+
+_MISSING = "(absent)"
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return same_number(a, b)
+    return a == b
+
+
+def compare_fields(old: Any, new: Any, path: tuple[str | int, ...], out: list[Difference]) -> None:
+    """Every leaf of ``old`` and ``new`` under ``path`` that differs, context fields aside."""
+    if is_context(path):
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in dict.fromkeys([*old, *new]):
+            if key not in old or key not in new:
+                if not is_context((*path, key)):
+                    out.append(Difference("field", path_text((*path, key)), old=old.get(key, _MISSING),
+                                          new=new.get(key, _MISSING)))
+                continue
+            compare_fields(old[key], new[key], (*path, key), out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new)):
+            compare_fields(a, b, (*path, i), out)
+    elif isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
+        if old != new:
+            out.append(Difference("field", path_text(path), old=old, new=new))
+    elif not _same_leaf(old, new):
+        out.append(Difference("field", path_text(path), old=old, new=new))
+
+
+def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str, str]) -> list[Difference]:
+    """Everything the re-run re-derives: rules (by id), release, policy, waivers, summary, provenance."""
+    out = [d for d in compare_rules(old, new) if d.subject not in skipped]
+    after = {r["id"]: r for r in new["rules"]}
+    for i, rule in enumerate(old["rules"]):
+        other = after.get(rule["id"])
+        if other is None or rule["id"] in skipped:
+            continue
+        # verdict, value and interval are compare_rules' job; it leaves out the
+        # compared value when it repeats the value, which an edit may break.
+        if not same_number(rule["compared_value"], other["compared_value"]) and not any(
+                d.subject == rule["id"] and d.field == "compared_value" for d in out):
+            out.append(Difference("rule", rule["id"], "compared_value", rule["compared_value"], other["compared_value"]))
+        rest = {k: v for k, v in rule.items() if k not in COMPARED}
+        compare_fields(rest, {k: v for k, v in other.items() if k not in COMPARED}, ("rules", i), out)
+    aggregates = ("verdict", "exit_code", "summary") if skipped else ("verdict", "exit_code")
+    if not skipped:
+        for key in ("verdict", "exit_code"):
+            if old[key] != new[key]:
+                out.append(Difference("release", old["release"]["id"], f"release {key}", old[key], new[key]))
+    top_old = {k: v for k, v in old.items() if k not in ("rules", *aggregates)}
+    top_new = {k: v for k, v in new.items() if k not in ("rules", *aggregates)}
+    top_old["provenance"] = {k: v for k, v in old["provenance"].items() if k != "integrity"}
+    top_new["provenance"] = {k: v for k, v in new["provenance"].items() if k != "integrity"}
+    compare_fields(top_old, top_new, (), out)
+    return out
+
+
+def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]:
+    """Each report file beside report.json must be what report.json renders to, byte for byte."""
+    from policycheck.report.render import OUTPUTS, render_format
+
+    out = []
+    folder = Path(report_path).parent
+    for fmt_name, file_name in OUTPUTS.items():
+        path = folder / file_name
+        if fmt_name == "json" or not path.is_file():
+            continue
+        try:
+            expected = render_format(fmt_name, report)
+        except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
+            out.append(Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})"))
+            continue
+        if path.read_bytes() != expected.encode("utf-8"):
+            out.append(Difference("output", display_path(path),
+                                  "differs from what report.json renders to (edited, or from another run)"))
+    return out
 
 
 def verify_report(
@@ -254,28 +443,45 @@ def verify_report(
     executor: str = "local",
     workers: int | None = None,
     progress: bool = False,
+    manifest: Path | None = None,
+    show_external: bool = False,
 ) -> Verification:
-    """Re-hash the files ``path`` names and re-run its check; list every difference."""
+    """Check every field of the report at ``path``, re-hash its files and re-run its check."""
     report = read_report(path)
     if root is None:
         # Paths in a report are relative to the folder the check ran in.
         ran_in = Path(report["provenance"]["working_directory"])
         root = ran_in if ran_in.is_dir() else Path.cwd()
     root = Path(root)
-    confirmed, changed = rehash(report, root)
-    result = Verification(report, confirmed, changed)
+    result = Verification(report)
+    if report["provenance"].get("integrity") is None:
+        result.differences.append(Difference("sealed", "provenance.integrity", "missing"))
+    else:
+        result.differences += [Difference("sealed", p) for p in unsealed_fields(report)]
+    result.differences += check_outputs(path, report)
+    confirmed, changed, missing = rehash(report, root, show_external)
+    result.files = confirmed
+    result.differences += changed
+    if manifest is not None and report["release"]["manifest_sha256"] != sha256_file(Path(manifest)):
+        result.differences.append(Difference("file", display_path(manifest), "sha256", report["release"]["manifest_sha256"],
+                                             sha256_file(Path(manifest)), at="release.manifest_sha256"))
+    if missing:
+        result.problems = missing
+        return result
     try:
-        new = rerun(report, root, executor=executor, workers=workers, progress=progress,
-                    command=["policycheck", "verify", display_path(path)])
+        new, skipped = rerun(report, root, executor=executor, workers=workers, progress=progress,
+                             command=["policycheck", "verify", display_path(path)], manifest=manifest)
     except InvalidInput as exc:
-        # NOTE: keep the hash differences found so far: they usually say why.
+        # NOTE: keep the differences found so far: they usually say why.
         result.problems = exc.problems
         return result
     result.rerun = new
-    result.differences += compare_rules(report, new)
-    for key in ("verdict", "exit_code"):
-        if report[key] != new[key]:
-            result.differences.append(Difference("release", report["release"]["id"], f"release {key}", report[key], new[key]))
+    result.differences += [Difference("not-rerun", rule_id, why) for rule_id, why in skipped.items()]
+    # A file that changed shows once, as a file, not again as each field holding its hash.
+    seen = {(d.old, d.new) for d in changed}
+    result.differences += [d for d in compare_reports(report, new, skipped)
+                           if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str)
+                                   and (d.old, d.new) in seen)]
     return result
 
 

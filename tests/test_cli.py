@@ -168,3 +168,91 @@ def test_metrics_shows_each_metrics_threshold_direction(runner):
     misled = out[out.index("linkage_consistently_misled ("):]
     assert misled.splitlines()[0:20].count("    threshold: fail_below (higher is safer)") == 1
     assert "    threshold: fail_above (higher is riskier)" in out
+
+
+# --- column roles and release checks at load ----------------------------------
+
+
+@pytest.fixture
+def with_roles(write):
+    """original.csv/synthetic.csv with an id, a date and a comment beside sex and income."""
+    rows = "".join(f"{100 + i},2021-03-{1 + i % 28:02d},note {i},{'Male' if i % 3 else 'Female'},{i % 2}\n"
+                   for i in range(60))
+    header = "seqn,visit,comment,sex,income\n"
+    return write("original.csv", header + rows), write("synthetic.csv", header + rows.replace("\n1", "\n9"))
+
+
+def test_column_type_flags_give_id_ignore_and_datetime(runner, toy_metric, write, with_roles):
+    original, synthetic = with_roles
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
+                    "--column-type", "seqn=id", "--column-type", "comment=ignore", "-o", "out", "-q")
+    assert result.exit_code in (0, 1), result.output
+    release = json.loads(open("out/report.json").read())["release"]
+    assert release["roles"] == {"seqn": "id", "visit": "datetime", "comment": "ignore", "sex": "categorical",
+                                "income": "numeric"}
+    assert release["columns"] == {"visit": "numeric", "sex": "categorical", "income": "numeric"}
+
+
+def test_metadata_flag_gives_roles(runner, toy_metric, write, with_roles):
+    original, synthetic = with_roles
+    metadata = write("metadata.json", json.dumps({"primary_key": "seqn", "columns": {
+        "seqn": {"sdtype": "id"}, "visit": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},
+        "comment": {"sdtype": "text"}, "sex": {"sdtype": "categorical"}, "income": {"sdtype": "boolean"}}}))
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
+                    "--metadata", metadata, "-o", "out", "-q")
+    assert result.exit_code in (0, 1), result.output
+    roles = json.loads(open("out/report.json").read())["release"]["roles"]
+    assert roles == {"seqn": "id", "visit": "datetime", "comment": "ignore", "sex": "categorical",
+                     "income": "categorical"}
+
+
+def test_unknown_column_type_is_a_usage_error(runner, toy_metric, write, toy_release):
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"],
+                    "--synthetic", toy_release["synthetic"], "--column-type", "age=key")
+    assert result.exit_code == 2
+    assert "--column-type 'age=key': expected NAME=TYPE with TYPE one of numeric, categorical, datetime, id, ignore" in result.output
+
+
+def test_column_types_beside_a_manifest_are_a_usage_error(runner, toy_metric, write, toy_release):
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "--column-type", "age=id")
+    assert result.exit_code == 2
+    assert "with --release, declare column types in the manifest" in result.output
+
+
+def test_undeclared_id_column_exits_2_with_one_line(runner, toy_metric, write, with_roles):
+    original, synthetic = with_roles
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
+                    "--column-type", "comment=ignore", "-o", "out", "-q")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: original.csv: column 'seqn' looks like a record identifier (60 distinct values in 60 rows, counting "
+        "up row by row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it "
+        "out of the analysis, or declare its type (numeric, categorical) if it is an attribute"]
+
+
+def test_training_file_given_as_every_set_exits_2(runner, toy_metric, write, toy_release):
+    train = toy_release["original"]
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train,
+                    "--holdout", train, "-o", "out", "-q")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: original.csv: the holdout has the same file (sha256) as the original: a holdout must be real "
+        "records the synthesizer never saw, in a file of its own"]
+
+
+def test_findings_are_printed_and_reported(runner, toy_metric, write, toy_release):
+    train = toy_release["original"]
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train,
+                    "--holdout", toy_release["holdout"], "-o", "out", "-q")
+    finding = "synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a verbatim copy"
+    assert f"  finding: {finding}" in result.output.splitlines()
+    assert json.loads(open("out/report.json").read())["release"]["findings"] == [finding]
+
+
+def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric, write, toy_release):
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text() + "columns:\n  sex: {type: ignore}\n")
+    result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "-r", manifest)
+    assert result.exit_code == 2
+    message = "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; choose an analysed column"
+    assert result.stderr.splitlines() == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]

@@ -19,3 +19,61 @@ def test_progress_is_reported_per_item():
 def test_executor_is_chosen_by_name():
     assert isinstance(make_executor("serial"), SerialExecutor)
     assert make_executor("local", 2).workers == 2
+
+
+def total(item):
+    array, offset = item
+    return float(array.sum()) + offset
+
+
+def is_shared_view(item):
+    """True when the array arrived as a read-only view on shared memory, not a pickled copy."""
+    array, _ = item
+    return not array.flags.writeable and not array.flags.owndata
+
+
+def test_an_array_repeated_across_items_reaches_workers_through_shared_memory():
+    import numpy as np
+
+    big = np.arange(100_000, dtype=np.float64)
+    items = [(big, k) for k in range(6)]
+    with LocalProcessExecutor(workers=2) as pool:
+        assert pool.map(total, items) == [float(big.sum()) + k for k in range(6)]
+        assert all(pool.map(is_shared_view, items))
+
+
+def test_small_and_unrepeated_objects_are_sent_with_their_item():
+    import numpy as np
+
+    items = [(np.arange(10.0), k) for k in range(4)] + [(np.arange(100_000.0), 9)]
+    with LocalProcessExecutor(workers=2) as pool:
+        assert not any(pool.map(is_shared_view, items))
+
+
+def test_shared_memory_is_released_after_each_call():
+    import os
+
+    import numpy as np
+
+    before = set(os.listdir("/dev/shm"))
+    big = np.ones(50_000)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.map(total, [(big, 1), (big, 2), (big, 3)])
+        assert set(os.listdir("/dev/shm")) - before == set()
+
+
+def test_a_step_too_small_to_pay_for_a_worker_runs_in_this_process():
+    import os
+
+    with LocalProcessExecutor(workers=2) as pool:
+        assert pool.workers_for(0.1) == 1
+        assert pool.workers_for(5.0) == 2
+        assert pool.workers_for(None) == 2
+        assert set(pool.map(pid_of, [1, 2, 3], cost=0.01)) == {os.getpid()}
+        assert os.getpid() not in pool.map(pid_of, [1, 2, 3], cost=10.0)
+
+
+def pid_of(_):
+    import os
+
+    return os.getpid()

@@ -84,6 +84,17 @@ def test_verify_rebuilds_a_release_given_by_flags(runner, toy_metric, write, toy
     assert [f[0] for f in verification.files] == ["p.yaml", "original.csv", "synthetic.csv"]
 
 
+def test_verify_rebuilds_id_and_datetime_roles_given_by_flags(runner, toy_metric, write):
+    rows = "".join(f"{7 * i % 61},{1 + i % 28:02d}/03/2021,{'Male' if i % 3 else 'Female'},{i % 2}\n" for i in range(60))
+    data = write("o.csv", "pid,visit,sex,income\n" + rows)
+    invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", data, "--synthetic", data, "--column-type",
+           "pid=id", "--column-type", "visit=datetime:%d/%m/%Y", "-o", "out", "-q", "--executor", "serial")
+    verification = verify_report("out/report.json", executor="serial")
+    assert verification.identical, verification.differences + verification.problems
+    assert verification.rerun["release"]["roles"]["pid"] == "id"
+    assert verification.rerun["release"]["formats"] == {"visit": "%d/%m/%Y"}
+
+
 def test_verify_judges_waivers_as_of_the_report_date(runner, toy_metric, write, toy_release, monkeypatch):
     invoke(runner, "check", write("p.yaml", WAIVED), "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
     # Years later the waiver has expired; the report must still verify.
@@ -228,12 +239,12 @@ def test_verify_resolves_relative_paths_against_the_folder_the_check_ran_in(runn
 
 
 def test_verify_resolves_relative_paths_against_root(runner, checked, tmp_path, monkeypatch):
+    # The project moves after the check: its files are no longer where the check ran.
     moved = tmp_path / "moved"
     moved.mkdir()
-    report = json.loads((tmp_path / checked[0]).read_text())
-    report["provenance"]["working_directory"] = str(tmp_path / "gone")
-    (moved / "report.json").write_text(json.dumps(report))
+    for name in ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "out"):
+        (tmp_path / name).rename(moved / name)
     monkeypatch.chdir(moved)
-    assert invoke(runner, "verify", moved / "report.json", "--executor", "serial", "-q").exit_code == 2  # p.yaml not here
-    result = invoke(runner, "verify", moved / "report.json", "--root", tmp_path, "--executor", "serial", "-q")
+    assert invoke(runner, "verify", "out/report.json", "--executor", "serial", "-q").exit_code == 2  # not in tmp_path
+    result = invoke(runner, "verify", "out/report.json", "--root", moved, "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output

@@ -1,40 +1,63 @@
 """Exact distance to closest record (DCR) under Gower's distance, without an n x m matrix.
 
 Paper 002 (sec. 3 and 5) defines ``DCR = min(D_i1, ..., D_iN)`` over the N
-records of a reference set. We compute it exactly, by branch and bound:
+records of a reference set. We compute it exactly, with the nearest record's
+smallest index among ties, in three steps:
 
-1. a query that is an exact copy of a reference record has DCR 0, and the
-   smallest index among its copies is found by sorting, with no search;
-2. the reference records are sorted by their categorical codes, which makes
-   them the leaves of an implicit prefix tree (one level per categorical
-   feature, most discriminating first). A depth-first walk carries the
-   number of categorical mismatches so far, a lower bound of ``p * D`` for
-   every record below, and skips a subtree as soon as that bound exceeds the
-   best total found; the child matching the query is walked first, so a good
-   bound comes early;
-3. in a leaf, rows are sorted on the first numeric (or ordinal) column and
-   scanned outward from the query's value, until that column's term alone
-   lifts the bound above the best; each record's numeric terms are added in
-   a fixed order and the record is abandoned once the partial sum exceeds
-   the best;
-4. a record whose sum equals the best wins when its original index is
-   smaller, so ties go to the smallest index whatever the walk order; the
-   chosen neighbour's distance is recomputed with the one canonical formula
-   (:func:`policycheck.methods.gower.gower_sums`). Categorical terms are 0 or
-   1 and add up exactly, and the numeric terms follow in the same order, so
-   the search's sums equal the canonical ones bit for bit.
+1. **Exact copies.** A query identical to a reference record has DCR 0; the
+   smallest index among its copies is found by a 64-bit hash of every row,
+   an argsort of the reference hashes and an exact comparison of the rows
+   whose hashes agree (so a hash collision never makes a false copy). Each
+   matrix is hashed once per call, whatever its role in the jobs.
+2. **One of two exact searches per job**, chosen by a pilot: both run on the
+   same few queries and the faster one searches the rest (their answers are
+   identical, so the choice changes only the time).
 
-Queries are cut into chunks, each a separate task of ``executor.map``.
+   - *Branch and bound* over the categorical codes: the reference records
+     are sorted by them, which makes them the leaves of an implicit prefix
+     tree (the categorical columns with fewest levels at the top, so a
+     1,000-level column does not give the root 1,000 branches). A
+     depth-first walk carries the number of categorical mismatches so far,
+     a lower bound of ``p * D`` for every record below, and skips a subtree
+     as soon as that bound exceeds the best total found; the child matching
+     the query is walked first. In a leaf, rows are sorted on the first
+     numeric column and scanned outward from the query's value until that
+     column's term alone lifts the bound above the best; each record is
+     abandoned once its partial sum exceeds the best. It wins when the
+     categorical columns discriminate.
+   - *Blocked brute force*: every reference record, but in blocks of
+     :data:`BLOCK_REFERENCE` records (columns contiguous, so the inner loop
+     is SIMD arithmetic) against blocks of :data:`BLOCK_QUERIES` queries (so
+     a block is read from cache, not memory, by every query); a block is
+     abandoned when every partial sum in it exceeds the best. It wins when
+     pruning fails: many continuous columns, categorical columns with many
+     levels.
+
+   Every per-feature term is ``min(|a - b|, 1)`` on the encoding: the
+   numeric difference when both are present, 1 for a categorical mismatch
+   or a missing value against a present one, 0 for two missing values.
+3. **The canonical distance.** Both searches add the terms in scan order
+   from 0, as :func:`policycheck.methods.gower.gower_sums` does, so their
+   sums equal the canonical ones bit for bit; a record whose sum equals the
+   best wins when its index is smaller, so ties go to the smallest index
+   whatever the walk order. The chosen neighbour's distance is recomputed
+   with the canonical formula.
+
+Queries are cut into chunks, each a separate task of ``executor.map``; the
+reference arrays are the same objects in every chunk, so the executor sends
+them to each worker once. The pilot's time per query also tells the executor
+how many workers the search is worth.
 
 Why not a k-d tree: Gower is an L1 distance on an exact embedding, but on
 Adult-like data with no copies (nearest neighbour about 1.5 mismatches away
 in some 60 dimensions) a tree stops pruning and is 50x slower than on a
-bootstrap release; whole subtrees of the categorical prefix tree are skipped
-in both regimes.
+bootstrap release; with 30 continuous columns scipy's cKDTree was no faster
+than the branch and bound.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -44,8 +67,23 @@ import numpy as np
 from policycheck.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY, gower_sums
 
-#: Queries per task at most; small enough for progress, large enough to amortise pickling.
+#: Queries per task at most; small enough for progress, large enough to amortise a task.
 MAX_CHUNK = 8192
+
+#: Queries of a job timed with both searches to choose between them.
+PILOT_QUERIES = 16
+
+#: Reference records per block of the brute force: one column's slice (4 KB) stays in L1.
+BLOCK_REFERENCE = 512
+
+#: Queries per block of the brute force: each reference block is read once per query block.
+BLOCK_QUERIES = 64
+
+#: Columns summed between two checks whether a whole reference block is already beaten.
+CHECK_EVERY = 4
+
+TREE = "branch and bound"
+BRUTE_FORCE = "brute force"
 
 
 @dataclass(frozen=True)
@@ -58,10 +96,14 @@ class Neighbours:
         Gower distance ``D`` to the closest reference record (the DCR).
     index : numpy.ndarray
         Row index of that record in the reference set (smallest among ties).
+    method : str
+        The search that found the records not copied exactly
+        (:data:`TREE` or :data:`BRUTE_FORCE`), or ``"exact copies"``.
     """
 
     distance: np.ndarray
     index: np.ndarray
+    method: str = TREE
 
 
 @dataclass(frozen=True)
@@ -128,30 +170,100 @@ def closest_records(
     if any(job.reference.shape[0] == 0 for job in jobs):
         raise ValueError("the reference set of a nearest-neighbour search is empty")
     executor = executor or SerialExecutor()
-    seeds = [exact_copy_index(job.queries, job.reference) for job in jobs]
-    total_rest = sum(int((s < 0).sum()) for s in seeds)
-    chunk = max(256, min(MAX_CHUNK, -(-total_rest // max(4 * executor.workers, 1))))
-    trees: dict[int, PrefixTree] = {}
+    compile_search()
+    copies = _CopyFinder()
+    index = [copies.find(job.queries, job.reference) for job in jobs]
+    searches: dict[int, _Reference] = {}
+    plans = []
+    for job, found in zip(jobs, index, strict=True):
+        rest = np.flatnonzero(found < 0)
+        if rest.size == 0:
+            plans.append((rest, "exact copies", 0.0))
+            continue
+        if id(job.reference) not in searches:
+            searches[id(job.reference)] = _Reference(job.reference, n_cat)
+        search = searches[id(job.reference)]
+        # Pilot: both searches on the same few queries; their answers agree.
+        pilot, rest = rest[:PILOT_QUERIES], rest[PILOT_QUERIES:]
+        seconds = {}
+        for method in (TREE, BRUTE_FORCE):
+            t0 = time.perf_counter()
+            found[pilot] = search_chunk(search.task(method, job.queries[pilot]))
+            seconds[method] = (time.perf_counter() - t0) / pilot.size
+        method = min(seconds, key=seconds.get)
+        plans.append((rest, method, seconds[method] * rest.size))
+    cost = sum(seconds for _, _, seconds in plans)
+    workers = executor.workers_for(cost)
+    total_rest = sum(rest.size for rest, _, _ in plans)
+    chunk = max(256, min(MAX_CHUNK, -(-total_rest // (4 * workers))))
     tasks, owners = [], []
-    for j, (job, seed) in enumerate(zip(jobs, seeds, strict=True)):
-        rest = np.flatnonzero(seed < 0)
-        if rest.size and id(job.reference) not in trees:
-            trees[id(job.reference)] = build_prefix_tree(job.reference, n_cat)
+    for j, (job, (rest, method, _)) in enumerate(zip(jobs, plans, strict=True)):
         for start in range(0, rest.size, chunk):
             rows = rest[start : start + chunk]
-            tasks.append((np.ascontiguousarray(job.queries[rows]), trees[id(job.reference)], n_cat))
+            tasks.append(searches[id(job.reference)].task(method, np.ascontiguousarray(job.queries[rows])))
             owners.append((j, rows))
-    if tasks and executor.workers > 1:
-        compile_search()
-    found = executor.map(search_chunk, tasks, progress) if tasks else []
-    index = [seed.copy() for seed in seeds]
-    for (j, rows), best in zip(owners, found, strict=True):
+    found_rest = executor.map(search_chunk, tasks, progress, cost=cost) if tasks else []
+    for (j, rows), best in zip(owners, found_rest, strict=True):
         index[j][rows] = best
     out = []
-    for job, idx in zip(jobs, index, strict=True):
+    for job, idx, (_, method, _) in zip(jobs, index, plans, strict=True):
         distance = gower_sums(job.queries, job.reference[idx], kinds) / job.queries.shape[1]
-        out.append(Neighbours(distance=distance, index=idx))
+        out.append(Neighbours(distance=distance, index=idx, method=method))
     return out
+
+
+class _Reference:
+    """A reference set prepared for both searches (each built when first asked for)."""
+
+    def __init__(self, reference: np.ndarray, n_cat: int) -> None:
+        self.reference = reference
+        self.n_cat = n_cat
+        self.columns = tree_column_order(reference, n_cat)
+        self._tree: PrefixTree | None = None
+        self._by_column: np.ndarray | None = None
+
+    def task(self, method: str, queries: np.ndarray) -> tuple:
+        """An executor item: the method, the queries and the (shared) reference arrays."""
+        if method == TREE:
+            if self._tree is None:
+                self._tree = build_prefix_tree(self.reference[:, self.columns], self.n_cat)
+            tree = self._tree
+            return (TREE, np.ascontiguousarray(queries[:, self.columns]), tree.rows, tree.original, tree.run_end,
+                    self.n_cat)
+        if self._by_column is None:
+            self._by_column = np.ascontiguousarray(self.reference.T)
+        return (BRUTE_FORCE, np.ascontiguousarray(queries), self._by_column)
+
+
+def search_chunk(task: tuple) -> np.ndarray:
+    """Executor task: the closest reference record of each query in one chunk (smallest index among ties)."""
+    if task[0] == TREE:
+        _, queries, rows, original, run_end, n_cat = task
+        return _branch_and_bound(queries, rows, original, run_end, n_cat)
+    _, queries, by_column = task
+    return _brute_force(queries, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+
+
+def tree_search(queries: np.ndarray, reference: np.ndarray, n_cat: int) -> np.ndarray:
+    """The branch and bound alone: closest reference row of every query."""
+    return search_chunk(_Reference(reference, n_cat).task(TREE, queries))
+
+
+def brute_force_search(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The blocked brute force alone: closest reference row of every query."""
+    return search_chunk(_Reference(reference, 0).task(BRUTE_FORCE, queries))
+
+
+def tree_column_order(reference: np.ndarray, n_cat: int) -> np.ndarray:
+    """Column order for the prefix tree: categorical columns with fewest levels first, then the rest.
+
+    The mismatch count does not depend on the order of the categorical
+    columns, so any order gives the same sums; few levels near the root keep
+    the tree narrow where every query walks it.
+    """
+    levels = [np.unique(reference[:, d]).size for d in range(n_cat)]
+    cat = sorted(range(n_cat), key=lambda d: (levels[d], d))
+    return np.array(cat + list(range(n_cat, reference.shape[1])), dtype=np.int64)
 
 
 def exact_copy_index(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -160,15 +272,133 @@ def exact_copy_index(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
     Encoded rows are equal exactly when their Gower distance is 0, so these
     queries need no search.
     """
-    p = queries.shape[1]
-    both = np.concatenate([reference, queries]).reshape(-1, p)
-    _, group = np.unique(both, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    n_ref = reference.shape[0]
-    first = np.full(int(group.max()) + 1 if group.size else 0, -1, dtype=np.int64)
-    # Reverse order so the smallest reference index of each group is written last.
-    first[group[:n_ref][::-1]] = np.arange(n_ref, dtype=np.int64)[::-1]
-    return first[group[n_ref:]]
+    return _CopyFinder().find(queries, reference)
+
+
+class _CopyFinder:
+    """Exact copies by row hashes; each matrix hashed and sorted once, however many jobs use it."""
+
+    def __init__(self) -> None:
+        self._hashes: dict[int, np.ndarray] = {}
+        self._sorted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def hashes(self, x: np.ndarray) -> np.ndarray:
+        if id(x) not in self._hashes:
+            # + 0.0 makes -0.0 into 0.0: equal values, equal bits.
+            self._hashes[id(x)] = _row_hashes(np.ascontiguousarray(x + 0.0).view(np.uint64))
+        return self._hashes[id(x)]
+
+    def find(self, queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        if id(reference) not in self._sorted:
+            h = self.hashes(reference)
+            # Stable: rows with equal hashes stay in index order, so the first exact match is the smallest index.
+            order = np.argsort(h, kind="stable")
+            self._sorted[id(reference)] = (order, h[order])
+        order, sorted_hashes = self._sorted[id(reference)]
+        h = self.hashes(queries)
+        lo = np.searchsorted(sorted_hashes, h, side="left")
+        hi = np.searchsorted(sorted_hashes, h, side="right")
+        return _first_equal_row(np.ascontiguousarray(queries), np.ascontiguousarray(reference), order, lo, hi)
+
+
+def compile_search() -> None:
+    """Compile the searches in this process, or load them from numba's on-disk cache.
+
+    Called before chunks go to a pool, so that workers forked afterwards
+    inherit the compiled code and the others find it in the cache, instead
+    of every worker compiling it at once; and before the pilot is timed.
+    """
+    rows = np.zeros((1, 2))
+    tree = build_prefix_tree(rows, 1)
+    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
+    _brute_force(rows, np.ascontiguousarray(rows.T), BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    _first_equal_row(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))
+    _row_hashes(rows.view(np.uint64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_hashes(bits):  # pragma: no cover - compiled
+    """A 64-bit hash of every row of a float matrix seen as its bit patterns (splitmix64 mixing)."""
+    n, p = bits.shape
+    out = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        h = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(p)
+        for k in range(p):
+            z = h ^ bits[i, k]
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            h = z ^ (z >> np.uint64(31))
+        out[i] = h
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_equal_row(queries, reference, order, lo, hi):  # pragma: no cover - compiled
+    """For each query, the first of ``order[lo:hi]`` (same hash) whose row is equal, else -1."""
+    n_q, p = queries.shape
+    out = np.full(n_q, -1, dtype=np.int64)
+    for i in range(n_q):
+        for s in range(lo[i], hi[i]):
+            j = order[s]
+            equal = True
+            for k in range(p):
+                if queries[i, k] != reference[j, k]:
+                    equal = False
+                    break
+            if equal:
+                out[i] = j
+                break
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _brute_force(queries, by_column, block_q, block_r, check_every):  # pragma: no cover - compiled
+    """Closest reference record of every query by exhaustive, blocked comparison.
+
+    ``by_column`` is the reference transposed (one contiguous row per
+    column). Each query's sums over a reference block are built column by
+    column in scan order (the canonical order); after every
+    ``check_every`` columns the block is dropped if no partial sum can still
+    reach the best, which never drops a tie.
+    """
+    n_q, p = queries.shape
+    n_r = by_column.shape[1]
+    acc = np.empty(block_r, dtype=np.float64)
+    best = np.full(n_q, np.inf)
+    best_idx = np.full(n_q, -1, dtype=np.int64)
+    for q0 in range(0, n_q, block_q):
+        q1 = min(q0 + block_q, n_q)
+        for r0 in range(0, n_r, block_r):
+            m = min(block_r, n_r - r0)
+            for i in range(q0, q1):
+                for j in range(m):
+                    acc[j] = 0.0
+                bound = best[i]
+                k = 0
+                alive = True
+                while k < p:
+                    stop = min(k + check_every, p)
+                    for kk in range(k, stop):
+                        a = queries[i, kk]
+                        col = by_column[kk, r0 : r0 + m]
+                        for j in range(m):
+                            acc[j] += min(abs(a - col[j]), 1.0)
+                    k = stop
+                    if k < p:
+                        low = np.inf
+                        for j in range(m):
+                            low = min(low, acc[j])
+                        if low > bound:
+                            alive = False
+                            break
+                if alive:
+                    # Ascending j and a strict <: the smallest index wins a tie.
+                    for j in range(m):
+                        if acc[j] < bound:
+                            bound = acc[j]
+                            best_idx[i] = r0 + j
+                    best[i] = bound
+    return best_idx
 
 
 def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
@@ -197,24 +427,6 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
         ends = np.append(starts[1:], n)
         run_end[d] = ends[np.searchsorted(starts, positions, side="right") - 1]
     return PrefixTree(rows, original, run_end)
-
-
-def compile_search() -> None:
-    """Compile the search in this process, or load it from numba's on-disk cache.
-
-    Called before chunks go to a pool, so that workers forked afterwards
-    inherit the compiled code and the others find it in the cache, instead
-    of every worker compiling it at once.
-    """
-    rows = np.zeros((1, 2))
-    tree = build_prefix_tree(rows, 1)
-    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
-
-
-def search_chunk(task: tuple[np.ndarray, PrefixTree, int]) -> np.ndarray:
-    """Executor task: the closest reference record of each query in one chunk."""
-    queries, tree, n_cat = task
-    return _branch_and_bound(queries, tree.rows, tree.original, tree.run_end, n_cat)
 
 
 @numba.njit(cache=True, nogil=True)

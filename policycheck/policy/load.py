@@ -52,6 +52,8 @@ class LoadedPolicy:
     source: Source
     #: Validated metric params per rule id.
     params: dict[str, BaseModel] = field(default_factory=dict)
+    #: (path, sha256) of every file a rule's params name (ledgers, matrix files), hashed for provenance.
+    referenced_files: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def rules(self) -> list[Rule]:
@@ -82,9 +84,44 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
         problems.extend(_pydantic_problems(exc, source, name, ()))
     params, semantic = _check_semantics(source, name, release, today or dt.date.today())
     problems.extend(semantic)
+    files, missing = _referenced_files(source, name, params, path.parent)
+    problems.extend(missing)
     if problems or policy is None:
         raise InvalidInput(_dedupe(problems))
-    return LoadedPolicy(policy=policy, path=path, source=source, params=params)
+    return LoadedPolicy(policy=policy, path=path, source=source, params=params, referenced_files=files)
+
+
+#: Params that name a file (relative to the policy's folder) a rule reads.
+FILE_PARAMS = ("ledger", "matrix")
+
+
+def _referenced_files(
+    source: Source, name: str, params_by_rule: dict[str, BaseModel], base_dir: Path
+) -> tuple[list[tuple[Path, str]], list[Problem]]:
+    """Hash every file the rules' params name; a missing or invalid one is a problem now, not an evaluator error."""
+    from policycheck.methods.dp.ledger import LedgerError, load_ledger
+
+    index = {r.get("id"): i for i, r in enumerate(source.data.get("rules") or []) if isinstance(r, dict)}
+    files: list[tuple[Path, str]] = []
+    problems: list[Problem] = []
+    for rule_id, params in params_by_rule.items():
+        for key in FILE_PARAMS:
+            value = getattr(params, key, None)
+            if not isinstance(value, str):
+                continue
+            at = ("rules", index.get(rule_id, 0), "params", key)
+            file = base_dir / value
+            if not file.is_file():
+                problems.append(source.problem(at, f"{key} file {value!r} not found (paths are relative to the policy)", name))
+                continue
+            if key == "ledger":
+                try:
+                    load_ledger(file)
+                except LedgerError as exc:
+                    problems.append(source.problem(at, str(exc), name))
+                    continue
+            files.append((file, sha256_file(file)))
+    return list(dict.fromkeys(files)), problems
 
 
 # --- extends ---------------------------------------------------------------
@@ -279,8 +316,9 @@ def _check_semantics(
     except ValidationError:
         pass  # reported by the structural pass
     columns = release.columns if release is not None else None
-    # NOTE: id and ignore columns (branch roles) are dropped from the frames at load.
-    roles = getattr(release, "roles", None) or {}
+    # NOTE: id and ignore columns are dropped from the frames at load; say so
+    # rather than "not in the release".
+    roles = release.roles if release is not None else {}
 
     if attacker is not None and columns is not None:
         for key in ("quasi_identifiers", "secrets"):
@@ -354,6 +392,8 @@ def _check_semantics(
             for field_name in spec.column_params:
                 value = getattr(params, field_name)
                 names = value if isinstance(value, (list, tuple)) else [value]
+                # A param may hold lists of columns (linkability's two auxiliary sets).
+                names = [c for item in names for c in (item if isinstance(item, (list, tuple)) else [item])]
                 for col in names:
                     if col is not None and (col not in columns or roles.get(col) in ("id", "ignore")):
                         missing = True

@@ -1,27 +1,38 @@
 """Read a release from a manifest or from command-line paths, and check it.
 
 Every problem is one line naming the file and the cause: unreadable or
-non-UTF-8 files, empty or header-only CSVs, duplicate or mismatched columns,
-infinite or non-numeric values in numeric columns, constant columns. Input
-files are only read, never written.
+non-UTF-8 files, empty, header-only or ragged CSVs, duplicate or mismatched
+columns, non-numeric or infinite values in numeric columns, constant or
+entirely missing columns, undeclared identifiers, a holdout that is the
+training data, extreme values. What does not stop the check is a finding
+(``Release.findings``). Input files are only read, never written.
+
+After loading, each data set's frame holds the analysed columns only (id
+and ignore columns are set aside, id values in ``Dataset.id_frame``);
+datetime columns are float days since 1970-01-01 and numeric in
+``column_types``; ``Release.roles`` gives every input column's role.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.release import checks
+from policycheck.release.convert import label as _label
+from policycheck.release.convert import to_days, to_labels, to_numbers
 from policycheck.release.manifest import ColumnDecl, Manifest
+from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
+from policycheck.release.read import read_table, sha256_file
+from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
 from policycheck.yamlio import load_yaml
+
+__all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
 
 
 def load_manifest(path: Path) -> Release:
@@ -68,6 +79,7 @@ def load_manifest(path: Path) -> Release:
         synthetic=synthetic,
         holdout=base / manifest.holdout if manifest.holdout else None,
         columns=columns,
+        metadata=base / manifest.metadata if manifest.metadata else None,
     )
     return Release(
         **{**release.__dict__, "manifest_path": path, "manifest_sha256": sha256_file(path)}
@@ -80,99 +92,69 @@ def build_release(
     synthetic: list[tuple[Path, str, SynthesizerInfo]],
     holdout: Path | None = None,
     columns: dict[str, ColumnDecl] | None = None,
+    metadata: Path | None = None,
 ) -> Release:
-    """Read every file, infer and check column types, and assemble a Release."""
-    columns = columns or {}
+    """Read every file, settle each column's role, check the files together, and assemble a Release.
+
+    Declared roles come from ``columns`` over the SDV ``metadata`` file;
+    every other column's role is inferred (:mod:`policycheck.release.roles`).
+    """
     orig_frame = read_table(original)
     names = list(orig_frame.columns)
-    for col in columns:
-        if col not in names:
-            raise InvalidInput(Problem(display_path(original), f"column {col!r} declared in the manifest is not in the data"))
-    types = {c: _column_type(orig_frame[c], columns.get(c)) for c in names}
-    orders = {c: list(d.order) for c, d in columns.items() if d.order is not None}
+    declared: dict[str, ColumnDecl] = {}
+    if metadata is not None:
+        declared.update(read_sdv_metadata(metadata, names))
+        _check_declared(metadata, declared, names, "the metadata")
+    _check_declared(original, columns or {}, names, "the manifest")
+    declared.update(columns or {})
+    roles = {}
+    for col in names:
+        decl = declared.get(col)
+        roles[col] = decl.type if decl is not None else infer_role(original, col, orig_frame[col])
+        check_present(original, col, orig_frame[col], roles[col])
+        if decl is None:
+            evidence = identifier_evidence(orig_frame[col], roles[col])
+            if evidence:
+                raise refuse_identifier(original, col, evidence)
+    analysed = [c for c in names if roles[c] not in ("id", "ignore")]
+    ids = [c for c in names if roles[c] == "id"]
+    if not analysed:
+        raise InvalidInput(Problem(display_path(original), "every column is declared id or ignore: nothing is left to check"))
+    types = {c: ColumnType.NUMERIC if roles[c] == "datetime" else ColumnType(roles[c]) for c in analysed}
+    orders = {c: list(d.order) for c, d in declared.items() if d.order is not None}
+    formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}
+    findings: list[str] = []
 
     def dataset(path: Path, role: str, label: str, frame: pd.DataFrame, info=None) -> Dataset:
-        _check_columns(path, frame, names)
-        frame = frame[names]
-        frame = _coerce(path, frame, types, orders)
-        return Dataset(role, label, frame, path=path, sha256=sha256_file(path), synthesizer=info)
+        _check_columns(path, frame, analysed, optional=[c for c in names if c not in analysed])
+        coerced = _coerce(path, frame, types, roles, orders, formats, findings, label)
+        present_ids = [c for c in ids if c in frame.columns]
+        id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
+        return Dataset(role, label, coerced, path=path, sha256=sha256_file(path), synthesizer=info, id_frame=id_frame)
 
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
     syn = tuple(dataset(p, "synthetic", label, read_table(p), info) for p, label, info in synthetic)
     hold = dataset(holdout, "holdout", "holdout", read_table(holdout)) if holdout is not None else None
-    return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders)
+    hashes = checks.RowHashes()
+    findings += checks.check_same_files(orig, hold, syn, hashes)
+    findings += checks.check_holdout_overlap(orig, hold, hashes)
+    findings += checks.check_id_leak(orig, syn)
+    findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
+    return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders,
+                   roles=roles, formats=formats, findings=findings)
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file as strings-or-numbers, never modifying it."""
-    name = display_path(path)
-    if not path.exists():
-        raise InvalidInput(Problem(name, "data file not found"))
-    if path.is_dir():
-        raise InvalidInput(Problem(name, "data path is a directory, not a file"))
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            frame = pd.read_parquet(path)
-        elif suffix in (".csv", ".txt", ".tsv"):
-            raw = path.read_bytes()
-            if not raw.strip():
-                raise InvalidInput(Problem(name, "data file is empty"))
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
-            header = next(csv.reader(io.StringIO(raw.decode("utf-8").split("\n", 1)[0])), [])
-            dupes = sorted({c for c in header if header.count(c) > 1})
-            if dupes:
-                raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
-            frame = pd.read_csv(
-                path,
-                sep="\t" if suffix == ".tsv" else ",",
-                keep_default_na=False,
-                na_values=[""],
-                encoding="utf-8",
-            )
-        else:
-            raise InvalidInput(Problem(name, f"unsupported data format {suffix or '(none)'!r}: use .csv or .parquet"))
-    except InvalidInput:
-        raise
-    except pd.errors.EmptyDataError:
-        raise InvalidInput(Problem(name, "data file is empty")) from None
-    except pd.errors.ParserError as exc:
-        raise InvalidInput(Problem(name, f"malformed CSV: {str(exc).strip().splitlines()[-1]}")) from None
-    except Exception as exc:  # pyarrow raises many kinds
-        raise InvalidInput(Problem(name, f"cannot read data file: {type(exc).__name__}: {exc}")) from None
-    if len(frame.columns) == 0:
-        raise InvalidInput(Problem(name, "data file has no columns"))
-    if len(frame) == 0:
-        raise InvalidInput(Problem(name, "data file has a header but no rows"))
-    frame.columns = [str(c) for c in frame.columns]
-    return frame
+def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:
+    for col in declared:
+        if col not in names:
+            raise InvalidInput(Problem(display_path(source), f"column {col!r} declared in {where} is not in the data"))
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _column_type(series: pd.Series, decl: ColumnDecl | None) -> ColumnType:
-    if decl is not None:
-        return ColumnType(decl.type)
-    if pd.api.types.is_bool_dtype(series):
-        return ColumnType.CATEGORICAL
-    if pd.api.types.is_numeric_dtype(series):
-        return ColumnType.NUMERIC
-    return ColumnType.CATEGORICAL
-
-
-def _check_columns(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
+def _check_columns(path: Path, frame: pd.DataFrame, names: list[str], optional: list[str]) -> None:
+    """Every analysed column, and no column the original lacks (id and ignore columns may be left out)."""
     missing = [c for c in names if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in names]
+    extra = [c for c in frame.columns if c not in names and c not in optional]
     parts = []
     if missing:
         parts.append(f"missing columns {missing}")
@@ -182,49 +164,34 @@ def _check_columns(path: Path, frame: pd.DataFrame, names: list[str]) -> None:
         raise InvalidInput(Problem(display_path(path), "columns differ from the original: " + "; ".join(parts)))
 
 
-def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], orders: dict[str, list[Any]]) -> pd.DataFrame:
-    """Numeric columns to float (missing = NaN, inf refused); others to str or missing."""
+def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], roles: dict[str, str],
+           orders: dict[str, list[Any]], formats: dict[str, str], notes: list[str], label: str) -> pd.DataFrame:
+    """The analysed columns as evaluators see them (see :mod:`policycheck.release.convert`)."""
     name = display_path(path)
     out = {}
     for col, kind in types.items():
         s = frame[col]
-        if kind is ColumnType.NUMERIC:
-            values = pd.to_numeric(s, errors="coerce")
-            bad = values.isna() & s.notna()
-            if bad.any():
-                row = int(np.flatnonzero(bad.to_numpy())[0])
-                raise InvalidInput(
-                    Problem(name, f"column {col!r} is numeric but row {row + 2} holds {s.iloc[row]!r}")
-                )
-            arr = values.to_numpy(dtype=float)
-            if np.isinf(arr).any():
-                row = int(np.flatnonzero(np.isinf(arr))[0])
-                raise InvalidInput(Problem(name, f"column {col!r} holds an infinite value at row {row + 2}"))
-            out[col] = arr
+        if roles[col] == "datetime":
+            out[col] = to_days(path, col, s, formats.get(col))
+        elif kind is ColumnType.NUMERIC:
+            out[col] = to_numbers(path, col, s, notes, label)
         else:
-            as_str = s.map(lambda v: v if pd.isna(v) else _label(v)).astype(object)
+            labels = to_labels(s)
             if kind is ColumnType.ORDINAL:
                 allowed = {_label(v) for v in orders[col]}
-                unknown = sorted({v for v in as_str.dropna() if v not in allowed})
+                unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
                 if unknown:
                     raise InvalidInput(
                         Problem(name, f"ordinal column {col!r} holds values not in its declared order: {unknown[:5]}")
                     )
-            out[col] = as_str
+            out[col] = pd.Series(labels, dtype=object)  # object: pandas would make None a NaN in a str column
     return pd.DataFrame(out, columns=list(types))
-
-
-def _label(value: Any) -> str:
-    """Category label as text; 3.0 and 3 are the same category."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:
     for col in frame.columns:
-        values = frame[col].dropna()
-        if len(frame) > 1 and values.nunique() <= 1 and len(values) == len(frame):
+        values = frame[col]
+        if len(frame) > 1 and values.notna().all() and (values == values.iloc[0]).all():
             raise InvalidInput(
-                Problem(display_path(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it")
+                Problem(display_path(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it or declare it `type: ignore`")
             )

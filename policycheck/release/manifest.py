@@ -17,7 +17,11 @@ Example::
           delta: 1e-6
           mechanism: gaussian          # any further key is kept as a declared parameter
           command: python synth.py --input {input} --output {output} --rows {rows} --seed {seed}
-    columns:                           # optional overrides of inferred types
+    metadata: metadata.json            # optional: an SDV metadata file giving column types
+    columns:                           # optional: column roles, over the metadata and inference
+      seqn: id                         # a record identifier: kept out of every analysis
+      comment: ignore                  # dropped
+      visit: {type: datetime, format: "%d/%m/%Y"}
       age: numeric
       education: {type: ordinal, order: [Preschool, 1st-4th, ...]}
 
@@ -56,9 +60,18 @@ class SyntheticDecl(_Strict):
     synthesizer: SynthesizerDecl = Field(default_factory=SynthesizerDecl)
 
 
+ColumnRole = Literal["numeric", "categorical", "ordinal", "datetime", "id", "ignore"]
+
+
 class ColumnDecl(_Strict):
-    type: Literal["numeric", "categorical", "ordinal"]
+    type: ColumnRole = Field(
+        description="numeric, categorical, ordinal (with `order`), datetime (compared as days since "
+        "1970-01-01), id (a record identifier: only checked for ids shared with the original) or ignore."
+    )
     order: list[Any] | None = Field(default=None, description="Ordinal categories, lowest first.")
+    format: str | None = Field(
+        default=None, description="strftime format of a datetime column, e.g. '%d/%m/%Y' (default: ISO 8601)."
+    )
 
     @model_validator(mode="after")
     def _order(self) -> ColumnDecl:
@@ -66,6 +79,8 @@ class ColumnDecl(_Strict):
             raise ValueError("an ordinal column needs `order`: its categories, lowest first")
         if self.type != "ordinal" and self.order is not None:
             raise ValueError("`order` is only for ordinal columns")
+        if self.type != "datetime" and self.format is not None:
+            raise ValueError("`format` is only for datetime columns")
         return self
 
 
@@ -79,4 +94,9 @@ class Manifest(_Strict):
     original: str
     holdout: str | None = None
     synthetic: list[SyntheticDecl] = Field(min_length=1)
-    columns: dict[str, Literal["numeric", "categorical", "ordinal"] | ColumnDecl] = Field(default_factory=dict)
+    metadata: str | None = Field(
+        default=None, description="SDV metadata JSON giving column types (sdtypes); `columns` overrides it."
+    )
+    columns: dict[str, Literal["numeric", "categorical", "datetime", "id", "ignore"] | ColumnDecl] = Field(
+        default_factory=dict
+    )

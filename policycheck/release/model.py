@@ -22,6 +22,13 @@ class ColumnType(str, Enum):
     CATEGORICAL = "categorical"
 
 
+#: Every role a column of the input files can have. Analysed columns are
+#: numeric, ordinal, categorical or datetime (compared as a number of days);
+#: ``id`` columns are kept aside for the id-leak check only and ``ignore``
+#: columns are dropped. See :mod:`policycheck.release.roles`.
+ROLES = ("numeric", "ordinal", "categorical", "datetime", "id", "ignore")
+
+
 @dataclass(frozen=True)
 class SynthesizerInfo:
     """What the release declares about the synthesizer behind one set."""
@@ -45,6 +52,9 @@ class Dataset:
     path: Path | None = None
     sha256: str | None = None
     synthesizer: SynthesizerInfo | None = None  # synthetic sets only
+    #: The values of the id columns (no analysed column), row by row; empty
+    #: when the release declares no id column. Read only by the id-leak check.
+    id_frame: pd.DataFrame | None = None
 
     @property
     def n_rows(self) -> int:
@@ -65,6 +75,15 @@ class Release:
     orders: dict[str, list[Any]] = field(default_factory=dict)
     manifest_path: Path | None = None
     manifest_sha256: str | None = None
+    #: Role of every column of the input files, analysed or not (see ROLES),
+    #: in file order. Datetime columns are NUMERIC in ``column_types``.
+    roles: dict[str, str] = field(default_factory=dict)
+    #: strftime format of datetime columns that declare one.
+    formats: dict[str, str] = field(default_factory=dict)
+    #: What loading found that a reader must know but that does not stop the
+    #: check (ids shared with the original, holdout rows that are training
+    #: rows, extreme values, integers read as floats): one sentence each.
+    findings: list[str] = field(default_factory=list)
 
     @property
     def columns(self) -> list[str]:

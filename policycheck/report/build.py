@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import platform
-import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -16,9 +16,11 @@ import numpy as np
 from policycheck import __version__
 from policycheck.compiler import Plan
 from policycheck.errors import display_path
+from policycheck.git_revision import git_revision
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
+from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.runner import RunResult
 from policycheck.verdicts import exit_code, fails_release, release_verdict
@@ -34,8 +36,9 @@ def build_report(
     executor: str,
     command: list[str],
     fail_on_warn: bool = False,
+    run_id: str | None = None,
 ) -> dict[str, Any]:
-    """The report as a plain dict, validated against the published schema."""
+    """The report as a plain dict, validated against the published schema, sealed (see report/integrity.py)."""
     loaded = plan.loaded
     policy = loaded.policy
     rules = [_rule(o, loaded, release.holdout is not None) for o in run.outcomes]
@@ -62,6 +65,9 @@ def build_report(
             "manifest": display_path(release.manifest_path) if release.manifest_path else None,
             "manifest_sha256": release.manifest_sha256,
             "columns": {c: t.value for c, t in release.column_types.items()},
+            "roles": dict(release.roles),
+            "formats": dict(release.formats),
+            "findings": list(release.findings),
             "datasets": [
                 {
                     "role": d.role,
@@ -103,9 +109,11 @@ def build_report(
             "started_at": run.started.isoformat(timespec="seconds"),
             "finished_at": run.finished.isoformat(timespec="seconds"),
             "intermediate_seconds": {k: round(v, 3) for k, v in run.intermediate_seconds.items()},
+            "run_id": run_id or new_run_id(),
+            "referenced_files": [{"path": display_path(p), "sha256": sha} for p, sha in loaded.referenced_files],
         },
     }
-    report = jsonable(report)
+    report = seal(jsonable(report))
     Report.model_validate(report)  # the published schema is a promise: check it
     return report
 
@@ -189,20 +197,8 @@ def _waiver(w: Waiver) -> dict[str, Any]:
 
 
 def _synth(info) -> dict[str, Any]:
-    return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command}
-
-
-def git_revision(folder: Path) -> str | None:
-    """HEAD of the git checkout holding ``folder`` (with ``+dirty`` if changed), or None."""
-    try:
-        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-        if head.returncode != 0:
-            return None
-        status = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
+    return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command,
+            "command_sha256": hashlib.sha256(info.command.encode("utf-8")).hexdigest() if info.command else None}
 
 
 def _version(name: str) -> str:

@@ -158,6 +158,8 @@ def render_junit(report: dict[str, Any]) -> str:
         ("verdict", report["verdict"]),
         ("exit_code", report["exit_code"]),
         ("report_schema_version", report["schema_version"]),
+        ("run_id", prov.get("run_id")),
+        ("report_sha256", (prov.get("integrity") or {}).get("report_sha256")),
     ]
     properties += [(f"sha256:{f['path']}", f["sha256"]) for f in prov["data_files"]]
     for name, value in properties:

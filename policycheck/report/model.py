@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 class _Model(BaseModel):
@@ -120,6 +120,12 @@ class ReleaseOut(_Model):
     manifest: str | None
     manifest_sha256: str | None
     columns: dict[str, str]
+    #: Every input column's role (numeric, categorical, ordinal, datetime, id, ignore).
+    roles: dict[str, str] = Field(default_factory=dict)
+    #: strftime formats of datetime columns that declare one.
+    formats: dict[str, str] = Field(default_factory=dict)
+    #: What loading the release found beside the verdicts (shared ids, holdout overlap, extreme values).
+    findings: list[str] = Field(default_factory=list)
     datasets: list[DatasetOut]
 
 
@@ -139,6 +145,12 @@ class PolicyOut(_Model):
 class FileHash(_Model):
     path: str
     sha256: str
+
+
+class Integrity(_Model):
+    algorithm: Literal["sha256"]
+    fields: dict[str, str] = Field(description="SHA-256 of the canonical JSON of each run-context field, by JSON path.")
+    report_sha256: str = Field(description="SHA-256 of the canonical JSON of the report without this block.")
 
 
 class Provenance(_Model):
@@ -161,6 +173,13 @@ class Provenance(_Model):
     started_at: str
     finished_at: str
     intermediate_seconds: dict[str, float]
+    run_id: str | None = Field(None, description="Id of the run; every report file it wrote carries it.")
+    referenced_files: list[FileHash] = Field(
+        default_factory=list, description="Files the policy's rules read (DP ledgers, transition matrices)."
+    )
+    integrity: Integrity | None = Field(
+        None, description="Digests verify checks: each run-context field, and the whole report (see verify)."
+    )
 
 
 class Report(_Model):

@@ -14,7 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from policycheck.fileio import atomic_write_text
+from policycheck.fileio import write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 
 VERDICT_WORDS = {
@@ -73,6 +73,12 @@ def measured_text(rule: dict[str, Any]) -> str:
     return f"{shown} (baseline {fmt(rule['baseline'])})"
 
 
+def run_mark(report: dict[str, Any]) -> str:
+    """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
+    prov = report["provenance"]
+    return f"run {prov.get('run_id') or '-'} · report.json sha256 {(prov.get('integrity') or {}).get('report_sha256', '-')}"
+
+
 def _is_scalar(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
@@ -94,6 +100,7 @@ def _environment() -> Environment:
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     env.tests["scalar"] = _is_scalar
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
+    env.globals["run_mark"] = run_mark
     return env
 
 
@@ -149,14 +156,14 @@ def _renderer(fmt_name: str):
     }[fmt_name]
 
 
+def render_format(fmt_name: str, report: dict[str, Any]) -> str:
+    """The text of one output format (``verify`` renders again to check the files beside report.json)."""
+    return _renderer(fmt_name)(report)
+
+
 def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
-    """Write the chosen formats atomically into ``out_dir``; returns the paths."""
+    """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths."""
     out_dir = Path(out_dir)
-    written = []
-    for fmt_name in formats:
-        if fmt_name not in OUTPUTS:
-            continue
-        path = out_dir / OUTPUTS[fmt_name]
-        atomic_write_text(path, _renderer(fmt_name)(report))
-        written.append(path)
-    return written
+    files = {OUTPUTS[f]: render_format(f, report) for f in formats if f in OUTPUTS}
+    write_report_set(out_dir, files)
+    return [out_dir / name for name in files]

@@ -215,6 +215,8 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
                     "verdict": report["verdict"],
                     "seed": prov["seed"],
                     "attackerModel": report["policy"]["attacker_model"],
+                    "runId": prov.get("run_id"),
+                    "reportSha256": (prov.get("integrity") or {}).get("report_sha256"),
                 },
             }
         ],

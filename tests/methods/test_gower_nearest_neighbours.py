@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from policycheck.executor import LocalProcessExecutor, SerialExecutor
 from policycheck.methods.gower import fit_gower, gower_sums
 from policycheck.methods.nearest_neighbours import (
+    BRUTE_FORCE,
     SearchJob,
-    build_prefix_tree,
+    brute_force_search,
     closest_records,
     exact_copy_index,
-    search_chunk,
+    tree_search,
 )
 from policycheck.release.model import ColumnType
 
@@ -96,13 +97,15 @@ def test_search_returns_the_exact_canonical_minimum(query_rows, reference_rows, 
     enc = fit_gower([queries, reference], TYPES, ORDERS, features)
     xq, xr = enc.encode(queries), enc.encode(reference)
     (found,) = closest_records([SearchJob(xq, xr)], enc.kinds)
-    # The branch and bound alone, without the exact-copy shortcut.
-    searched = search_chunk((xq, build_prefix_tree(xr, enc.n_categorical), enc.n_categorical))
+    # Each search alone, without the exact-copy shortcut or the pilot's choice.
+    searched = tree_search(xq, xr, enc.n_categorical)
+    brute = brute_force_search(xq, xr)
     for i in range(len(xq)):
         all_d = gower_sums(np.repeat(xq[i : i + 1], len(xr), axis=0), xr, enc.kinds) / enc.p
         assert found.distance[i] == all_d.min()
         assert found.index[i] == np.flatnonzero(all_d == all_d.min())[0]
         assert searched[i] == found.index[i]
+        assert brute[i] == found.index[i]
 
 
 @pytest.mark.parametrize("features", [list(TYPES), ["x", "flat", "grade"], ["c", "k"]])
@@ -123,10 +126,12 @@ def test_search_on_hundreds_of_tied_records_returns_the_canonical_minimum(featur
     queries, reference = draw(300), draw(400)
     enc = fit_gower([queries, reference], TYPES, ORDERS, features)
     xq, xr = enc.encode(queries), enc.encode(reference)
-    searched = search_chunk((xq, build_prefix_tree(xr, enc.n_categorical), enc.n_categorical))
+    searched = tree_search(xq, xr, enc.n_categorical)
+    brute = brute_force_search(xq, xr)
     for i in range(len(xq)):
         all_d = gower_sums(np.repeat(xq[i : i + 1], len(xr), axis=0), xr, enc.kinds)
         assert searched[i] == np.flatnonzero(all_d == all_d.min())[0]
+        assert brute[i] == searched[i]
 
 
 def test_equal_records_in_two_reference_sets_give_bit_identical_distances():
@@ -167,3 +172,54 @@ def test_many_chunks_on_a_process_pool_give_the_serial_result():
         (pooled,) = closest_records([job], enc.kinds, pool)
     assert np.array_equal(serial.distance, pooled.distance)
     assert np.array_equal(serial.index, pooled.index)
+
+
+def test_exact_copy_index_treats_minus_zero_as_zero_and_checks_rows_exactly():
+    reference = np.array([[-0.0, 1.0], [0.0, 1.0], [2.0, 3.0]])
+    queries = np.array([[0.0, 1.0], [2.0, 3.0000000000000004]])
+    assert exact_copy_index(queries, reference).tolist() == [0, -1]
+
+
+def test_exact_copy_index_agrees_with_a_row_by_row_comparison_on_many_duplicates():
+    rng = np.random.default_rng(5)
+    reference = rng.integers(0, 3, size=(2000, 3)).astype(float)
+    queries = rng.integers(0, 4, size=(500, 3)).astype(float)
+    expected = [next((j for j in range(len(reference)) if np.array_equal(q, reference[j])), -1) for q in queries]
+    assert exact_copy_index(queries, reference).tolist() == expected
+
+
+@pytest.mark.parametrize("columns", [30, 3])
+def test_brute_force_and_branch_and_bound_agree_on_continuous_columns_with_ties(columns):
+    # Values on a coarse grid: many records at exactly the same distance.
+    rng = np.random.default_rng(columns)
+    grid = rng.integers(0, 4, size=(1200, columns)) / 3.0
+    grid[rng.random(grid.shape) < 0.05] = -1.0  # missing values
+    queries, reference = grid[:300], grid[300:]
+    kinds = np.zeros(columns, dtype=np.int8)
+    brute = brute_force_search(queries, reference)
+    tree = tree_search(queries, reference, 0)
+    assert np.array_equal(brute, tree)
+    for i in range(0, 300, 37):
+        all_d = gower_sums(np.repeat(queries[i : i + 1], len(reference), axis=0), reference, kinds)
+        assert brute[i] == np.flatnonzero(all_d == all_d.min())[0]
+
+
+def test_a_thousand_level_categorical_gives_the_canonical_minimum():
+    rng = np.random.default_rng(2)
+    n = 3000
+    x = np.column_stack([rng.integers(0, 1000, n), rng.integers(0, 3, n), rng.integers(0, 50, n) / 49.0]).astype(float)
+    kinds = np.array([1, 1, 0], dtype=np.int8)
+    queries, reference = x[:500], x[500:]
+    (found,) = closest_records([SearchJob(queries, reference)], kinds)
+    brute = brute_force_search(queries, reference)
+    tree = tree_search(queries, reference, 2)
+    assert np.array_equal(found.index, brute) and np.array_equal(brute, tree)
+    all_d = gower_sums(np.repeat(queries[:1], len(reference), axis=0), reference, kinds)
+    assert found.index[0] == np.flatnonzero(all_d == all_d.min())[0]
+
+
+def test_thirty_continuous_columns_are_searched_by_brute_force():
+    rng = np.random.default_rng(4)
+    x = rng.random((3000, 30))
+    (found,) = closest_records([SearchJob(x[:1000], x[1000:])], np.zeros(30, dtype=np.int8))
+    assert found.method == BRUTE_FORCE

@@ -81,15 +81,20 @@ def test_infinite_value_is_refused(tmp_path):
         release_with(tmp_path, "a,b\n1,x\ninf,y\n")
 
 
-def test_nan_text_in_a_numeric_column_is_refused(tmp_path):
-    with pytest.raises(InvalidInput, match="column 'a' is numeric but row 3 holds 'NaN'"):
-        build_numeric(tmp_path)
+def test_text_in_a_numeric_column_is_refused_with_its_row(tmp_path):
+    with pytest.raises(InvalidInput, match="column 'a' is numeric but row 3 holds 'abc'"):
+        build_numeric(tmp_path, "a,b\n1,x\nabc,y\n")
 
 
-def build_numeric(tmp_path):
+def test_missing_value_words_in_a_numeric_column_are_missing(tmp_path):
+    frame = build_numeric(tmp_path, "a,b\n1,x\nNaN,y\nNA,z\n").original.frame
+    assert frame["a"].isna().tolist() == [False, True, True]
+
+
+def build_numeric(tmp_path, text):
     from policycheck.release.manifest import ColumnDecl
 
-    (tmp_path / "o.csv").write_text("a,b\n1,x\nNaN,y\n")
+    (tmp_path / "o.csv").write_text(text)
     return build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())], columns={"a": ColumnDecl(type="numeric")})
 
 

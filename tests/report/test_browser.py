@@ -236,8 +236,9 @@ def toy_report_page(toy_metric, write, tmp_path):
     frame = pd.DataFrame({"age": [30, 41, 52, 23, 35, 60],
                           "sex": ["Male", "Female", "Male", "Female", "Male", "Male"],
                           HOSTILE: [HOSTILE_VALUE, "b", HOSTILE_VALUE, "b", "b", "b"]})
-    for name in ("original", "synthetic", "holdout"):
+    for name in ("original", "synthetic"):
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    frame.assign(age=frame["age"] + 1).to_csv(tmp_path / "holdout.csv", index=False)  # a holdout of its own
     write("release.yaml", "release: {id: toy-release}\noriginal: original.csv\nholdout: holdout.csv\n"
                           "synthetic:\n  - path: synthetic.csv\n")
     policy = POLICY.replace("COLUMN", HOSTILE.replace('"', '\\"')).replace("VALUE", HOSTILE_VALUE.replace('"', '\\"'))

@@ -1,0 +1,123 @@
+"""The plan's heavy work on a Dask cluster (``--executor dask``).
+
+A drop-in :class:`policycheck.executor.Executor`: every item of ``map``
+becomes one Dask task, so metrics do not know where their work runs. The
+cluster is either an existing one (``--scheduler tcp://host:8786``: a
+cluster started by dask-jobqueue on Slurm, the Dask Kubernetes operator, or
+``dask scheduler`` by hand) or, with ``--scheduler local``, a cluster of
+local worker processes started for the run.
+
+- A large object repeated across items (a DCR reference set, the original
+  records of every linkage set, the game set-up) is scattered to every
+  worker once (``Client.scatter(..., broadcast=True)``) and the tasks refer
+  to its future; Dask hands the tasks the object itself.
+- A worker lost mid-run: the scheduler re-runs its tasks on the remaining
+  workers (up to ``distributed.scheduler.allowed-failures`` times), fetching
+  the scattered inputs from another replica. Tasks are pure functions of
+  their items, so the report is unchanged.
+- Progress counts tasks as the cluster finishes them.
+
+``distributed`` is an optional dependency: ``pip install 'policycheck[dask]'``.
+The workers need the same policycheck version installed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from policycheck.errors import InvalidInput
+from policycheck.executor import Executor, SerialExecutor, share_repeated
+
+#: Seconds to wait for the scheduler, and for its first worker.
+CONNECT_TIMEOUT = 60
+
+#: Worker processes of ``--scheduler local`` when ``--workers`` is not given.
+LOCAL_WORKERS = 2
+
+
+class DaskExecutor(Executor):
+    """Runs items as tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    scheduler : str
+        ``"local"`` for a new cluster of local processes, else the address
+        of a running scheduler (``tcp://host:8786``).
+    workers : int, optional
+        With ``"local"``: how many single-threaded worker processes
+        (default :data:`LOCAL_WORKERS`). Ignored for an existing cluster,
+        whose size is read from the scheduler.
+    timeout : float
+        Seconds to wait for the scheduler and its first worker.
+    """
+
+    def __init__(self, scheduler: str = "local", workers: int | None = None, timeout: float = CONNECT_TIMEOUT) -> None:
+        try:
+            import distributed
+        except ImportError as exc:
+            raise InvalidInput(
+                "the dask executor needs the distributed package: pip install 'policycheck[dask]'"
+            ) from exc
+        self.scheduler = scheduler
+        self._cluster = None
+        try:
+            if scheduler == "local":
+                self._cluster = distributed.LocalCluster(
+                    n_workers=workers or LOCAL_WORKERS,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                self._client = distributed.Client(self._cluster, timeout=timeout)
+            else:
+                self._client = distributed.Client(scheduler, timeout=timeout)
+                self._client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise InvalidInput(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+        self.workers = self._count_workers()
+
+    def _count_workers(self) -> int:
+        info = self._client.scheduler_info()
+        return max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+
+    def map(self, fn, items, progress=None, *, cost=None):
+        from distributed import as_completed
+
+        items = list(items)
+        # The cluster may have grown or shrunk since the last step (adaptive scaling).
+        self.workers = self._count_workers()
+        if not items:
+            return []
+        if cost is not None and self.workers_for(cost) <= 1:
+            # Too small to be worth a round trip to the cluster.
+            return SerialExecutor().map(fn, items, progress)
+        scattered: list[Any] = []
+
+        def scatter(obj: Any) -> Any:
+            # Wrapped in a list so that a tuple or dict is scattered whole, not element by element.
+            (future,) = self._client.scatter([obj], broadcast=True, hash=False)
+            scattered.append(future)
+            return future
+
+        try:
+            items = share_repeated(items, scatter)
+            futures = [self._client.submit(fn, item, pure=False) for item in items]
+            for done, _ in enumerate(as_completed(futures), start=1):
+                if progress:
+                    progress(done, len(items))
+            return self._client.gather(futures)
+        finally:
+            for future in scattered:
+                future.release()
+
+    def close(self) -> None:
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None

@@ -1,0 +1,213 @@
+"""Checks across the files of a release, before any metric runs.
+
+Each either refuses the release (exit 2, one line) or adds a finding: a
+sentence the report and the console show beside the verdicts.
+
+- **Same file twice.** A holdout that is the original file, or a synthetic
+  set that is the holdout file (same sha256), is refused: a holdout must be
+  real records the synthesizer never saw. A synthetic set that is the
+  original file is a legitimate input (a verbatim copy, which the metrics
+  must fail) and only noted; so are two synthetic sets from one file.
+- **Same content.** The same test on the rows themselves (a 64-bit hash of
+  each whole row over the analysed columns, collisions checked value by
+  value), so a re-saved or re-ordered copy is caught as well.
+- **Holdout overlap.** The share of holdout rows equal to some training row
+  is set against chance: the share of training rows equal to another
+  training row. Above chance it is a finding; over half the holdout and
+  more than twice chance, the release is refused.
+- **Id leak.** Synthetic ids equal to ids of original records are a leak on
+  their own (the id says the person was in the data): a finding, with how
+  many of those rows also equal that person's analysed values.
+- **Extreme values** (see :func:`check_extremes`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.release.model import ColumnType, Dataset
+from policycheck.release.roles import row_number
+
+#: Holdout overlap share above which (and above twice chance) the release is refused.
+OVERLAP_REFUSED = 0.5
+#: A value this many bulk widths beyond the original's central 98% is noted ...
+EXTREME_NOTED = 1e3
+#: ... and this many is refused: no real column spans a million times its bulk.
+EXTREME_REFUSED = 1e6
+
+
+class RowHashes:
+    """Each data set's row hashes, computed once for all the checks."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, np.ndarray] = {}
+
+    def __call__(self, data: Dataset) -> np.ndarray:
+        if id(data) not in self._done:
+            self._done[id(data)] = row_hashes(data.frame)
+        return self._done[id(data)]
+
+
+def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tuple[Dataset, ...],
+                     hashes: RowHashes) -> list[str]:
+    """Refuse a holdout that is the original or a synthetic set, by file hash and by content."""
+    findings = []
+    _same = functools.partial(_same_data, hashes=hashes)
+    if holdout is not None:
+        for other in (original, *synthetic):
+            same = _same(holdout, other)
+            if same:
+                first, second = (holdout, other) if other.role == "original" else (other, holdout)
+                raise InvalidInput(Problem(display_path(holdout.path), (
+                    f"the {_what(first)} has the same {same} as the {_what(second)}: a holdout must be real "
+                    "records the synthesizer never saw, in a file of its own")))
+    for i, syn in enumerate(synthetic):
+        same = _same(syn, original)
+        if same:
+            findings.append(f"{_what(syn)} has the same {same} as the original: it is checked as a verbatim copy")
+        for earlier in synthetic[:i]:
+            same = _same(syn, earlier)
+            if same:
+                findings.append(f"{_what(syn)} has the same {same} as {_what(earlier)}: the release counts it twice")
+    return findings
+
+
+def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: RowHashes) -> list[str]:
+    """Holdout rows that are training rows, against the chance level of equal rows."""
+    if holdout is None:
+        return []
+    train = hashes(original)
+    hold = hashes(holdout)
+    order = np.argsort(train, kind="stable")
+    sorted_train = train[order]
+    at = np.searchsorted(sorted_train, hold).clip(max=len(train) - 1)
+    candidate = sorted_train[at] == hold
+    rows = np.flatnonzero(candidate)
+    equal = _rows_equal(holdout.frame, rows, original.frame, order[at[rows]])
+    shared = int(equal.sum())
+    if shared == 0:
+        return []
+    share = shared / len(hold)
+    _, inverse, counts = np.unique(train, return_inverse=True, return_counts=True)
+    chance = float(np.mean(counts[inverse] > 1))
+    said = (f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against {chance:.1%} "
+            "of training rows that equal another training row (chance)")
+    if share > OVERLAP_REFUSED and share > 2 * chance:
+        raise InvalidInput(Problem(display_path(holdout.path), (
+            f"{said}: the holdout overlaps the training data, so it cannot be the control of records the "
+            f"synthesizer never saw (refused above {OVERLAP_REFUSED:.0%} and twice chance)")))
+    if share > chance:
+        return [f"holdout: {said}; the holdout overlaps the training data, which weakens every holdout control"]
+    return []
+
+
+def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str]:
+    """Synthetic ids that are ids of original records."""
+    findings = []
+    if original.id_frame is None:
+        return findings
+    for syn in synthetic:
+        if syn.id_frame is None:
+            continue
+        for column in original.id_frame.columns:
+            if column not in syn.id_frame.columns:
+                continue
+            real = original.id_frame[column]
+            ids = syn.id_frame[column]
+            shared = ids.notna().to_numpy() & ids.isin(set(real.dropna())).to_numpy()
+            k = int(shared.sum())
+            if not k:
+                continue
+            # The original row each shared id names (its first, if ids repeat).
+            first_row = pd.Series(np.arange(len(real)), index=real.to_numpy()).groupby(level=0).first()
+            rows = np.flatnonzero(shared)
+            matched = first_row.reindex(ids.to_numpy()[rows]).to_numpy(dtype=int)
+            copies = int(_rows_equal(syn.frame, rows, original.frame, matched).sum())
+            findings.append(
+                f"{_what(syn)}: {k:,} of {len(ids):,} rows ({k / len(ids):.1%}) carry the id of an original "
+                f"record in id column {column!r}, and {copies:,} of them equal that record in every analysed "
+                "column; an id shared with the original publishes that the person was in the data: give "
+                "synthetic records new ids")
+    return findings
+
+
+def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> list[str]:
+    """Values far beyond the bulk of the original, which would stretch a Gower range.
+
+    The bulk of a numeric column is the original's central 98% (1st to 99th
+    percentile), its width w (when that is 0, the original's whole range). A
+    value more than 1,000 w beyond the bulk is a finding: it stretches the
+    column's range in every Gower distance, shrinking every other difference
+    in it more than 1,000-fold. More than 10^6 w (a value like 1e308 or an
+    overflowed integer) is refused.
+    """
+    findings = []
+    original = datasets[0]
+    for column, kind in types.items():
+        if kind is not ColumnType.NUMERIC:
+            continue
+        bulk = original.frame[column].to_numpy(dtype=float)
+        bulk = bulk[~np.isnan(bulk)]
+        if not len(bulk):
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            low, high = np.quantile(bulk, [0.01, 0.99])
+            width = high - low if high > low else bulk.max() - bulk.min()
+        if not np.isfinite(width):
+            raise InvalidInput(Problem(display_path(original.path), (
+                f"column {column!r} spans beyond the floating-point range ({bulk.min():g} to {bulk.max():g}): "
+                "no distance can be computed on it")))
+        if width == 0:
+            continue
+        for data in datasets:
+            values = data.frame[column].to_numpy(dtype=float)
+            with np.errstate(over="ignore", invalid="ignore"):
+                beyond = np.nan_to_num(np.maximum(low - values, values - high) / width, nan=0.0)
+            worst = int(np.argmax(beyond))
+            times = beyond[worst]
+            if times <= EXTREME_NOTED:
+                continue
+            said = (f"column {column!r} row {row_number(worst)} holds {values[worst]:g}, {times:.3g} times the width "
+                    f"of the original's central 98% ({low:g} to {high:g}) beyond it")
+            if times > EXTREME_REFUSED:
+                raise InvalidInput(Problem(display_path(data.path), (
+                    f"{said}: it would stretch the column's Gower range so every other difference in it counts "
+                    f"as nothing (refused beyond {EXTREME_REFUSED:.0e} widths); correct or remove the value")))
+            findings.append(f"{_what(data)}: {said}, and {int((beyond > EXTREME_NOTED).sum())} value(s) in all that "
+                            "far out; they stretch the column's Gower range, shrinking every other difference in it")
+    return findings
+
+
+def row_hashes(frame: pd.DataFrame) -> np.ndarray:
+    """A 64-bit hash of each whole row (missing values hash alike)."""
+    return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+
+
+def _rows_equal(a: pd.DataFrame, rows_a: np.ndarray, b: pd.DataFrame, rows_b: np.ndarray) -> np.ndarray:
+    """Whether a's rows_a equal b's rows_b value by value (two missing values are equal)."""
+    equal = np.ones(len(rows_a), dtype=bool)
+    for column in a.columns:
+        x = a[column].to_numpy()[rows_a]
+        y = b[column].to_numpy()[rows_b]
+        equal &= (x == y) | (pd.isna(x) & pd.isna(y))
+    return equal
+
+
+def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
+    if a.sha256 is not None and a.sha256 == b.sha256:
+        return "file (sha256)"
+    if len(a.frame) != len(b.frame) or list(a.frame.columns) != list(b.frame.columns):
+        return None
+    order_a = np.argsort(hashes(a), kind="stable")
+    order_b = np.argsort(hashes(b), kind="stable")
+    if np.array_equal(hashes(a)[order_a], hashes(b)[order_b]) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
+        return "rows"
+    return None
+
+
+def _what(data: Dataset) -> str:
+    return data.role if data.role != "synthetic" else f"synthetic set {data.name!r}"

@@ -1,0 +1,95 @@
+"""Turn a column as read into the values every evaluator sees, column at a time (no call per cell).
+
+- numeric -> float64; a missing value (empty cell, a missing-value word) is
+  NaN; text that is not a number and infinite values are refused with the row;
+- categorical and ordinal -> text labels (object), a missing value is None;
+  3.0 and 3 are the same label;
+- datetime -> float days since 1970-01-01 (UTC; times are fractions of a
+  day), a missing value is NaN; ISO 8601 unless the column declares a
+  strftime ``format``; an unparseable value is refused with the row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.release.roles import MISSING_WORDS, row_number
+
+INT64_MAX = 2**63 - 1
+
+
+def to_numbers(path: Path, column: str, series: pd.Series, notes: list[str], label: str) -> np.ndarray:
+    """A numeric column as float64; integers beyond 64 bits are read as floats and noted."""
+    name = display_path(path)
+    if pd.api.types.is_bool_dtype(series):
+        raise InvalidInput(Problem(name, f"column {column!r} is numeric but holds true/false values"))
+    if pd.api.types.is_numeric_dtype(series):
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        present = series.notna().to_numpy()
+        words = series.isin(MISSING_WORDS).to_numpy()
+        values = pd.to_numeric(series.mask(words), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isnan(values) & present & ~words
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InvalidInput(Problem(name, f"column {column!r} is numeric but row {row_number(row)} holds {series.iloc[row]!r}"))
+    if np.isinf(values).any():
+        row = int(np.flatnonzero(np.isinf(values))[0])
+        raise InvalidInput(Problem(name, f"column {column!r} holds an infinite value at row {row_number(row)}"))
+    if series.dtype == object or pd.api.types.is_unsigned_integer_dtype(series):
+        wide = np.flatnonzero(np.abs(np.nan_to_num(values)) > INT64_MAX)
+        integral = [i for i in wide[:1] if _is_integer(series.iloc[i])]
+        if integral:
+            i = integral[0]
+            notes.append(f"{label}: column {column!r} row {row_number(i)} holds {series.iloc[i]}, an integer beyond "
+                         f"64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
+                         "rounded")
+    return values
+
+
+def to_labels(series: pd.Series) -> np.ndarray:
+    """Category labels as text (object array, None for missing), one conversion per distinct value."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    labels = np.empty(len(uniques) + 1, dtype=object)
+    labels[:-1] = [label(v) for v in uniques]
+    labels[-1] = None  # code -1: missing
+    return labels[codes]
+
+
+def label(value: Any) -> str:
+    """Category label as text; 3.0 and 3 are the same category."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def to_days(path: Path, column: str, series: pd.Series, fmt: str | None) -> np.ndarray:
+    """A datetime column as float days since 1970-01-01 (UTC)."""
+    if pd.api.types.is_datetime64_any_dtype(series):
+        stamps = pd.to_datetime(series, utc=True)
+    else:
+        present = series.notna().to_numpy() & ~series.isin(MISSING_WORDS).to_numpy()
+        source = series.where(present)
+        first = source.dropna()
+        if len(first) and not isinstance(first.iloc[0], str) and fmt is None:
+            stamps = pd.to_datetime(source, utc=True, errors="coerce")  # date/datetime objects (Parquet)
+        else:
+            stamps = pd.to_datetime(source.astype(object).where(present, None), format=fmt or "ISO8601",
+                                    utc=True, errors="coerce")
+        bad = stamps.isna().to_numpy() & present
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            wanted = f"the format {fmt!r}" if fmt else "an ISO 8601 date (YYYY-MM-DD, optionally a time): declare the column's `format` otherwise"
+            raise InvalidInput(Problem(display_path(path), (
+                f"column {column!r} is a datetime but row {row_number(row)} holds {series.iloc[row]!r}, not {wanted}")))
+    epoch = pd.Timestamp("1970-01-01", tz="UTC")
+    return ((stamps - epoch) / pd.Timedelta(days=1)).to_numpy(dtype=float, na_value=np.nan)
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)

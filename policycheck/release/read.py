@@ -1,0 +1,125 @@
+"""Read one data file (CSV or Parquet) as a table, refusing what cannot be read faithfully.
+
+Refused, each with one line naming the file: a missing file, a directory,
+an empty or header-only file, non-UTF-8 text, duplicate column names, a
+row with more or fewer fields than the header (with its line number: a
+short row is never padded with missing values), and Parquet columns that
+hold lists, structs, maps or bytes. Files are only read, never written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from policycheck.errors import InvalidInput, Problem, display_path
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """Read a CSV or Parquet file as strings-or-numbers, never modifying it."""
+    path = Path(path)
+    name = display_path(path)
+    if not path.exists():
+        raise InvalidInput(Problem(name, "data file not found"))
+    if path.is_dir():
+        raise InvalidInput(Problem(name, "data path is a directory, not a file"))
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            _check_flat_parquet(path)
+            frame = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt", ".tsv"):
+            frame = _read_csv(path, "\t" if suffix == ".tsv" else ",")
+        else:
+            raise InvalidInput(Problem(name, f"unsupported data format {suffix or '(none)'!r}: use .csv or .parquet"))
+    except InvalidInput:
+        raise
+    except pd.errors.EmptyDataError:
+        raise InvalidInput(Problem(name, "data file is empty")) from None
+    except pd.errors.ParserError as exc:
+        raise InvalidInput(Problem(name, f"malformed CSV: {str(exc).strip().splitlines()[-1]}")) from None
+    except Exception as exc:  # pyarrow raises many kinds
+        raise InvalidInput(Problem(name, f"cannot read data file: {type(exc).__name__}: {exc}")) from None
+    if len(frame.columns) == 0:
+        raise InvalidInput(Problem(name, "data file has no columns"))
+    if len(frame) == 0:
+        raise InvalidInput(Problem(name, "data file has a header but no rows"))
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_csv(path: Path, sep: str) -> pd.DataFrame:
+    name = display_path(path)
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise InvalidInput(Problem(name, "data file is empty"))
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
+    del raw
+    with open(path, newline="", encoding="utf-8") as stream:
+        records = csv.reader(stream, delimiter=sep)
+        header = next(records, [])
+        dupes = sorted({c for c in header if header.count(c) > 1})
+        if dupes:
+            raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
+        # pandas would take a first row with one field too many as an index
+        # column, and pads short rows with missing values: check the first
+        # row here, and every row below when a short row may have been padded.
+        first = next((r for r in records if r), None)
+        if first is not None and len(first) != len(header):
+            raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
+    try:
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8")
+    except pd.errors.ParserError as exc:
+        found = _FIELDS.search(str(exc))
+        if found:
+            expected, line, saw = (int(g) for g in found.groups())
+            raise InvalidInput(_ragged(name, line, saw, expected)) from None
+        raise
+    if len(frame.columns) and frame.iloc[:, -1].isna().any():
+        _check_no_short_rows(path, sep, len(header))
+    return frame
+
+
+def _check_no_short_rows(path: Path, sep: str, expected: int) -> None:
+    with open(path, newline="", encoding="utf-8") as stream:
+        records = csv.reader(stream, delimiter=sep)
+        next(records, None)
+        for record in records:
+            if record and len(record) < expected:
+                raise InvalidInput(_ragged(display_path(path), records.line_num, len(record), expected))
+
+
+def _ragged(name: str, line: int, fields: int, expected: int) -> Problem:
+    return Problem(name, f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {expected}: "
+                         "every row needs one field per column (an empty field is a missing value)")
+
+
+def _check_flat_parquet(path: Path) -> None:
+    """Nested Parquet columns (lists, structs, maps) and bytes have no place in a table of records."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for field in pq.read_schema(path):
+        kind = field.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            raise InvalidInput(Problem(display_path(path), f"column {field.name!r} holds {kind} values: only flat "
+                                                           "columns of numbers, text, booleans or dates can be checked"))

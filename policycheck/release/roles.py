@@ -1,0 +1,129 @@
+"""Each column's role: analysed as numeric, categorical, ordinal or datetime, or kept aside as id or ignore.
+
+A declared role (manifest ``columns:``, ``--column-type``, SDV metadata)
+is taken as given. An undeclared column of the original is inferred:
+
+- numbers (empty cells and the missing-value words ``NA``, ``N/A``,
+  ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric;
+- ISO 8601 dates (``YYYY-MM-DD``, optionally with a time) -> datetime;
+- anything else -> categorical.
+
+A column that is numbers, or ISO dates, except for a few odd values (at
+most 5% of its values) is refused, naming one: its type would otherwise
+change silently because of them. An undeclared column that looks like a
+record identifier is refused with a suggestion to declare it ``type: id``
+(see :func:`identifier_evidence`). A column missing in every row of the
+original is refused unless it is declared id or ignore.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from policycheck.errors import InvalidInput, Problem, display_path
+
+#: Words read as a missing value in a numeric or datetime column. In a
+#: categorical column they stay labels (``NA`` may be a country code).
+MISSING_WORDS = frozenset({"NA", "N/A", "NaN", "nan", "null", "NULL", "None"})
+ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+#: Share of odd values up to which a numeric or date column is refused
+#: rather than read as categorical.
+ODD_SHARE = 0.05
+#: An undeclared column with more distinct values than this share of the
+#: rows may be an identifier (text always; integers when they also count
+#: up, fill their range densely or share one width).
+ID_DISTINCT_SHARE = 0.95
+ID_MIN_ROWS = 50
+ID_MIN_DENSITY = 0.05
+ANALYSED = ("numeric", "categorical", "ordinal", "datetime")
+
+
+def row_number(i: int) -> int:
+    """The row a user finds in the file: the header is row 1."""
+    return i + 2
+
+
+def infer_role(path: Path, column: str, series: pd.Series) -> str:
+    """The role of an undeclared column of the original, from its values."""
+    if pd.api.types.is_bool_dtype(series):
+        return "categorical"
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return "datetime"
+    if pd.api.types.is_numeric_dtype(series):
+        return "numeric"
+    present = series.dropna()
+    if len(present) and all(isinstance(v, dt.date) for v in present.iloc[:100]):
+        return "datetime"  # Parquet date columns arrive as datetime.date objects
+    # Judge each distinct value once: a column has far fewer than rows.
+    counts = present.value_counts(sort=False)
+    text = pd.Series(counts.index.astype(str))
+    words = text.isin(MISSING_WORDS).to_numpy()
+    numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
+    dates = text.str.fullmatch(ISO_DATE).to_numpy(dtype=bool)
+    for kind, hits in (("numeric", numbers), ("datetime", dates)):
+        odd = ~hits & ~words
+        if hits.any() and not odd.any():
+            return kind
+        odd_count = int(counts.to_numpy()[odd].sum())
+        if hits.any() and odd_count <= ODD_SHARE * len(present):
+            example = counts.index[np.flatnonzero(odd)[0]]
+            row = row_number(int(np.flatnonzero((series == example).to_numpy(dtype=bool))[0]))
+            raise InvalidInput(Problem(display_path(path), (
+                f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
+                f"{odd_count} value(s), e.g. row {row}: {str(example)!r}; fix them, or declare the "
+                f"column's type (`type: categorical` reads every value as a label)")))
+    return "categorical"
+
+
+def check_present(path: Path, column: str, series: pd.Series, role: str) -> None:
+    """An analysed column must have at least one value in the original."""
+    if role in ANALYSED and series.isna().all():
+        raise InvalidInput(Problem(display_path(path), (
+            f"column {column!r} is missing in every row: it carries no information; drop it or declare it "
+            "`type: ignore`")))
+
+
+def identifier_evidence(series: pd.Series, role: str) -> str | None:
+    """Why an undeclared column looks like a record identifier, or None.
+
+    Text (not dates) with over 95% distinct values in 50 or more rows is an
+    identifier or free text. Integers with over 95% distinct values are one
+    only when they also look like a key: counting up row by row, filling at
+    least 5% of the integers between their extremes (a counter, possibly
+    sampled), or all written with the same number of digits (a code). So a
+    near-unique amount or sampling weight (the census's fnlwgt: 5 to 7
+    digits spread over a range 500 times larger than the rows) is numeric.
+    """
+    n = len(series)
+    present = series.dropna()
+    distinct = present.nunique()
+    if n < ID_MIN_ROWS or distinct <= ID_DISTINCT_SHARE * n:
+        return None
+    counted = f"{distinct:,} distinct values in {n:,} rows"
+    if role == "categorical" and not pd.api.types.is_numeric_dtype(series):
+        return counted
+    if role != "numeric":
+        return None
+    values = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
+    if not np.all(np.isfinite(values)) or not np.all(values == np.floor(values)):
+        return None  # measurements with decimals
+    if np.all(np.diff(values) > 0):
+        return counted + ", counting up row by row"
+    span = values.max() - values.min() + 1
+    if distinct >= ID_MIN_DENSITY * span:
+        return counted + f", using {distinct / span:.0%} of the integers from {values.min():.0f} to {values.max():.0f}"
+    widths = np.unique(np.floor(np.log10(np.maximum(np.abs(values), 1))))
+    if len(widths) == 1 and values.min() >= 0:
+        return counted + f", every one {int(widths[0]) + 1} digits long"
+    return None
+
+
+def refuse_identifier(path: Path, column: str, evidence: str) -> InvalidInput:
+    return InvalidInput(Problem(display_path(path), (
+        f"column {column!r} looks like a record identifier ({evidence}): declare it `type: id` "
+        f"(manifest `columns: {{{column}: id}}` or --column-type {column}=id) to keep it out of the analysis, "
+        "or declare its type (numeric, categorical) if it is an attribute")))

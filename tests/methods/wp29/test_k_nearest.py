@@ -1,0 +1,32 @@
+"""Exact k nearest records: the same as sorting every Gower distance."""
+
+import numpy as np
+import pandas as pd
+
+from policycheck.methods.gower import fit_gower, gower_sums
+from policycheck.methods.k_nearest_neighbours import k_nearest
+from policycheck.release.model import ColumnType
+
+
+def test_k_nearest_equals_a_full_sort_with_ties_to_the_smaller_index():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.integers(0, 5, 300).astype(float), "c": rng.choice(list("abc"), 300)})
+    enc = fit_gower([frame], {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}, {}, ["x", "c"])
+    data = enc.encode(frame)
+    queries, reference = data[:20], data[20:]
+    index, distance = k_nearest(queries, reference, enc.kinds, 7)
+    for i in range(20):
+        d = gower_sums(np.repeat(queries[i : i + 1], len(reference), 0), reference, enc.kinds) / 2
+        expected = np.lexsort((np.arange(len(reference)), d))[:7]
+        assert index[i].tolist() == expected.tolist()
+        assert distance[i].tolist() == d[expected].tolist()
+
+
+def test_one_nearest_uses_the_branch_and_bound_search():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.normal(size=200), "c": rng.choice(list("ab"), 200)})
+    enc = fit_gower([frame], {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}, {}, ["x", "c"])
+    data = enc.encode(frame)
+    index, _ = k_nearest(data[:50], data[50:], enc.kinds, 1)
+    index2, _ = k_nearest(data[:50], data[50:], enc.kinds, 2)
+    assert index[:, 0].tolist() == index2[:, 0].tolist()

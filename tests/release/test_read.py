@@ -1,0 +1,90 @@
+"""Reading one data file: ragged rows, nested Parquet columns, missing values, labels."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from policycheck.errors import InvalidInput
+from policycheck.release.convert import label, to_labels
+from policycheck.release.load import build_release, read_table
+from policycheck.release.model import SynthesizerInfo
+
+
+def one_line(exc_info) -> str:
+    (problem,) = exc_info.value.problems
+    return str(problem)
+
+
+def test_row_with_too_few_fields_is_refused_with_its_line(tmp_path):
+    (tmp_path / "r.csv").write_text("a,b,c\n1,x,2\n2,y\n3,z,4\n")
+    with pytest.raises(InvalidInput) as exc:
+        read_table(tmp_path / "r.csv")
+    assert one_line(exc).endswith("r.csv: line 3 has 2 fields, the header has 3: every row needs one field per "
+                                  "column (an empty field is a missing value)")
+
+
+def test_row_with_too_many_fields_is_refused_with_its_line(tmp_path):
+    (tmp_path / "r.csv").write_text("a,b\n1,x\n2,y\n3,z,4\n")
+    with pytest.raises(InvalidInput, match="r.csv: line 4 has 3 fields, the header has 2"):
+        read_table(tmp_path / "r.csv")
+
+
+def test_first_row_with_too_many_fields_is_not_taken_for_an_index(tmp_path):
+    (tmp_path / "r.csv").write_text("a,b\n1,x,9\n2,y,9\n")
+    with pytest.raises(InvalidInput, match="r.csv: line 2 has 3 fields, the header has 2"):
+        read_table(tmp_path / "r.csv")
+
+
+def test_trailing_empty_fields_are_missing_values_not_short_rows(tmp_path):
+    (tmp_path / "r.csv").write_text('a,b,c\n1,x,\n2,"y\nz",\n')
+    frame = read_table(tmp_path / "r.csv")
+    assert frame["c"].isna().all() and frame["b"].tolist() == ["x", "y\nz"]
+
+
+def test_parquet_list_column_is_refused(tmp_path):
+    table = pa.table({"a": [1, 2], "tags": [[1, 2], [3]]})
+    pq.write_table(table, tmp_path / "l.parquet")
+    with pytest.raises(InvalidInput) as exc:
+        read_table(tmp_path / "l.parquet")
+    assert one_line(exc).endswith("l.parquet: column 'tags' holds list<element: int64> values: only flat columns of "
+                                  "numbers, text, booleans or dates can be checked")
+
+
+def test_parquet_dates_and_nulls_load(tmp_path):
+    frame = pd.DataFrame({"d": pd.to_datetime(["1970-01-02", None, "1970-01-04"]), "x": ["a", None, "b"],
+                          "n": [1.0, None, 3.0]})
+    frame.to_parquet(tmp_path / "p.parquet")
+    release = build_release("r", tmp_path / "p.parquet", [(tmp_path / "p.parquet", "s", SynthesizerInfo())])
+    loaded = release.original.frame
+    assert release.roles == {"d": "datetime", "x": "categorical", "n": "numeric"}
+    assert loaded["d"].tolist()[0] == 1.0 and np.isnan(loaded["d"].iloc[1])
+    assert loaded["x"].tolist() == ["a", None, "b"] and np.isnan(loaded["n"].iloc[1])
+
+
+def test_missing_values_load_in_every_column_type(tmp_path):
+    (tmp_path / "o.csv").write_text("n,c,d\n1,x,2020-01-01\n,,\nNA,NA,NA\n4,y,2020-01-03\n")
+    release = build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())])
+    frame = release.original.frame
+    assert release.roles == {"n": "numeric", "c": "categorical", "d": "datetime"}
+    assert np.isnan(frame["n"].iloc[1]) and np.isnan(frame["n"].iloc[2])
+    assert frame["c"].tolist() == ["x", None, "NA", "y"]  # NA is a label in a categorical column
+    assert np.isnan(frame["d"].iloc[1]) and np.isnan(frame["d"].iloc[2])
+
+
+def test_labels_are_those_of_one_conversion_per_cell(tmp_path):
+    # The column-at-a-time conversion gives the labels the per-cell one gave: 3.0 and 3 alike.
+    series = pd.Series([3.0, 3, 2.5, None, np.nan, "3", True, 10**20], dtype=object)
+    assert to_labels(series).tolist() == ["3", "3", "2.5", None, None, "3", "True", "100000000000000000000"]
+    assert [label(v) for v in (3.0, 3, 2.5)] == ["3", "3", "2.5"]
+
+
+def test_float_and_integer_synthetic_columns_share_labels(tmp_path):
+    (tmp_path / "o.csv").write_text("code,x\n1,a\n2,b\n3,a\n")
+    (tmp_path / "s.csv").write_text("code,x\n1.0,a\n3.0,b\n2.0,b\n")
+    from policycheck.release.manifest import ColumnDecl
+
+    release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
+                            columns={"code": ColumnDecl(type="categorical")})
+    assert release.synthetic[0].frame["code"].tolist() == ["1", "3", "2"]

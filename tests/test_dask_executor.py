@@ -1,0 +1,119 @@
+"""The Dask executor on a real LocalCluster: the same report.json as the local and serial executors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from policycheck.checking import check_release  # noqa: E402
+from policycheck.dask_executor import DaskExecutor  # noqa: E402
+from policycheck.demo import find_policy, write_release  # noqa: E402
+from policycheck.release.load import load_manifest  # noqa: E402
+
+#: What differs between two runs of the same check: clocks, the run id and the digests over them,
+#: the executor's name, the command line.
+RUN_SPECIFIC = {"generated_at", "started_at", "finished_at", "intermediate_seconds", "seconds", "executor", "command",
+                "run_id", "integrity",
+                "working_directory"}
+
+GAME_POLICY = """\
+metadata: {id: game-on-dask, title: Attribute-inference game, version: "1", owner: tests}
+attacker:
+  model: partially-informed
+  quasi_identifiers: [age, sex, race, marital_status, education]
+  secrets: [income]
+seed: 7
+rules:
+  - id: income-game
+    metric: attribute_inference_advantage
+    params: {secret: income, attack: exact, synthesizer: nonprivate, repetitions: 12}
+    threshold: {fail_above: 0.5}
+"""
+
+
+def without_run_specific(value):
+    if isinstance(value, dict):
+        return {k: without_run_specific(v) for k, v in value.items() if k not in RUN_SPECIFIC}
+    if isinstance(value, list):
+        return [without_run_specific(v) for v in value]
+    return value
+
+
+def report_bytes(out: Path) -> bytes:
+    report = json.loads((out / "report.json").read_text())
+    return json.dumps(without_run_specific(report), sort_keys=True).encode()
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("release")
+    return load_manifest(write_release("nonprivate", folder, seed=20261121))
+
+
+def run_everywhere(policy: Path, release, tmp_path: Path) -> dict[str, bytes]:
+    out = {}
+    for executor in ("serial", "local", "dask"):
+        check_release(policy, release, tmp_path / executor, formats=("json",), executor=executor, workers=2,
+                      progress=False, scheduler="local")
+        out[executor] = report_bytes(tmp_path / executor)
+    return out
+
+
+def test_demo_policy_gives_the_same_report_on_dask_local_and_serial(release, tmp_path):
+    reports = run_everywhere(find_policy(), release, tmp_path)
+    assert reports["dask"] == reports["serial"]
+    assert reports["local"] == reports["serial"]
+    assert json.loads(reports["dask"])["verdict"] == "fail"
+
+
+def test_a_game_gives_the_same_report_on_dask_local_and_serial(release, tmp_path):
+    policy = tmp_path / "game.policy.yaml"
+    policy.write_text(GAME_POLICY)
+    reports = run_everywhere(policy, release, tmp_path)
+    assert reports["dask"] == reports["serial"]
+    assert reports["local"] == reports["serial"]
+    (rule,) = json.loads(reports["dask"])["rules"]
+    assert rule["details"]["targets"] == 12 and rule["error"] is None
+
+
+def pid_and_sum(item):
+    array, _ = item
+    return os.getpid(), float(array.sum())
+
+
+def kill_first_task_once(item):
+    """Kill the worker process running the first task, once (a marker file remembers)."""
+    marker, k = item
+    if k == 0 and not os.path.exists(marker):
+        Path(marker).write_text("killed")
+        os._exit(1)
+    return k * k
+
+
+def test_a_repeated_array_is_scattered_once_and_reaches_both_workers():
+    big = np.arange(300_000.0)
+    with DaskExecutor("local", 2) as executor:
+        assert executor.workers == 2
+        results = executor.map(pid_and_sum, [(big, k) for k in range(16)])
+    assert {s for _, s in results} == {float(big.sum())}
+    assert len({pid for pid, _ in results}) == 2
+
+
+def test_a_lost_worker_is_retried_and_the_results_are_unchanged(tmp_path):
+    marker = str(tmp_path / "killed")
+    with DaskExecutor("local", 2) as executor:
+        assert executor.map(kill_first_task_once, [(marker, k) for k in range(6)]) == [k * k for k in range(6)]
+    assert Path(marker).read_text() == "killed"
+
+
+def test_an_unreachable_scheduler_is_a_usage_error():
+    from policycheck.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="cannot reach the Dask scheduler"):
+        DaskExecutor("tcp://127.0.0.1:9", timeout=2)
