@@ -358,7 +358,7 @@ def diff(old, new, as_json, fail_on_worse):
     """List the rules whose verdict or value changed from report OLD to report NEW.
 
     A listing: exit 0. With --fail-on-worse, exit 1 when a rule's verdict got
-    worse (pass < waived < warn < fail < error; a new rule counts from pass).
+    worse (pass < waived < warn < inconclusive < fail < error; a new rule counts from pass).
     """
     from policycheck.verify import diff_reports, read_report
 
@@ -428,6 +428,8 @@ def list_metrics():
             _echo(f"    {field}: {info.description or ''} [{default}]")
         words = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(spec.knowledge, key=lambda k: k.value)) or "none"
         _echo(f"    attacker knowledge: {words}")
+        safer = "higher is safer" if spec.fail_direction == "below" else "higher is riskier"
+        _echo(f"    threshold: fail_{spec.fail_direction} ({safer})")
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:

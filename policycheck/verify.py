@@ -15,7 +15,7 @@ report is not a policycheck report.
 (or one run) to the next: rules added or removed, verdicts and values that
 changed, and which input files changed. It is a listing and exits 0;
 with ``--fail-on-worse`` it exits 1 when a rule's verdict got worse
-(pass < waived < warn < fail < error; a new rule counts as if it had passed
+(pass < waived < warn < inconclusive < fail < error; a new rule counts as if it had passed
 before), so a pipeline can stop a release that regressed.
 
 Relative paths in a report are relative to the folder ``check`` ran in;

@@ -163,6 +163,13 @@ def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_ru
     assert not (Path("out") / "report.json").exists()
 
 
+def test_metrics_shows_each_metrics_threshold_direction(runner):
+    out = invoke(runner, "metrics").output
+    misled = out[out.index("linkage_consistently_misled ("):]
+    assert misled.splitlines()[0:20].count("    threshold: fail_below (higher is safer)") == 1
+    assert "    threshold: fail_above (higher is riskier)" in out
+
+
 # --- column roles and release checks at load ----------------------------------
 
 
@@ -271,3 +278,24 @@ def test_plan_prints_release_findings_on_stderr(runner, toy_metric, write, toy_r
     assert result.exit_code == 0
     assert ("finding: synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a "
             "verbatim copy") in result.stderr.splitlines()
+
+
+def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric, write, toy_release):
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text() + "columns:\n  sex: {type: ignore}\n")
+    result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "-r", manifest)
+    assert result.exit_code == 2
+    message = "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; choose an analysed column"
+    assert result.stderr.splitlines() == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
+
+
+@pytest.mark.parametrize(("policy_key", "flags", "code"), [("", (), 0), ("on_inconclusive: fail\n", (), 1),
+                                                            ("", ("--fail-on-warn",), 1)])
+def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(runner, toy_metric, write, toy_release,
+                                                                           policy_key, flags, code):
+    # 5/6 Male: estimate 0.833 within 0.9, Clopper-Pearson upper bound 0.996 beyond it.
+    text = TOY_POLICY.replace("rules:", policy_key + "rules:").replace(
+        "fail_above: 0.9, warn_above: 0.6", "fail_above: 0.9, compare: upper")
+    result = invoke(runner, "check", write("p.yaml", text), "-r", toy_release["manifest"], "-o", "out", "-q", *flags)
+    assert result.exit_code == code
+    assert "  inconclusive male-share (toy_share): 0.8333 [0.3588, 0.9958]" in result.output

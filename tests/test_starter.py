@@ -106,3 +106,9 @@ def test_pre_commit_hook_entry_passes_a_good_policy_and_fails_a_bad_one(hooks, t
     result = invoke(*args, good, bad)
     assert result.exit_code == 2
     assert "bad.policy.yaml:" in result.stderr and "did you mean 'mi_risk'" in result.stderr
+
+
+def test_an_offered_rule_where_higher_is_safer_suggests_fail_below(tmp_path):
+    text = write_starter(tmp_path / "p.policy.yaml").read_text()
+    block = re.search(r"  # - id: linkage-consistently-misled\n(  #   .*\n)+", text).group(0)
+    assert "  #   threshold: {fail_below: ...}\n" in block

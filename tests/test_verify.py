@@ -171,6 +171,16 @@ def test_diff_exits_0_and_with_fail_on_worse_1_when_a_verdict_got_worse(runner, 
         "kind": "rule", "subject": "male-share", "field": "verdict", "old": "warn", "new": "fail"}
 
 
+def test_diff_ranks_inconclusive_between_warn_and_fail(runner, checked):
+    from policycheck.verify import diff_reports, read_report
+
+    old = read_report(checked[0])
+    new = json.loads(json.dumps(old))
+    new["rules"][0]["verdict"] = "inconclusive"
+    assert diff_reports(old, new).worse == ["male-share"]  # warn -> inconclusive
+    assert diff_reports(new, old).worse == []
+
+
 def test_diff_of_a_report_with_itself_changes_nothing(runner, checked):
     result = invoke(runner, "diff", checked[0], checked[0])
     assert result.exit_code == 0

@@ -165,7 +165,8 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
     value_range=(0.0, None),
     meaning="The total privacy budget (epsilon, at the policy's delta) spent on the original data by every "
     "synthetic set of this release together with the earlier releases in the ledger. Smaller is more private; "
-    "a set that claims no differential privacy makes the total infinite.",
+    "a set that claims no differential privacy makes the total infinite. The total is only as true as the claims "
+    "it sums: when another rule refutes one of them in the same run, this rule fails (the release is unaccounted).",
     remedy="Release fewer synthetic sets, generate them with a smaller epsilon, or retire earlier releases from "
     "the same original before publishing; record every release in the ledger.",
     references=(REFERENCE, *COMPOSITION_REFERENCES),

@@ -332,8 +332,9 @@ def _check_semantics(
     except ValidationError:
         pass  # reported by the structural pass
     columns = release.columns if release is not None else None
-    # NOTE: id and ignore columns (branch roles) are dropped from the frames at load.
-    roles = getattr(release, "roles", None) or {}
+    # NOTE: id and ignore columns are dropped from the frames at load; say so
+    # rather than "not in the release".
+    roles = release.roles if release is not None else {}
 
     if attacker is not None and columns is not None:
         for key in ("quasi_identifiers", "secrets"):

@@ -153,7 +153,7 @@ def test_report_json_carries_raw_baseline_and_its_label(excess_report):
 def test_html_shows_observed_baseline_and_excess_side_by_side(excess_report):
     html = render_html(excess_report)
     assert "Observed 0.25 − baseline 0.2 = excess 0.05; the baseline is chance: sum of p^2 over the secret&#39;s values." in html
-    assert "<td>0.25</td><td>0.2</td>" in html  # observed and baseline columns of the summary table
+    assert '<td>0.25 − 0.2</td>' in html  # the summary table's observed − baseline column
     assert "Baseline 0.5; the baseline is the share expected without leakage." in html
 
 
@@ -174,3 +174,8 @@ def test_a_report_without_baselines_reads_as_before(report):
     rule = next(r for r in report["rules"] if r["id"] == "passes")
     assert (rule["raw"], rule["baseline"], rule["baseline_label"]) == (None, None, None)
     assert json.dumps(rule).count("baseline") == 2
+
+
+def test_markdown_leaves_out_the_baseline_columns_when_no_rule_has_one(report):
+    md = render_markdown(report)
+    assert "| rule | metric | verdict | value | interval | threshold |" in md and "baseline" not in md
