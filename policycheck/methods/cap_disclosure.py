@@ -95,8 +95,8 @@ def cap_disclosure(
     columns = list(dict.fromkeys([*known, *sensitive]))
     r, s = prepare(real, synthetic, columns, [c for c in continuous if c in columns], bins)
     baseline = 1.0 - 1.0 / float(np.prod([r[c].nunique(dropna=False) for c in sensitive]))
-    key_r, key_s = _tuple_codes(r, s, known)
-    sens_r, sens_s = _tuple_codes(r, s, sensitive)
+    key_r, key_s = tuple_codes(r, s, known)
+    sens_r, sens_s = tuple_codes(r, s, sensitive)
     # Synthetic records per key, and per (key, sensitive values).
     n_keys = int(max(key_r.max(initial=-1), key_s.max(initial=-1))) + 1
     n_sens = int(max(sens_r.max(initial=-1), sens_s.max(initial=-1))) + 1
@@ -112,7 +112,7 @@ def cap_disclosure(
     return CapOutcome(cap=cap.astype(np.float64), matched=int(matched.sum()), total=len(real), baseline_protection=baseline)
 
 
-def _tuple_codes(r: pd.DataFrame, s: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def tuple_codes(r: pd.DataFrame, s: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """One integer per distinct tuple of ``columns`` values, shared by both frames (equal as Python values)."""
     both = pd.concat([r[list(columns)], s[list(columns)]], ignore_index=True)
     codes = np.zeros(len(both), dtype=np.int64)
