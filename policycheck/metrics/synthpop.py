@@ -3,7 +3,12 @@
 The measures UK statistical offices use for synthetic data (Raab, Nowok and
 Dibben 2024, synthpop's ``disclosure()``; Taub et al. 2018), defined in
 :mod:`policycheck.methods.synthpop_disclosure`. ``repU`` and ``DiSCO`` are
-shares of the original records with a Clopper-Pearson interval; every other
+shares of the original records with a Clopper-Pearson interval. Both
+include chance: an independent synthesizer still replicates some uniques and
+discloses some targets. So by default the rule's value is the excess over
+the same measure computed with the holdout records in the original's place
+(synthpop's raw share is the report's ``raw``; params ``baseline: none``
+bounds the raw share). Every other
 measure of synthpop's table (UiO, UiS, UiOiS, DiO, iS, DiS, DiSDiO and
 synthpop's own TCAP column) is in the report's details beside them. With
 several synthetic sets each interval is at the Bonferroni level and the
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -42,15 +47,31 @@ class KeysTargetParams(Params):
 
 class KeysParams(Params):
     keys: list[str] | None = Field(None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted.")
+    baseline: Literal["holdout", "none"] = Field(
+        "holdout",
+        description="holdout: the value is the excess over the same measure with the holdout records in the "
+        "original's place (what the synthetic data matches by chance); none: synthpop's raw share.",
+    )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
 
 
+class DiscoParams(KeysParams):
+    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+
+
 synthpop_metric = partial(
-    metric, family="synthpop", inputs={"original", "synthetic"}, value_range=(0.0, 1.0), references=REFERENCES
+    metric,
+    family="synthpop",
+    inputs={"original", "synthetic"},
+    optional_inputs={"holdout"},
+    value_range=(-1.0, 1.0),
+    references=REFERENCES,
 )
 
 
-def _run(ctx: EvaluationContext, keys: list[str] | None, target: str | None) -> tuple[list[str], str, list[Disclosure]]:
+def _run(
+    ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: Any = None
+) -> tuple[list[str], str, list[Disclosure]]:
     keys = list(keys or ctx.attacker.quasi_identifiers)
     if not keys:
         raise EvaluationError("synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers.")
@@ -61,36 +82,69 @@ def _run(ctx: EvaluationContext, keys: list[str] | None, target: str | None) -> 
             # Identity disclosure needs no target; any non-key column serves the shared computation.
             target = next((c for c in ctx.release.columns if c not in keys), keys[0])
     keys = [k for k in keys if k != target]
-    results = [disclosure(ctx.release.original.frame, d.frame, keys, target) for d in ctx.release.synthetic]
+    real = ctx.release.original.frame if real is None else real
+    results = [disclosure(real, d.frame, keys, target) for d in ctx.release.synthetic]
     return keys, target, results
 
 
 def _share_result(
-    ctx: EvaluationContext, confidence: float, results: list[Disclosure], measure: str, details: dict[str, Any], notes: tuple[str, ...]
+    ctx: EvaluationContext,
+    params: KeysParams,
+    keys: list[str],
+    target: str,
+    results: list[Disclosure],
+    measure: str,
+    details: dict[str, Any],
 ) -> MetricResult:
-    level = bonferroni(confidence, len(results))
+    """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
+    level = bonferroni(params.confidence, len(results))
+    holdout = ctx.release.holdout
+    controls: list[Disclosure | None] = [None] * len(results)
+    if params.baseline == "holdout" and holdout is not None:
+        _, _, controls = _run(ctx, keys, target, holdout.frame)  # type: ignore[assignment]
     per_set = []
-    for dataset, result in zip(ctx.release.synthetic, results, strict=True):
+    for dataset, result, control in zip(ctx.release.synthetic, results, controls, strict=True):
         c = result.counts
         k = getattr(c, measure)
-        per_set.append(
-            {
-                "synthetic": dataset.name,
-                measure: k / c.n_original,
-                "interval": list(stats.clopper_pearson(k, c.n_original, level)),
-                "records": k,
-                "denominator": c.n_original,
-                "all_measures": c.shares(),
-            }
-        )
-    worst = int(np.argmax([p[measure] for p in per_set]))
+        raw_interval = stats.clopper_pearson(k, c.n_original, level)
+        entry = {
+            "synthetic": dataset.name,
+            measure: k / c.n_original,
+            "raw_interval": list(raw_interval),
+            "records": k,
+            "denominator": c.n_original,
+            "all_measures": c.shares(),
+        }
+        if control is None:
+            entry["value"], entry["interval"] = entry[measure], list(raw_interval)
+        else:
+            kc, nc = getattr(control.counts, measure), control.counts.n_original
+            base_interval = stats.clopper_pearson(kc, nc, level)
+            entry["holdout_" + measure] = kc / nc
+            entry["value"] = k / c.n_original - kc / nc
+            # The difference of the two exact intervals' ends: conservative.
+            entry["interval"] = [raw_interval[0] - base_interval[1], raw_interval[1] - base_interval[0]]
+        per_set.append(entry)
+    worst = int(np.argmax([p["value"] for p in per_set]))
     chosen = per_set[worst]
+    has_control = "holdout_" + measure in chosen
+    notes: tuple[str, ...] = ()
+    if params.baseline == "holdout" and holdout is None:
+        notes = ("The release has no holdout, so the value is synthpop's raw share, chance matches included.",)
     return MetricResult(
-        value=chosen[measure],
+        value=chosen["value"],
         interval=tuple(chosen["interval"]),
         confidence=level,
         details={"worst_set": chosen["synthetic"], **details, "per_set": per_set},
         notes=notes,
+        baseline=chosen["holdout_" + measure] if has_control else None,
+        raw=chosen[measure],
+        baseline_label=(
+            f"synthpop's {measure} with the holdout records in the original's place: what the synthetic data matches "
+            "for people it never saw"
+            if has_control
+            else None
+        ),
         sample_size=chosen["denominator"],
     )
 
@@ -109,19 +163,19 @@ def _share_result(
 )
 def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mapping[Need, Any]) -> MetricResult:
     """repU: share of original records unique on the keys whose key is unique in the synthetic data too."""
-    keys, _, results = _run(ctx, params.keys, None)
+    keys, target, results = _run(ctx, params.keys, None)
     c = results[0].counts
     details = {
         "keys": keys,
         "definition": "#{original records with d(k) = 1 and s(k) = 1} / N_original (synthpop's repU / 100)",
         "unique_in_original_UiO": c.UiO / c.n_original,
     }
-    return _share_result(ctx, params.confidence, results, "repU", details, ())
+    return _share_result(ctx, params, keys, target, results, "repU", details)
 
 
 @synthpop_metric(
     name="disco",
-    params=KeysTargetParams,
+    params=DiscoParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
     meaning=(
@@ -135,7 +189,7 @@ def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mappin
         "or coarsen the keys or the target."
     ),
 )
-def disco(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
+def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]) -> MetricResult:
     """DiSCO: share of original records the synthetic data discloses correctly (p_s(t|k) = 1)."""
     keys, target, results = _run(ctx, params.keys, params.target)
     c = results[0].counts
@@ -146,10 +200,10 @@ def disco(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need,
         "disclosive_in_original_DiO": c.DiO / c.n_original,
         "key_in_synthetic_iS": c.iS / c.n_original,
     }
-    return _share_result(ctx, params.confidence, results, "DiSCO", details, ())
+    return _share_result(ctx, params, keys, target, results, "DiSCO", details)
 
 
-@synthpop_metric(
+@partial(synthpop_metric, value_range=(0.0, 1.0))(
     name="tcap",
     params=KeysTargetParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
