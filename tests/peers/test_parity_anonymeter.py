@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from peers_env import run_peer  # noqa: F401 - the fixture
 
 from policycheck.demo import HOLDOUT, TRAINING
 from policycheck.metrics import registry
