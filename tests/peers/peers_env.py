@@ -31,7 +31,10 @@ def peer_python() -> str | None:
 
 
 def has_peers(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics"], capture_output=True)
+    try:
+        probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics"], capture_output=True)
+    except OSError:
+        return False
     return probe.returncode == 0
 
 
