@@ -66,8 +66,10 @@ class SinglingOutParams(Params):
 
 
 class LinkabilityParams(Params):
-    aux_columns: tuple[list[str], list[str]] = Field(
-        description="The two column sets the attacker's two data sets hold, e.g. [[age, sex], [occupation, income]]."
+    aux_columns: tuple[list[str], list[str]] | None = Field(
+        None,
+        description="The two column sets the attacker's two data sets hold, e.g. [[age, sex], [occupation, income]]; "
+        "the attacker's quasi-identifiers split in two halves, in order, when omitted.",
     )
     n_neighbors: int = Field(1, ge=1, le=1000, description="Closest synthetic records compared per half.")
     n_attacks: int = Field(500, ge=1, le=1_000_000, description="Original (and holdout) records attacked.")
@@ -75,8 +77,8 @@ class LinkabilityParams(Params):
 
     @field_validator("aux_columns")
     @classmethod
-    def _non_empty(cls, value: tuple[list[str], list[str]]) -> tuple[list[str], list[str]]:
-        if not value[0] or not value[1]:
+    def _non_empty(cls, value: tuple[list[str], list[str]] | None) -> tuple[list[str], list[str]] | None:
+        if value is not None and (not value[0] or not value[1]):
             raise ValueError("each of the two auxiliary column sets needs at least one column")
         return value
 
@@ -186,7 +188,16 @@ def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: 
 def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Linkability risk (anonymeter): two halves of a record joined through their nearest synthetic records, beyond the control."""
     release = ctx.release
-    halves = [list(params.aux_columns[0]), list(params.aux_columns[1])]
+    if params.aux_columns is not None:
+        halves = [list(params.aux_columns[0]), list(params.aux_columns[1])]
+    else:
+        qis = list(ctx.attacker.quasi_identifiers)
+        if len(qis) < 2:
+            raise EvaluationError(
+                "linkability_risk needs two auxiliary column sets: give params.aux_columns or at least two "
+                "quasi-identifiers to split in halves."
+            )
+        halves = [qis[: len(qis) // 2], qis[len(qis) // 2 :]]
     encodings = tuple(fit_gower(_frames(release), release.column_types, release.orders, cols) for cols in halves)
 
     def encoded(frame) -> tuple[np.ndarray, np.ndarray]:

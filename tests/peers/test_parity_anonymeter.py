@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from peers_env import run_peer  # noqa: F401 - the fixture
 
 from policycheck.demo import HOLDOUT, TRAINING
 from policycheck.metrics import registry
@@ -123,3 +124,14 @@ def test_the_leaky_releases_score_above_the_private_one(parity):
     mine, _ = parity
     for metric in ("singling_out_risk", "linkability_risk", "inference_risk"):
         assert mine[("adult-nonprivate", metric)].value > mine[("adult-indhist", metric)].value
+
+
+@pytest.mark.parametrize("release", ["adult-nonprivate", "adult-indhist"])
+def test_anonymeters_inference_baseline_guesses_for_only_a_sixth_of_its_targets(parity, release):
+    # anonymeter 1.1 re-indexes 500 random synthetic secrets onto 500 targets by row label
+    # (reindex_like): only about 500 / 3000 of the targets share a label with a drawn record and get a
+    # guess, so its random-guess baseline is about a sixth of ours (docs/peer-measures.md).
+    mine, peer = parity
+    ours_baseline = mine[(release, "inference_risk")].details["per_set"][0]["baseline_successes"]
+    ratio = peer[(release, "inference_risk")]["n_baseline"] / ours_baseline
+    assert ratio == pytest.approx(500 / 3000, abs=0.08)

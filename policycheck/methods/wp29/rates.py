@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
+from policycheck.stats import bonferroni  # noqa: F401 - the worst-of-k level every family uses
+
 
 @dataclass(frozen=True)
 class SuccessRate:
@@ -69,11 +71,6 @@ def bound(rate: SuccessRate) -> Risk:
         return min(max(x, 0.0), 1.0)
 
     return Risk(clip(rate.value), (clip(rate.value - rate.error), clip(rate.value + rate.error)))
-
-
-def bonferroni(confidence: float, k: int) -> float:
-    """Per-alternative confidence when the worst of ``k`` is reported: ``1 - (1 - confidence) / k``."""
-    return 1.0 - (1.0 - confidence) / max(k, 1)
 
 
 @dataclass(frozen=True)

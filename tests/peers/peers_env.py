@@ -1,4 +1,5 @@
-"""Parity with the peer tools, run in their own environment.
+"""Parity with the peer tools, run in their own environment (a helper module: a conftest.py here
+would shadow tests/conftest.py, which other tests import by name).
 
 anonymeter 1.1 pins numpy < 1.27 while policycheck runs on numpy 2, so the
 peers live in a separate virtual environment (``.venv-peers``, made by
@@ -30,7 +31,10 @@ def peer_python() -> str | None:
 
 
 def has_peers(python: str) -> bool:
-    probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics"], capture_output=True)
+    try:
+        probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics"], capture_output=True)
+    except OSError:
+        return False
     return probe.returncode == 0
 
 

@@ -1,0 +1,263 @@
+"""synthpop's disclosure measures: replicated uniques (repU), DiSCO and TCAP.
+
+The measures UK statistical offices use for synthetic data (Raab, Nowok and
+Dibben 2024, synthpop's ``disclosure()``; Taub et al. 2018), defined in
+:mod:`policycheck.methods.synthpop_disclosure`. ``repU`` and ``DiSCO`` are
+shares of the original records with a Clopper-Pearson interval. Both
+include chance: an independent synthesizer still replicates some uniques and
+discloses some targets. So by default the rule's value is the excess over
+the same measure computed with the holdout records in the original's place
+(synthpop's raw share is the report's ``raw``; params ``baseline: none``
+bounds the raw share). Every other
+measure of synthpop's table (UiO, UiS, UiOiS, DiO, iS, DiS, DiSDiO and
+synthpop's own TCAP column) is in the report's details beside them. With
+several synthetic sets each interval is at the Bonferroni level and the
+value is the worst set's. Missing key or target values are a category of
+their own, as in synthpop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from policycheck import stats
+from policycheck.methods.synthpop_disclosure import Disclosure, disclosure
+from policycheck.methods.wp29.rates import bonferroni
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.registry import Params, metric
+
+REFERENCES = (
+    "G. M. Raab, B. Nowok, C. Dibben: Practical privacy metrics for synthetic data, arXiv:2406.16826 (2024); "
+    "synthpop 1.9 disclosure().",
+    "J. Taub, M. Elliot, M. Pampaka, D. Smith: Differential correct attribution probability for synthetic data: "
+    "an exploration, Privacy in Statistical Databases 2018.",
+)
+
+
+class KeysTargetParams(Params):
+    keys: list[str] | None = Field(None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted.")
+    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the interval.")
+
+
+class KeysParams(Params):
+    keys: list[str] | None = Field(None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted.")
+    baseline: Literal["holdout", "none"] = Field(
+        "holdout",
+        description="holdout: the value is the excess over the same measure with the holdout records in the "
+        "original's place (what the synthetic data matches by chance); none: synthpop's raw share.",
+    )
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
+
+
+class DiscoParams(KeysParams):
+    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+
+
+synthpop_metric = partial(
+    metric,
+    family="synthpop",
+    inputs={"original", "synthetic"},
+    optional_inputs={"holdout"},
+    value_range=(-1.0, 1.0),
+    references=REFERENCES,
+)
+
+
+def _run(
+    ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: Any = None
+) -> tuple[list[str], str, list[Disclosure]]:
+    keys = list(keys or ctx.attacker.quasi_identifiers)
+    if not keys:
+        raise EvaluationError("synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers.")
+    if target is None:
+        if ctx.attacker.secrets:
+            target = ctx.attacker.secrets[0]
+        else:
+            # Identity disclosure needs no target; any non-key column serves the shared computation.
+            target = next((c for c in ctx.release.columns if c not in keys), keys[0])
+    keys = [k for k in keys if k != target]
+    real = ctx.release.original.frame if real is None else real
+    results = [disclosure(real, d.frame, keys, target) for d in ctx.release.synthetic]
+    return keys, target, results
+
+
+def _share_result(
+    ctx: EvaluationContext,
+    params: KeysParams,
+    keys: list[str],
+    target: str,
+    results: list[Disclosure],
+    measure: str,
+    details: dict[str, Any],
+) -> MetricResult:
+    """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
+    level = bonferroni(params.confidence, len(results))
+    holdout = ctx.release.holdout
+    controls: list[Disclosure | None] = [None] * len(results)
+    if params.baseline == "holdout" and holdout is not None:
+        _, _, controls = _run(ctx, keys, target, holdout.frame)  # type: ignore[assignment]
+    per_set = []
+    for dataset, result, control in zip(ctx.release.synthetic, results, controls, strict=True):
+        c = result.counts
+        k = getattr(c, measure)
+        raw_interval = stats.clopper_pearson(k, c.n_original, level)
+        entry = {
+            "synthetic": dataset.name,
+            measure: k / c.n_original,
+            "raw_interval": list(raw_interval),
+            "records": k,
+            "denominator": c.n_original,
+            "all_measures": c.shares(),
+        }
+        if control is None:
+            entry["value"], entry["interval"] = entry[measure], list(raw_interval)
+        else:
+            kc, nc = getattr(control.counts, measure), control.counts.n_original
+            base_interval = stats.clopper_pearson(kc, nc, level)
+            entry["holdout_" + measure] = kc / nc
+            entry["value"] = k / c.n_original - kc / nc
+            # The difference of the two exact intervals' ends: conservative.
+            entry["interval"] = [raw_interval[0] - base_interval[1], raw_interval[1] - base_interval[0]]
+        per_set.append(entry)
+    worst = int(np.argmax([p["value"] for p in per_set]))
+    chosen = per_set[worst]
+    has_control = "holdout_" + measure in chosen
+    notes: tuple[str, ...] = ()
+    if params.baseline == "holdout" and holdout is None:
+        notes = ("The release has no holdout, so the value is synthpop's raw share, chance matches included.",)
+    return MetricResult(
+        value=chosen["value"],
+        interval=tuple(chosen["interval"]),
+        confidence=level,
+        details={"worst_set": chosen["synthetic"], **details, "per_set": per_set},
+        notes=notes,
+        baseline=chosen["holdout_" + measure] if has_control else None,
+        raw=chosen[measure],
+        baseline_label=(
+            f"synthpop's {measure} with the holdout records in the original's place: what the synthetic data matches "
+            "for people it never saw"
+            if has_control
+            else None
+        ),
+        sample_size=chosen["denominator"],
+    )
+
+
+@synthpop_metric(
+    name="replicated_uniques",
+    params=KeysParams,
+    knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
+    column_params=("keys",),
+    meaning=(
+        "The share of original records that are the only one with their combination of key values and whose "
+        "combination is also unique in the synthetic data (repU). Such a synthetic record looks like a real, "
+        "identifiable person; UiO beside it is the share unique in the original, the most repU can be."
+    ),
+    remedy="Regenerate with a synthesizer that does not reproduce rare key combinations, or coarsen the keys.",
+)
+def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """repU: share of original records unique on the keys whose key is unique in the synthetic data too."""
+    keys, target, results = _run(ctx, params.keys, None)
+    c = results[0].counts
+    details = {
+        "keys": keys,
+        "definition": "#{original records with d(k) = 1 and s(k) = 1} / N_original (synthpop's repU / 100)",
+        "unique_in_original_UiO": c.UiO / c.n_original,
+    }
+    return _share_result(ctx, params, keys, target, results, "repU", details)
+
+
+@synthpop_metric(
+    name="disco",
+    params=DiscoParams,
+    knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
+    column_params=("keys", "target"),
+    meaning=(
+        "The share of original records whose key values, looked up in the synthetic data, point to a single "
+        "target value that is the person's true one (DiSCO: disclosive in synthetic, correct in original). DiO "
+        "beside it is the share the original data itself discloses, iS the share whose key occurs in the "
+        "synthetic data at all."
+    ),
+    remedy=(
+        "Regenerate with a synthesizer that does not tie the target to key combinations shared by few people, "
+        "or coarsen the keys or the target."
+    ),
+)
+def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """DiSCO: share of original records the synthetic data discloses correctly (p_s(t|k) = 1)."""
+    keys, target, results = _run(ctx, params.keys, params.target)
+    c = results[0].counts
+    details = {
+        "keys": keys,
+        "target": target,
+        "definition": "#{original records with p_s(t|k) = 1} / N_original (synthpop's DiSCO / 100)",
+        "disclosive_in_original_DiO": c.DiO / c.n_original,
+        "key_in_synthetic_iS": c.iS / c.n_original,
+    }
+    return _share_result(ctx, params, keys, target, results, "DiSCO", details)
+
+
+@partial(synthpop_metric, value_range=(0.0, 1.0))(
+    name="tcap",
+    params=KeysTargetParams,
+    knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
+    column_params=("keys", "target"),
+    meaning=(
+        "For the people whose key values determine the target in the original data, how often, on average, the "
+        "synthetic records with the same key carry that person's target value (targeted correct attribution "
+        "probability). The baseline is what guessing from the target's overall distribution gets."
+    ),
+    remedy="Regenerate with a synthesizer that keeps less of the link between the keys and the target.",
+)
+def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
+    """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
+    keys, target, results = _run(ctx, params.keys, params.target)
+    level = bonferroni(params.confidence, len(results))
+    per_set = []
+    for i, (dataset, result) in enumerate(zip(ctx.release.synthetic, results, strict=True)):
+        c = result.counts
+        if c.tcap_records == 0:
+            per_set.append({"synthetic": dataset.name, "tcap": None, "records": 0})
+            continue
+        values = result.tcap_per_record
+        interval = stats.bootstrap_interval(
+            lambda idx: float(values[idx].mean()), values.size, ctx.rng("tcap", i), 200, level
+        )
+        per_set.append(
+            {
+                "synthetic": dataset.name,
+                "tcap": c.tcap,
+                "interval": list(interval),
+                "baseline": c.tcap_baseline,
+                "records": c.tcap_records,
+                "synthpop_TCAP_column": c.shares()["synthpop_TCAP"],
+            }
+        )
+    measured = [p for p in per_set if p["tcap"] is not None]
+    if not measured:
+        raise EvaluationError(
+            "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
+        )
+    chosen = max(measured, key=lambda p: p["tcap"])
+    return MetricResult(
+        value=chosen["tcap"],
+        interval=tuple(chosen["interval"]),
+        confidence=level,
+        details={
+            "worst_set": chosen["synthetic"],
+            "keys": keys,
+            "target": target,
+            "definition": "mean of p_s(t|k) over original records with p_d(t|k) = 1 whose key occurs in the synthetic data",
+            "per_set": per_set,
+        },
+        baseline=chosen["baseline"],
+        raw=chosen["tcap"],
+        baseline_label="the share of each record's target value in the original: a guess from the target's distribution",
+        sample_size=chosen["records"],
+    )

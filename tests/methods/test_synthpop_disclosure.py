@@ -1,0 +1,59 @@
+"""synthpop's disclosure measures and TCAP on a hand-computed example (Raab et al. 2024; Taub et al. 2018)."""
+
+import pandas as pd
+import pytest
+
+from policycheck.methods.synthpop_disclosure import disclosure
+
+# Keys (sex, age), target income. Original, 6 records:
+#   (F,30,lo) unique; (F,40,hi) unique; (M,30,lo) x2 both lo; (M,50,hi), (M,50,lo) mixed; and None key (F,None,hi) unique.
+ORIGINAL = pd.DataFrame(
+    {
+        "sex": ["F", "F", "M", "M", "M", "M", "F"],
+        "age": [30, 40, 30, 30, 50, 50, None],
+        "income": ["lo", "hi", "lo", "lo", "hi", "lo", "hi"],
+    }
+)
+# Synthetic, 6 records: (F,30,lo) once -> replicated unique, correct; (F,40,lo) once -> unique, wrong target;
+# (M,30,lo) x2 -> disclosive, correct; (M,50,hi) once -> disclosive for one of the two; (F,None,hi) -> replicated.
+SYNTHETIC = pd.DataFrame(
+    {
+        "sex": ["F", "F", "M", "M", "M", "F"],
+        "age": [30, 40, 30, 30, 50, None],
+        "income": ["lo", "lo", "lo", "lo", "hi", "hi"],
+    }
+)
+
+
+def test_identity_measures_count_uniques_replicated_in_the_synthetic_data():
+    c = disclosure(ORIGINAL, SYNTHETIC, ["sex", "age"], "income").counts
+    # Unique in original: (F,30), (F,40), (F,None) -> UiO 3; all three keys unique in synthetic too -> repU 3.
+    assert (c.UiO, c.UiOiS, c.repU) == (3, 3, 3)
+    # Unique in synthetic: (F,30), (F,40), (M,50), (F,None) -> 4 of 6.
+    assert c.UiS == 4
+    assert c.shares()["repU"] == pytest.approx(3 / 7)
+
+
+def test_attribute_measures_and_their_original_data_baselines():
+    c = disclosure(ORIGINAL, SYNTHETIC, ["sex", "age"], "income").counts
+    # DiO: key determines the target in the original: the three uniques and the two (M,30) -> 5 of 7.
+    assert c.DiO == 5
+    # iS: every original key occurs in the synthetic data -> 7.
+    assert c.iS == 7
+    # DiS: synthetic discloses some target for the key: all keys (each synthetic key group is pure) -> 7.
+    assert c.DiS == 7
+    # DiSCO: synthetic gives the record's own target: (F,30,lo), (M,30,lo) x2, (M,50,hi), (F,None,hi) -> 5;
+    # (F,40,hi) gets lo, (M,50,lo) gets hi.
+    assert c.DiSCO == 5
+    # DiSDiO: DiSCO and DiO: all of them but (M,50,hi) -> 4.
+    assert c.DiSDiO == 4
+    assert c.shares()["DiSCO"] == pytest.approx(5 / 7) and c.shares()["synthpop_TCAP"] == pytest.approx(5 / 7)
+
+
+def test_tcap_averages_the_synthetic_attribution_over_records_the_original_discloses():
+    result = disclosure(ORIGINAL, SYNTHETIC, ["sex", "age"], "income")
+    # Targeted: the 5 DiO records, all keys in synthetic; p_s: (F,30,lo) 1, (F,40,hi) 0, (M,30,lo) 1, 1, (F,None,hi) 1.
+    assert result.counts.tcap_records == 5
+    assert result.counts.tcap == pytest.approx(4 / 5)
+    # Baseline: share of the record's income in the original: lo 4/7, hi 3/7 -> (4 + 3 + 4 + 4 + 3) / 7 / 5.
+    assert result.counts.tcap_baseline == pytest.approx(18 / 35)

@@ -1,0 +1,52 @@
+"""The regulators' policies on the demo: the indhist release passes and the nonprivate release fails."""
+
+from pathlib import Path
+
+import pytest
+
+from policycheck.checking import check_release
+from policycheck.demo import write_release
+from policycheck.release.load import load_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 20261121
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("peer-policies")
+    policy = folder / "adult.policy.yaml"
+    policy.write_text(
+        f"""extends: [{ROOT / 'policies' / 'gdpr-three-criteria.policy.yaml'}, {ROOT / 'policies' / 'ons-disclosure.policy.yaml'}]
+metadata: {{id: adult-regulators, title: Adult under the regulators' measures, version: "1.0", owner: test}}
+attacker:
+  model: maximum-knowledge
+  quasi_identifiers: [age, sex, race, marital_status, education, native_country, workclass]
+  secrets: [income]
+seed: {SEED}
+""",
+        encoding="utf-8",
+    )
+    out = {}
+    for name in ("nonprivate", "indhist"):
+        release = load_manifest(write_release(name, folder / "releases", SEED))
+        out[name] = check_release(policy, release, folder / "reports" / name, seed=SEED, progress=False)
+    return out
+
+
+def verdicts(report):
+    return {rule["id"]: rule["verdict"] for rule in report["rules"]}
+
+
+def test_indhist_passes_every_blocking_rule(reports):
+    report = reports["indhist"]
+    assert report["exit_code"] == 0 and report["verdict"] in ("pass", "warn"), verdicts(report)
+    blocking = {r["id"]: r["verdict"] for r in report["rules"] if r["severity"] == "blocking"}
+    assert set(blocking) == {"singling-out", "linkability", "inference", "replicated-uniques", "disco", "tcap", "cap-protection"}
+    assert all(v in ("pass", "warn") for v in blocking.values()), blocking
+
+
+def test_nonprivate_fails_every_new_rule(reports):
+    report = reports["nonprivate"]
+    assert report["verdict"] == "fail" and report["exit_code"] == 1
+    assert set(verdicts(report).values()) == {"fail"}, verdicts(report)
