@@ -102,7 +102,8 @@ def _referenced_files(
     from policycheck.methods.dp.ledger import LedgerError, load_ledger
 
     rules = source.data.get("rules")
-    index = {r.get("id"): i for i, r in enumerate(rules if isinstance(rules, list) else []) if isinstance(r, dict)}
+    index = {r["id"]: i for i, r in enumerate(rules if isinstance(rules, list) else [])
+             if isinstance(r, dict) and isinstance(r.get("id"), str)}
     files: list[tuple[Path, str]] = []
     problems: list[Problem] = []
     for rule_id, params in params_by_rule.items():

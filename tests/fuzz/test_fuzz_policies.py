@@ -178,11 +178,17 @@ def exercise(release, text: str) -> None:
     COUNTS["policies"] += 1
     if COUNTS["policies"] % 50 == 0:
         flush()
-    code, out, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
+    code, out, err = run_cli("validate", "p.yaml")
     check_contract(code, err, FILES)
     COUNTS[f"validate exit {code}"] += 1
     code, out, err = run_cli("plan", "p.yaml", "--json")
     check_contract(code, err, FILES)
+    if code != 0:
+        return
+    # NOTE: loading the release costs most of an example: only policies valid on their own get it.
+    code, _, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
+    check_contract(code, err, FILES)
+    COUNTS[f"validate with release exit {code}"] += 1
     if code != 0:
         return
     try:

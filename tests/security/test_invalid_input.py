@@ -26,6 +26,7 @@ def _run(*args):
     (HEAD + "extends: " + "a" * 5000 + ".yaml\n" + RULE, "p.yaml:3:1: extended policy 'aaaa"),
     (HEAD.replace("id: x", 'id: "x\\ud83d"') + RULE, "p.yaml:1:12: metadata.id: input should be a valid string"),
     (HEAD + RULE.replace("{column: sex", "{ledger: missing.yaml, column: sex"), "p.yaml:4:"),
+    (HEAD + RULE.replace("id: r,", "id: [r],"), "p.yaml:4:"),  # found by the fuzz suite
 ])
 def test_invalid_policies_exit_2_with_one_located_line(toy_metric, write, toy_release, text, expected):
     write("p.yaml", text)
