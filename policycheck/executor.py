@@ -131,7 +131,7 @@ class LocalProcessExecutor(Executor):
         try:
             items = share_repeated(items, lambda obj: _to_shared_memory(obj, call, segments))
             task = _ResolveShared(fn) if segments else fn
-            return _run_window(self._pool, task, items, workers, progress)
+            return _run_window(self._pool, task, items, workers, progress, self.workers)
         finally:
             for segment in segments:
                 segment.close()
@@ -143,12 +143,18 @@ class LocalProcessExecutor(Executor):
             self._pool = None
 
 
-def _run_window(pool, fn, items, workers, progress) -> list:
-    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order."""
+def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
+    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order.
+
+    With every worker of the pool allowed, everything is submitted at once, so
+    a worker never waits for this process to hand it the next item.
+    """
     results: list[Any] = [None] * len(items)
     pending: dict[Any, int] = {}
     queue = iter(enumerate(items))
     done = 0
+    if workers >= pool_size:
+        workers = len(items)
     for i, item in itertools.islice(queue, workers):
         pending[pool.submit(fn, item)] = i
     while pending:
