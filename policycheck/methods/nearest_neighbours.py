@@ -209,26 +209,27 @@ def closest_records(
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
     """Time both searches on the ``pilot`` queries; store their answers in ``found``.
 
-    Returns the faster search and its seconds per query. The branch and
-    bound first meets a quarter of the pilot: where it does not prune, one
-    of its queries can cost as much as the brute force's whole pilot, so it
-    stops there when already twice slower.
+    Returns the faster search and its seconds per query. Times are this
+    thread's CPU time, so a busy machine that deschedules the process does
+    not tilt the choice. The branch and bound first meets a quarter of the
+    pilot: where it does not prune, one of its queries can cost as much as
+    the brute force's whole pilot, so it stops there when already four
+    times slower.
     """
     search.prepare()
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries[pilot]))
-    brute = (time.perf_counter() - t0) / pilot.size
+    brute = (time.thread_time() - t0) / pilot.size
     head = pilot[: max(1, pilot.size // 4)]
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     search_chunk(search.task(TREE, queries[head]))
-    tree = (time.perf_counter() - t0) / head.size
-    if tree > 2 * brute or head.size == pilot.size:
-        return (TREE, tree) if tree < brute else (BRUTE_FORCE, brute)
-    tail = pilot[head.size :]
-    t0 = time.perf_counter()
-    search_chunk(search.task(TREE, queries[tail]))
-    tree = (tree * head.size + time.perf_counter() - t0) / pilot.size
-    return (TREE, tree) if tree < brute else (BRUTE_FORCE, brute)
+    tree = (time.thread_time() - t0) / head.size
+    if tree <= 4 * brute and head.size < pilot.size:
+        tail = pilot[head.size :]
+        t0 = time.thread_time()
+        search_chunk(search.task(TREE, queries[tail]))
+        tree = (tree * head.size + time.thread_time() - t0) / pilot.size
+    return (TREE, tree) if tree <= brute else (BRUTE_FORCE, brute)
 
 
 class _Reference:
