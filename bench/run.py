@@ -1,7 +1,9 @@
 """The benchmark suite: one table of wall times, memory and ratios to a peer, also written as JSON.
 
 Every row runs in a fresh Python process (so its peak memory is its own):
-``wall`` is the wall-clock seconds of the timed step, ``rss self`` the peak
+``wall`` is the wall-clock seconds of the timed step (for DCR rows the note
+adds ``cpu``, CPU seconds of the process and its live workers, which a busy
+machine inflates much less), ``rss self`` the peak
 resident memory of the process that ran the check and ``rss worker`` the
 largest peak among its worker processes (pool or Dask workers), both in MB.
 
@@ -142,6 +144,7 @@ def self_peak_mb() -> float:
 
 
 def run_dcr(spec: dict) -> dict:
+    from bench.bench_dcr import cpu_seconds
     from policycheck.executor import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
@@ -156,10 +159,10 @@ def run_dcr(spec: dict) -> dict:
     with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
         # Warm-up outside the timing: pool start, numba compile or cache load.
         closest_records([SearchJob(x_sy[:64], x_tr[:64])] * 2, enc.kinds, executor)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         found = closest_records(jobs, enc.kinds, executor)
-        wall = time.perf_counter() - t0
-    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    return {"wall": wall, "cpu": round(cpu, 2), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
             "method": sorted({f.method for f in found}),
             "check": float(np.mean(found[0].distance < found[1].distance))}
 
@@ -346,7 +349,7 @@ def main() -> None:
             mine[key] = min(mine.get(key, np.inf), out["wall"])
         out["peer_ratio"] = ratio
         results.append(out)
-        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("method", "solve_s", "accuracy", "value"))
+        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value"))
         print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
               f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
               f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)
