@@ -27,6 +27,7 @@ Two rules keep parallel work from costing more than it saves:
 from __future__ import annotations
 
 import itertools
+import mmap
 import os
 import pickle
 from abc import ABC, abstractmethod
@@ -126,10 +127,11 @@ class LocalProcessExecutor(Executor):
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
         segments: list[shared_memory.SharedMemory] = []
+        call = next(self._calls)
         try:
-            items = share_repeated(items, lambda obj: _to_shared_memory(obj, next(self._calls), segments))
+            items = share_repeated(items, lambda obj: _to_shared_memory(obj, call, segments))
             task = _ResolveShared(fn) if segments else fn
-            return _run_window(self._pool, task, items, workers, progress)
+            return _run_window(self._pool, task, items, workers, progress, self.workers)
         finally:
             for segment in segments:
                 segment.close()
@@ -141,12 +143,18 @@ class LocalProcessExecutor(Executor):
             self._pool = None
 
 
-def _run_window(pool, fn, items, workers, progress) -> list:
-    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order."""
+def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
+    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order.
+
+    With every worker of the pool allowed, everything is submitted at once, so
+    a worker never waits for this process to hand it the next item.
+    """
     results: list[Any] = [None] * len(items)
     pending: dict[Any, int] = {}
     queue = iter(enumerate(items))
     done = 0
+    if workers >= pool_size:
+        workers = len(items)
     for i, item in itertools.islice(queue, workers):
         pending[pool.submit(fn, item)] = i
     while pending:
@@ -232,33 +240,46 @@ def _to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     return SharedPickle(segment.name, len(blob), call)
 
 
-#: In a worker: the segments of the current map call, by name.
-_attached: dict[str, tuple[shared_memory.SharedMemory, Any]] = {}
+#: In a worker: the objects of the current map call's segments, by segment name.
+_attached: dict[str, Any] = {}
 _attached_call: list[int] = [-1]
 
 
 def resolve_shared(handle: Any) -> Any:
-    """In a worker: the object behind a shared-memory handle (attached once per call)."""
+    """In a worker: the object behind a shared-memory handle (mapped once per map call)."""
     if not isinstance(handle, (SharedArray, SharedPickle)):
         return handle
     if handle.call != _attached_call[0]:
-        # A new map call: its predecessor's segments are gone in the parent.
-        for segment, _ in _attached.values():
-            try:
-                segment.close()
-            except BufferError:  # pragma: no cover - a view still held by a result
-                pass
+        # A new map call: the parent has unlinked its predecessor's segments. Dropping our
+        # references unmaps them once no array uses them (an array keeps its mapping alive).
         _attached.clear()
         _attached_call[0] = handle.call
     if handle.segment not in _attached:
-        segment = shared_memory.SharedMemory(name=handle.segment)
+        mapping = _map_read_only(handle.segment)
         if isinstance(handle, SharedArray):
-            value: Any = np.ndarray(handle.shape, np.dtype(handle.dtype), buffer=segment.buf)
-            value.flags.writeable = False
+            count = int(np.prod(handle.shape))
+            _attached[handle.segment] = np.frombuffer(mapping, np.dtype(handle.dtype), count).reshape(handle.shape)
         else:
-            value = pickle.loads(segment.buf[: handle.size])
-        _attached[handle.segment] = (segment, value)
-    return _attached[handle.segment][1]
+            _attached[handle.segment] = pickle.loads(mapping[: handle.size])
+    return _attached[handle.segment]
+
+
+def _map_read_only(name: str) -> Any:
+    """Map a shared-memory segment read-only.
+
+    Not through ``SharedMemory(name)``: before Python 3.13 that registers the
+    segment with this process's resource tracker, which then warns of leaks
+    and unlinks it a second time.
+    """
+    try:
+        import _posixshmem
+    except ImportError:  # pragma: no cover - Windows: no resource tracker there
+        return shared_memory.SharedMemory(name=name).buf
+    fd = _posixshmem.shm_open("/" + name.lstrip("/"), os.O_RDONLY, mode=0o600)
+    try:
+        return mmap.mmap(fd, os.fstat(fd).st_size, prot=mmap.PROT_READ)
+    finally:
+        os.close(fd)
 
 
 class _ResolveShared:

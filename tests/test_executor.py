@@ -77,3 +77,19 @@ def pid_of(_):
     import os
 
     return os.getpid()
+
+
+def sum_of_two(item):
+    first, second, k = item
+    return float(first.sum() + second.sum()) + k
+
+
+def test_several_shared_arrays_in_one_item_stay_readable_across_calls():
+    import numpy as np
+
+    a, b = np.ones(40_000), np.full(40_000, 2.0)
+    with LocalProcessExecutor(workers=2) as pool:
+        for call in range(3):
+            c = np.full(30_000, float(call))
+            assert pool.map(sum_of_two, [(a, b, k) for k in range(4)]) == [120_000.0 + k for k in range(4)]
+            assert pool.map(sum_of_two, [(a, c, k) for k in range(4)]) == [40_000.0 + 30_000 * call + k for k in range(4)]

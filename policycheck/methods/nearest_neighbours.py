@@ -183,15 +183,9 @@ def closest_records(
         if id(job.reference) not in searches:
             searches[id(job.reference)] = _Reference(job.reference, n_cat)
         search = searches[id(job.reference)]
-        # Pilot: both searches on the same few queries; their answers agree.
         pilot, rest = rest[:PILOT_QUERIES], rest[PILOT_QUERIES:]
-        seconds = {}
-        for method in (TREE, BRUTE_FORCE):
-            t0 = time.perf_counter()
-            found[pilot] = search_chunk(search.task(method, job.queries[pilot]))
-            seconds[method] = (time.perf_counter() - t0) / pilot.size
-        method = min(seconds, key=seconds.get)
-        plans.append((rest, method, seconds[method] * rest.size))
+        method, per_query = _pilot(search, job.queries, pilot, found)
+        plans.append((rest, method, per_query * rest.size))
     cost = sum(seconds for _, _, seconds in plans)
     workers = executor.workers_for(cost)
     total_rest = sum(rest.size for rest, _, _ in plans)
@@ -212,6 +206,32 @@ def closest_records(
     return out
 
 
+def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
+    """Time both searches on the ``pilot`` queries; store their answers in ``found``.
+
+    Returns the faster search and its seconds per query. Times are this
+    thread's CPU time, so a busy machine that deschedules the process does
+    not tilt the choice. The branch and bound first meets a quarter of the
+    pilot: where it does not prune, one of its queries can cost as much as
+    the brute force's whole pilot, so it stops there when already four
+    times slower.
+    """
+    search.prepare()
+    t0 = time.thread_time()
+    found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries[pilot]))
+    brute = (time.thread_time() - t0) / pilot.size
+    head = pilot[: max(1, pilot.size // 4)]
+    t0 = time.thread_time()
+    search_chunk(search.task(TREE, queries[head]))
+    tree = (time.thread_time() - t0) / head.size
+    if tree <= 4 * brute and head.size < pilot.size:
+        tail = pilot[head.size :]
+        t0 = time.thread_time()
+        search_chunk(search.task(TREE, queries[tail]))
+        tree = (tree * head.size + time.thread_time() - t0) / pilot.size
+    return (TREE, tree) if tree <= brute else (BRUTE_FORCE, brute)
+
+
 class _Reference:
     """A reference set prepared for both searches (each built when first asked for)."""
 
@@ -222,16 +242,20 @@ class _Reference:
         self._tree: PrefixTree | None = None
         self._by_column: np.ndarray | None = None
 
+    def prepare(self) -> None:
+        """Build both searches' arrays (outside the pilot's timing)."""
+        if self._tree is None:
+            self._tree = build_prefix_tree(self.reference[:, self.columns], self.n_cat)
+        if self._by_column is None:
+            self._by_column = np.ascontiguousarray(self.reference.T)
+
     def task(self, method: str, queries: np.ndarray) -> tuple:
         """An executor item: the method, the queries and the (shared) reference arrays."""
+        self.prepare()
         if method == TREE:
-            if self._tree is None:
-                self._tree = build_prefix_tree(self.reference[:, self.columns], self.n_cat)
             tree = self._tree
             return (TREE, np.ascontiguousarray(queries[:, self.columns]), tree.rows, tree.original, tree.run_end,
                     self.n_cat)
-        if self._by_column is None:
-            self._by_column = np.ascontiguousarray(self.reference.T)
         return (BRUTE_FORCE, np.ascontiguousarray(queries), self._by_column)
 
 
@@ -310,8 +334,14 @@ def compile_search() -> None:
     """
     rows = np.zeros((1, 2))
     tree = build_prefix_tree(rows, 1)
+    by_column = np.ascontiguousarray(rows.T)
     _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
-    _brute_force(rows, np.ascontiguousarray(rows.T), BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    # Workers read the reference arrays from shared memory, read-only: another specialisation.
+    for array in (tree.rows, tree.original, tree.run_end, by_column):
+        array.flags.writeable = False
+    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
+    _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
     _first_equal_row(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))
     _row_hashes(rows.view(np.uint64))
 

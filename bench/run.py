@@ -1,0 +1,361 @@
+"""The benchmark suite: one table of wall times, memory and ratios to a peer, also written as JSON.
+
+Every row runs in a fresh Python process (so its peak memory is its own):
+``wall`` is the wall-clock seconds of the timed step (for DCR rows the note
+adds ``cpu``, CPU seconds of the process and its live workers, which a busy
+machine inflates much less), ``rss self`` the peak
+resident memory of the process that ran the check and ``rss worker`` the
+largest peak among its worker processes (pool or Dask workers), both in MB.
+
+Rows:
+
+- ``dcr``: the four exact Gower DCR directions of one synthetic set
+  (synthetic -> training, synthetic -> holdout, training -> synthetic,
+  holdout -> synthetic), train = holdout = synthetic = n rows, as
+  ``gower_dcr`` computes them. Shapes: ``mixed12`` (6 numeric, 6 categorical
+  with 2-20 levels, a noisy bootstrap: ``bench/bench_dcr.py``),
+  ``continuous30`` (30 continuous columns) and ``categorical1000`` (a
+  1,000-level categorical beside 4 numeric and 3 small categorical ones).
+- ``dcr-share``: the two directions the peer computes (synthetic -> training,
+  synthetic -> holdout); ``peer`` is SURE (``clearbox-sure``) on the same
+  data in the same run, from ``--peer-python`` (a Python with clearbox-sure
+  installed), or, when that is not given, a NumPy transcription of SURE's
+  published row-by-row formula (``sure/distance_metrics/gower_matrix_c.pyx``:
+  float32, one query against all records at a time), marked ``sure-formula``.
+- ``linkage``: the linkage attack of ``bench/bench_linkage.py`` (n records,
+  p = 5, M = 5 sets, criterion sum).
+- ``lp``: the LP reconstruction attack at 10^5 4-way queries
+  (``bench/bench_reconstruction.py``), one solve.
+- ``game``: ``check`` of a policy with one attribute-inference game rule
+  (100 repetitions, built-in nonprivate synthesizer, exact-match attack) on the demo
+  data, local pool against a Dask LocalCluster (wall includes starting it).
+
+SURE is heavy (Streamlit, LightGBM, XGBoost, NumPy < 2), so it lives in a venv of its
+own: ``python3 -m venv /tmp/sure && /tmp/sure/bin/pip install clearbox-sure==0.2.16``.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.run [--quick] [--peer-python /tmp/sure/bin/python] [--json bench/results.json]
+
+``--quick`` runs the small sizes only. Note the machine's load average (printed)
+beside any figure: on a shared machine, repeat and keep the minimum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SHAPES = ("mixed12", "continuous30", "categorical1000")
+
+
+def make_sets(shape: str, n: int, seed: int = 20261121):
+    """Training, holdout and a noisy-bootstrap synthetic set of ``shape``, with column types."""
+    from bench.bench_dcr import LEVELS, NUMERIC, make_population, noisy_bootstrap
+    from policycheck.release.model import ColumnType
+
+    rng = np.random.default_rng(seed)
+    if shape == "mixed12":
+        train, hold = make_population(n, rng), make_population(n, rng)
+        syn = noisy_bootstrap(train, rng)
+        types = {c: ColumnType.NUMERIC for c in NUMERIC} | {c: ColumnType.CATEGORICAL for c in LEVELS}
+        return train, hold, syn, types
+
+    def population(m: int) -> pd.DataFrame:
+        z = rng.normal(size=m)
+        if shape == "continuous30":
+            return pd.DataFrame({f"x{j}": 0.5 * z + rng.normal(size=m) for j in range(30)})
+        frame = {f"x{j}": np.round(0.5 * z + rng.normal(size=m), 2) for j in range(4)}
+        frame["code"] = [f"c{k}" for k in rng.integers(0, 1000, m)]
+        for j, levels in enumerate((2, 4, 8)):
+            frame[f"k{j}"] = [f"v{k}" for k in rng.integers(0, levels, m)]
+        return pd.DataFrame(frame)
+
+    train, hold = population(n), population(n)
+    syn = train.iloc[rng.integers(0, n, n)].reset_index(drop=True)
+    numeric = [c for c in syn if c.startswith("x")]
+    syn[numeric] = syn[numeric] + rng.normal(0, 0.1, (n, len(numeric)))
+    types = {c: ColumnType.NUMERIC if c.startswith("x") else ColumnType.CATEGORICAL for c in syn}
+    return train, hold, syn, types
+
+
+class PeakWatcher:
+    """Samples the peak resident memory (VmHWM) of every descendant process while it runs."""
+
+    def __init__(self) -> None:
+        self.worker_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> PeakWatcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.25):
+            self._sample()
+
+    def _sample(self) -> None:
+        for pid in _descendants(os.getpid()):
+            try:
+                with open(f"/proc/{pid}/status") as fh:
+                    for line in fh:
+                        if line.startswith("VmHWM:"):
+                            self.worker_mb = max(self.worker_mb, int(line.split()[1]) / 1024)
+            except OSError:
+                continue
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    kids = [int(x) for x in fh.read().split()]
+                out += kids
+                todo += kids
+        except OSError:
+            continue
+    return out
+
+
+def self_peak_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_dcr(spec: dict) -> dict:
+    from bench.bench_dcr import cpu_seconds
+    from policycheck.executor import make_executor
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+
+    train, hold, syn, types = make_sets(spec["shape"], spec["rows"])
+    enc = fit_gower([train, hold, syn], types, {}, list(train.columns))
+    x_tr, x_ho, x_sy = enc.encode(train), enc.encode(hold), enc.encode(syn)
+    if spec["case"] == "dcr":
+        jobs = [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho), SearchJob(x_tr, x_sy), SearchJob(x_ho, x_sy)]
+    else:
+        jobs = [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho)]
+    with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
+        # Warm-up outside the timing: pool start, numba compile or cache load.
+        closest_records([SearchJob(x_sy[:64], x_tr[:64])] * 2, enc.kinds, executor)
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        found = closest_records(jobs, enc.kinds, executor)
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    return {"wall": wall, "cpu": round(cpu, 2), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
+            "method": sorted({f.method for f in found}),
+            "check": float(np.mean(found[0].distance < found[1].distance))}
+
+
+def run_sure_formula(spec: dict) -> dict:
+    """SURE's DCR formula (gower_matrix_c.pyx) transcribed to NumPy: float32, one query row at a time."""
+    train, hold, syn, types = make_sets(spec["shape"], spec["rows"])
+    cat = [c for c, t in types.items() if t.value == "categorical"]
+    num = [c for c in train if c not in cat]
+    both = pd.concat([train, hold, syn])
+    ranges = (both[num].max() - both[num].min()).to_numpy(np.float32)
+    codes = {c: {v: i for i, v in enumerate(pd.unique(both[c]))} for c in cat}
+
+    def split(frame):
+        xc = np.column_stack([frame[c].map(codes[c]).to_numpy(np.uint8) for c in cat]) if cat else np.zeros((len(frame), 0), np.uint8)
+        return xc, frame[num].to_numpy(np.float32)
+
+    s_c, s_n = split(syn)
+    t0 = time.perf_counter()
+    for ref in (train, hold):
+        r_c, r_n = split(ref)
+        out = np.empty(len(syn), np.float32)
+        for i in range(len(syn)):
+            d = (s_c[i] != r_c).astype(np.uint8).sum(axis=1).astype(np.float32)
+            d += np.nan_to_num(np.abs((s_n[i] - r_n) / ranges)).sum(axis=1).astype(np.float32)
+            out[i] = np.amin(d / np.float32(train.shape[1]))
+    return {"wall": time.perf_counter() - t0, "rss_self": self_peak_mb(), "rss_worker": 0.0}
+
+
+SURE_SCRIPT = """
+import json, sys, time
+import pandas as pd
+from sure.distance_metrics.distance import distance_to_closest_record
+folder = sys.argv[1]
+train, hold, syn = (pd.read_csv(f"{folder}/{n}.csv") for n in ("train", "hold", "syn"))
+import resource
+t0 = time.perf_counter()
+distance_to_closest_record("synth_train", syn, train, parallel=True, save_data=False)
+distance_to_closest_record("synth_val", syn, hold, parallel=True, save_data=False)
+print(json.dumps({"wall": time.perf_counter() - t0, "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
+def run_sure(spec: dict, python: str) -> dict:
+    import tempfile
+
+    train, hold, syn, _ = make_sets(spec["shape"], spec["rows"])
+    with tempfile.TemporaryDirectory() as folder:
+        for name, frame in (("train", train), ("hold", hold), ("syn", syn)):
+            frame.to_csv(f"{folder}/{name}.csv", index=False)
+        done = subprocess.run([python, "-c", SURE_SCRIPT, folder], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_linkage(spec: dict) -> dict:
+    from bench.bench_linkage import make_release
+    from policycheck.executor import make_executor
+    from policycheck.methods.linkage.attack import run_attack
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
+    from policycheck.release.model import ColumnType
+
+    release = make_release(spec["rows"], 5, 5, seed=0)
+    attributes = [c for c in release.columns if c != "secret"]
+    orders = {c: attribute_order(c, ColumnType.NUMERIC, release.original.frame[c]) for c in release.columns}
+    with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
+        executor.map(abs, [0, 1])
+        t0 = time.perf_counter()
+        run_attack(release, "secret", attributes, "sum", orders, [np.random.default_rng([1, m]) for m in range(5)],
+                   executor)
+        wall = time.perf_counter() - t0
+    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb}
+
+
+def run_lp(spec: dict) -> dict:
+    from bench.bench_reconstruction import DATA, run_case
+    from policycheck.synthesizers import BUILTIN
+
+    full = pd.read_csv(DATA, keep_default_na=False, na_values=[""])
+    original = full.sample(n=1000, random_state=0).reset_index(drop=True)
+    synthetic = BUILTIN["nonprivate"](original, 100_000, np.random.default_rng(1))
+    result = run_case(original, synthetic, (4,), spec["rows"])
+    return {"wall": result["total_s"], "rss_self": self_peak_mb(), "rss_worker": 0.0,
+            "solve_s": round(result["solve_s"], 2), "accuracy": round(result["accuracy"], 4)}
+
+
+GAME_POLICY = """\
+metadata: {id: bench-game, title: Attribute-inference game, version: "1", owner: bench}
+attacker:
+  model: partially-informed
+  quasi_identifiers: [age, sex, race, marital_status, education]
+  secrets: [income]
+seed: 7
+rules:
+  - id: income-game
+    metric: attribute_inference_advantage
+    params: {secret: income, attack: exact, synthesizer: nonprivate, repetitions: REPS}
+    threshold: {fail_above: 0.5}
+"""
+
+
+def run_game(spec: dict) -> dict:
+    import tempfile
+
+    from policycheck.checking import check_release
+    from policycheck.demo import write_release
+    from policycheck.release.load import load_manifest
+
+    with tempfile.TemporaryDirectory() as folder, PeakWatcher() as watch:
+        folder = Path(folder)
+        release = load_manifest(write_release("nonprivate", folder, seed=20261121))
+        policy = folder / "game.policy.yaml"
+        policy.write_text(GAME_POLICY.replace("REPS", str(spec["rows"])))
+        t0 = time.perf_counter()
+        report = check_release(policy, release, folder / "out", formats=("json",), executor=spec["executor"],
+                               workers=spec["workers"], progress=False, scheduler="local")
+        wall = time.perf_counter() - t0
+    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
+            "value": report["rules"][0]["value"]}
+
+
+def run_one(spec: dict) -> dict:
+    if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure-formula":
+        return run_sure_formula(spec)
+    if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure":
+        return run_sure(spec, spec["peer_python"])
+    return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game}[spec["case"]](spec)
+
+
+def plan(quick: bool, million: bool) -> list[dict]:
+    def row(case, rows, workers, executor="local", shape=""):
+        return {"case": case, "shape": shape, "rows": rows, "workers": workers, "executor": executor}
+
+    sizes = [5_000, 50_000] if quick else [5_000, 50_000, 500_000] + ([1_000_000] if million else [])
+    rows = [row("dcr", n, w, shape="mixed12") for n in sizes for w in (1, 2)]
+    peer_size = 5_000 if quick else 10_000
+    for shape in SHAPES:
+        rows.append(row("dcr-share", peer_size, 2, shape=shape))
+        rows.append(row("dcr-share", peer_size, 1, "peer", shape=shape))
+        if not quick and shape != "mixed12":
+            rows += [row("dcr-share", 50_000, w, shape=shape) for w in (1, 2)]
+    rows += [row("linkage", 10_000 if quick else 100_000, w) for w in (1, 2)]
+    rows.append(row("lp", 10_000 if quick else 100_000, 1, "serial"))
+    reps = 10 if quick else 100
+    rows += [row("game", reps, 2, "local"), row("game", reps, 2, "dask")]
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only")
+    parser.add_argument("--million", action="store_true", help="also DCR at 10^6 rows")
+    parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
+    parser.add_argument("--only", help="run only rows whose case starts with this")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(json.loads(args.one))))
+        return
+    rows = [r for r in plan(args.quick, args.million) if not args.only or r["case"].startswith(args.only)]
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    header = f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}{'rss worker':>11}{'ratio':>8}  note"
+    print(header)
+    results, mine = [], {}
+    for spec in rows:
+        if spec["executor"] == "peer":
+            spec["executor"] = "sure" if args.peer_python else "sure-formula"
+            spec["peer_python"] = args.peer_python
+        load = os.getloadavg()[0]
+        done = subprocess.run([sys.executable, "-m", "bench.run", "--one", json.dumps(spec)], cwd=ROOT,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            out = {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+        else:
+            out = json.loads(done.stdout.strip().splitlines()[-1])
+        out.update(spec, load=round(load, 2))
+        out.pop("peer_python", None)
+        key = (spec["case"], spec["shape"], spec["rows"])
+        ratio = None
+        if spec["executor"].startswith("sure") and key in mine and "wall" in out:
+            ratio = out["wall"] / mine[key]
+        elif "wall" in out and spec["executor"] != "sure":
+            mine[key] = min(mine.get(key, np.inf), out["wall"])
+        out["peer_ratio"] = ratio
+        results.append(out)
+        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value"))
+        print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
+              f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
+              f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)
+    args.json.write_text(json.dumps({"load_average_start": os.getloadavg(), "rows": results}, indent=1))
+    print(f"written: {args.json}")
+
+
+if __name__ == "__main__":
+    main()
