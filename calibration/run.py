@@ -134,21 +134,38 @@ def _run_seed(job: tuple[str, int, int, tuple[str, ...]]) -> list[dict[str, Any]
         return [check_one(data, BY_NAME[r], seed, root / r) for r in releases]
 
 
-def run_sweep(sweep: Sweep, workers: int | None = None, log=print) -> list[dict[str, Any]]:
-    """Every (dataset, release, seed) result, in a fixed order; ``workers`` processes run seeds side by side."""
-    jobs = [(name, sweep.rows, seed, sweep.releases) for name in sweep.datasets for seed in sweep.seeds]
-    workers = workers or min(len(jobs), os.cpu_count() or 1)
+def run_sweep(sweep: Sweep, workers: int | None = None, log=print, journal: Path | None = None) -> list[dict[str, Any]]:
+    """Every (dataset, release, seed) result; ``workers`` processes run (dataset, seed) jobs side by side.
+
+    Jobs go seed by seed (both datasets at seed 0, then seed 1, ...), so a sweep stopped early
+    still covers every dataset. ``journal``, when given, gets each job's rows as one JSON line
+    as soon as the job ends (``--resume`` reads it back and skips those jobs).
+    """
+    jobs = [(name, sweep.rows, seed, sweep.releases) for seed in sweep.seeds for name in sweep.datasets]
     results: list[dict[str, Any]] = []
+    if journal is not None and journal.exists():
+        for line in journal.read_text(encoding="utf-8").splitlines():
+            results.extend(json.loads(line))
+        done = {(r["dataset"], r["seed"]) for r in results}
+        jobs = [job for job in jobs if (job[0], job[2]) not in done]
+
+    def finished(job, rows):
+        results.extend(rows)
+        if journal is not None:
+            with journal.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(rows, default=str) + "\n")
+        log(f"  {job[0]} seed {job[2]} done")
+
+    workers = workers or min(len(jobs), os.cpu_count() or 1) or 1
     if workers == 1:
         for job in jobs:
-            results.extend(_run_seed(job))
-            log(f"  {job[0]} seed {job[2]} done")
-        return results
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for job, rows in zip(jobs, pool.map(_run_seed, jobs)):
-            results.extend(rows)
-            log(f"  {job[0]} seed {job[2]} done")
-    return results
+            finished(job, _run_seed(job))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for job, rows in zip(jobs, pool.map(_run_seed, jobs)):
+                finished(job, rows)
+    order = {(name, seed): i for i, (seed, name) in enumerate((s, n) for s in sweep.seeds for n in sweep.datasets)}
+    return sorted(results, key=lambda r: order[(r["dataset"], r["seed"])])
 
 
 # ----------------------------------------------------------------- rates and targets
@@ -225,6 +242,21 @@ def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float) -> di
     }
 
 
+NOTES = [
+    "- pac-synth has no seed parameter (its Rust core draws from the operating system), so its releases differ",
+    "  from run to run; only the decoding of its bins uses the seed. Every other release is a function of the seed.",
+    "- DataSynthesizer 0.1.13 runs unchanged but for two shims that change no number: numpy 2's `np.int64(3)` print",
+    "  style breaks its `eval` of its own keys (NameError: name 'np' is not defined), so the legacy print style is set",
+    "  while it runs, and its per-step process pool runs in process. Like pac-synth here, it takes numeric bounds",
+    "  from the data without spending budget on them: the declared epsilon covers the documented mechanism only.",
+    "- copulas: truncated-Gaussian marginals (its beta fit does not converge on these columns); categorical columns",
+    "  enter as uniform draws from each category's slice of (0, 1), as SDV's GaussianCopulaSynthesizer does.",
+    "- Adversarial releases declare epsilon 1 (a false claim, as a careless vendor would make), so the DP family",
+    "  has a claim to refute; releases that declare no epsilon are not checked by dp-claim.",
+    "- A share of 95% of 10 seeds means every seed: one blocking FAIL on a safe release misses the target.",
+]
+
+
 def _cell(rates: dict[str, float] | None) -> str:
     if rates is None:
         return "—"
@@ -283,6 +315,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
                   "| release | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
         for name, rates in per_release.items():
             lines.append(f"| {name} | " + " | ".join(_cell(rates.get(rule)) for rule in rules) + " |")
+    lines += ["", "## Notes", "", *NOTES]
     errors = Counter(r["error"] for r in summary["results"] if r.get("error"))
     rule_errors = Counter(f"{rule}: {v['error']}"[:200] for r in summary["results"] for rule, v in r["rules"].items()
                           if v["verdict"] == "error")
@@ -305,12 +338,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--releases", default=",".join(CI.releases))
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--no-docs", action="store_true", help="print the summary; do not write docs/")
+    parser.add_argument("--render", type=Path, default=None,
+                        help="rewrite docs/calibration.md from this summary JSON without running anything")
     parser.add_argument("--json", type=Path, default=None, help="also write the summary JSON here")
+    parser.add_argument("--journal", type=Path, default=None,
+                        help="append each finished job's rows here, and skip the jobs it already holds")
     args = parser.parse_args(argv)
+    if args.render:
+        summary = json.loads(args.render.read_text(encoding="utf-8"))
+        (DOCS / "calibration.md").write_text(render_markdown(summary), encoding="utf-8")
+        return 0
     sweep = Sweep(datasets=tuple(args.datasets.split(",")), rows=args.rows, seeds=tuple(range(args.seeds)),
                   releases=tuple(args.releases.split(",")))
     started = time.perf_counter()
-    results = run_sweep(sweep, args.workers, log=lambda m: print(m, file=sys.stderr))
+    results = run_sweep(sweep, args.workers, log=lambda m: print(m, file=sys.stderr), journal=args.journal)
+    seeds_done = sorted({r["seed"] for r in results})
+    if tuple(seeds_done) != sweep.seeds:  # a journal from a sweep stopped early
+        sweep = Sweep(datasets=sweep.datasets, rows=sweep.rows, seeds=tuple(seeds_done), releases=sweep.releases)
     summary = summarise(sweep, results, time.perf_counter() - started)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
