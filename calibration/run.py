@@ -1,6 +1,6 @@
 """Run the calibration sweep and publish docs/calibration.md and docs/calibration.json.
 
-    .venv/bin/python -m calibration.run                       # the CI sweep; writes the docs
+    .venv/bin/python -m calibration.run                       # the full sweep; writes the docs
     .venv/bin/python -m calibration.run --seeds 3 --no-docs   # a quick look
 
 Every release (calibration.releases.KINDS) of every dataset (calibration.datasets) is made at
@@ -49,7 +49,10 @@ class Sweep:
     releases: tuple[str, ...] = tuple(kind.name for kind in KINDS)
 
 
-CI = Sweep()
+FULL = Sweep()
+#: What CI's calibration tests run: the releases that have a target (not PrivBayes at epsilon 10
+#: nor pac-synth at epsilon 4, which docs/calibration.md reports), to save a fifth of the time.
+CI = Sweep(releases=tuple(k.name for k in KINDS if k.group != "dp" or k.epsilon <= 1))
 
 
 # ----------------------------------------------------------------- one release, one seed
@@ -332,10 +335,10 @@ def write_docs(summary: dict[str, Any], folder: Path = DOCS) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=len(CI.seeds), help="number of seeds (0..N-1)")
-    parser.add_argument("--rows", type=int, default=CI.rows, help="training = holdout = synthetic rows")
-    parser.add_argument("--datasets", default=",".join(CI.datasets))
-    parser.add_argument("--releases", default=",".join(CI.releases))
+    parser.add_argument("--seeds", type=int, default=len(FULL.seeds), help="number of seeds (0..N-1)")
+    parser.add_argument("--rows", type=int, default=FULL.rows, help="training = holdout = synthetic rows")
+    parser.add_argument("--datasets", default=",".join(FULL.datasets))
+    parser.add_argument("--releases", default=",".join(FULL.releases))
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--no-docs", action="store_true", help="print the summary; do not write docs/")
     parser.add_argument("--render", type=Path, default=None,
