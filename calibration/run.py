@@ -235,9 +235,12 @@ def environment() -> dict[str, Any]:
             "cpus": os.cpu_count()}
 
 
-def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None) -> dict[str, Any]:
+    per_release = [r.get("seconds_synthesis", 0) + r.get("seconds_check", 0) for r in results if "seconds_check" in r]
     return {
-        "sweep": asdict(sweep), "environment": environment(), "wall_seconds": round(seconds, 1),
+        "sweep": asdict(sweep), "environment": environment(),
+        "wall_seconds": None if seconds is None else round(seconds, 1),
+        "mean_seconds_per_release": round(sum(per_release) / len(per_release), 1) if per_release else None,
         "modes": dict(Counter(r.get("mode", "not loaded") for r in results)),
         "rates": {d: {rel: rule_rates(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
         "targets": {d: {rel: targets(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
@@ -288,7 +291,9 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "  policycheck refused `type: id` / `type: datetime`, so those columns were left to inference).",
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
-        f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs.",
+        (f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs" if summary["wall_seconds"] is not None
+         else "- Wall time: not measured (published from a journal of several runs)")
+        + f"; {summary['mean_seconds_per_release']} s per release (synthesis and check) on average.",
         "",
         "## Releases",
         "",
@@ -346,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the summary JSON here")
     parser.add_argument("--journal", type=Path, default=None,
                         help="append each finished job's rows here, and skip the jobs it already holds")
+    parser.add_argument("--no-run", action="store_true",
+                        help="with --journal: publish the seeds the journal holds for every dataset, run nothing")
     args = parser.parse_args(argv)
     if args.render:
         summary = json.loads(args.render.read_text(encoding="utf-8"))
@@ -354,18 +361,24 @@ def main(argv: list[str] | None = None) -> int:
     sweep = Sweep(datasets=tuple(args.datasets.split(",")), rows=args.rows, seeds=tuple(range(args.seeds)),
                   releases=tuple(args.releases.split(",")))
     started = time.perf_counter()
-    results = run_sweep(sweep, args.workers, log=lambda m: print(m, file=sys.stderr), journal=args.journal)
+    if args.no_run:
+        results = [r for line in args.journal.read_text(encoding="utf-8").splitlines() for r in json.loads(line)]
+        complete = [s for s in sweep.seeds if all(any(r["dataset"] == d and r["seed"] == s for r in results)
+                                                  for d in sweep.datasets)]
+        results = [r for r in results if r["seed"] in complete]
+    else:
+        results = run_sweep(sweep, args.workers, log=lambda m: print(m, file=sys.stderr), journal=args.journal)
     seeds_done = sorted({r["seed"] for r in results})
     if tuple(seeds_done) != sweep.seeds:  # a journal from a sweep stopped early
         sweep = Sweep(datasets=sweep.datasets, rows=sweep.rows, seeds=tuple(seeds_done), releases=sweep.releases)
-    summary = summarise(sweep, results, time.perf_counter() - started)
+    summary = summarise(sweep, results, None if args.no_run else time.perf_counter() - started)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
     if args.no_docs:
         print(render_markdown(summary))
     else:
         write_docs(summary)
-        print(f"wrote {DOCS / 'calibration.md'} and calibration.json ({summary['wall_seconds']:.0f} s)")
+        print(f"wrote {DOCS / 'calibration.md'} and calibration.json")
     return 0
 
 
