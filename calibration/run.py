@@ -284,7 +284,10 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "",
         f"- Datasets: {', '.join(sweep['datasets'])} ({sweep['rows']:,} training, {sweep['rows']:,} holdout and "
         f"{sweep['rows']:,} synthetic rows each; see calibration/datasets.py and calibration/data/README.md).",
-        f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`).",
+        f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`)."
+        + ("" if len(sweep["seeds"]) >= len(FULL.seeds) else
+           f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early; "
+           "`python -m calibration.run` measures all of them."),
         "- Policies: policies/calibration-adult.policy.yaml, policies/calibration-randhie.policy.yaml; releases",
         "  that declare an epsilon also get policies/calibration-dp.policy.yaml's dp-claim rule.",
         f"- Manifest modes: {', '.join(f'{k}: {v}' for k, v in summary['modes'].items())} (`legacy`: the installed",
