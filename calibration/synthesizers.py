@@ -1,0 +1,209 @@
+"""Real, maintained synthesizers behind one call: ``fn(frame, categorical, n, seed, **params)``.
+
+``frame`` holds the columns to model (categorical ones as strings, possibly missing; every
+other column numeric, dates as days). Each returns ``n`` synthetic rows with the same
+columns; numeric values are clipped to the training range, and the caller rounds integer
+columns. Every call takes the seed (pac-synth cannot use it, see :func:`pac_synth`).
+
+- :func:`gaussian_copula`: ``copulas`` (the engine of SDV's GaussianCopulaSynthesizer).
+- :func:`privbayes`: ``DataSynthesizer``'s correlated attribute mode, PrivBayes (Zhang et al.,
+  SIGMOD 2014) with a degree-2 Bayesian network, epsilon-DP.
+- :func:`pac_synth`: ``pac-synth``, the DP aggregate seeded synthesizer (DP 3-way marginals).
+- :func:`independent_marginals`: the package's built-in ``indhist``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from policycheck.synthesizers import indhist
+
+
+def _clip_numeric(out: pd.DataFrame, frame: pd.DataFrame, categorical: tuple[str, ...]) -> pd.DataFrame:
+    for col in frame.columns:
+        if col not in categorical:
+            out[col] = pd.to_numeric(out[col], errors="coerce").clip(frame[col].min(), frame[col].max())
+    return out
+
+
+# ----------------------------------------------------------------- Gaussian copula (copulas)
+
+def _uniform_encode(column: pd.Series, rng: np.random.Generator) -> tuple[np.ndarray, list, np.ndarray]:
+    """A category as a uniform draw from its own slice of (0, 1), most frequent first.
+
+    This is RDT's UniformEncoder, what SDV's GaussianCopulaSynthesizer does before handing
+    categorical columns to ``copulas``: the copula then sees a continuous column whose
+    distribution gives each category its frequency. Missing is a category of its own.
+    """
+    labels = column.astype(object).where(column.notna(), "\0missing")
+    freq = labels.value_counts(sort=True)
+    cats = list(freq.index)
+    edges = np.concatenate([[0.0], np.cumsum(freq.to_numpy()) / len(labels)])
+    code = pd.Series(range(len(cats)), index=cats)[labels].to_numpy()
+    lo, hi = edges[code], edges[code + 1]
+    return lo + (hi - lo) * rng.uniform(0.0, 1.0, size=len(labels)), cats, edges
+
+
+def _uniform_decode(values: np.ndarray, cats: list, edges: np.ndarray) -> np.ndarray:
+    index = np.clip(np.searchsorted(edges, np.clip(values, 0.0, 1.0), side="right") - 1, 0, len(cats) - 1)
+    decoded = np.array(cats, dtype=object)[index]
+    decoded[decoded == "\0missing"] = None
+    return decoded
+
+
+def gaussian_copula(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int) -> pd.DataFrame:
+    """A Gaussian copula over truncated-Gaussian marginals (``copulas.GaussianMultivariate``).
+
+    Truncated Gaussian marginals, not SDV's default beta: the beta fit of ``copulas`` calls
+    ``fsolve`` and fails to converge on these columns ("The iteration is not making good
+    progress"), and it is ten times slower. Numeric missing values are filled with the
+    column's mean before fitting (SDV's default), so the copula sees none.
+    """
+    from copulas.multivariate import GaussianMultivariate
+    from copulas.univariate import TruncatedGaussian
+
+    rng = np.random.default_rng(seed)
+    encoded, codebooks = {}, {}
+    for col in frame.columns:
+        if col in categorical:
+            encoded[col], *codebooks[col] = _uniform_encode(frame[col], rng)
+        else:
+            encoded[col] = frame[col].astype(float).fillna(frame[col].mean()).to_numpy()
+    model = GaussianMultivariate(distribution=TruncatedGaussian, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(pd.DataFrame(encoded))
+        sampled = model.sample(n)
+    out = pd.DataFrame({c: _uniform_decode(sampled[c].to_numpy(), *codebooks[c]) if c in categorical
+                        else sampled[c].to_numpy() for c in frame.columns})
+    return _clip_numeric(out, frame, categorical)
+
+
+# ----------------------------------------------------------------- PrivBayes (DataSynthesizer)
+
+class _InProcessPool:
+    """Stands in for the ``multiprocessing.Pool`` DataSynthesizer opens at every network step.
+
+    Same ``map`` results in the same order, so the network is the library's; a fresh pool of
+    processes per step costs more than it saves on two cores.
+    """
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, items):
+        return list(map(fn, items))
+
+
+def privbayes(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float,
+              degree: int = 2) -> pd.DataFrame:
+    """DataSynthesizer's PrivBayes at total ``epsilon`` (half for the network, half for the conditionals).
+
+    DataSynthesizer 0.1.13 (its latest release) reads and writes files: the training frame
+    and the description go through a temporary folder that is removed afterwards. Two shims,
+    neither changing a number: numpy 2 prints integers as ``np.int64(3)``, which breaks the
+    library's ``eval`` of its own conditional-distribution keys (``NameError: name 'np' is
+    not defined`` in ``DataGenerator.generate_encoded_dataset``), so the legacy 1.25 print
+    style is set while it runs; and its per-step process pool runs in process. Numeric
+    bounds come from the data, as DataSynthesizer does (it does not spend budget on them).
+    """
+    import DataSynthesizer.lib.PrivBayes as privbayes_module
+    from DataSynthesizer.DataDescriber import DataDescriber
+    from DataSynthesizer.DataGenerator import DataGenerator
+
+    with tempfile.TemporaryDirectory(prefix="policycheck-privbayes-") as folder, \
+            np.printoptions(legacy="1.25"), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pool, privbayes_module.Pool = privbayes_module.Pool, _InProcessPool
+        try:
+            source, description = os.path.join(folder, "training.csv"), os.path.join(folder, "description.json")
+            frame.to_csv(source, index=False)
+            describer = DataDescriber(category_threshold=0)
+            describer.describe_dataset_in_correlated_attribute_mode(
+                source, epsilon=epsilon, k=degree,
+                attribute_to_is_categorical={c: c in categorical for c in frame.columns},
+                attribute_to_is_candidate_key={c: False for c in frame.columns}, seed=seed)
+            describer.save_dataset_description_to_file(description)
+            generator = DataGenerator()
+            generator.generate_dataset_in_correlated_attribute_mode(n, description, seed=seed)
+            out = generator.synthetic_dataset.reset_index(drop=True)
+        finally:
+            privbayes_module.Pool = pool
+    out = out[list(frame.columns)]
+    for col in categorical:
+        out[col] = out[col].astype(object).where(out[col].notna(), None)
+    return _clip_numeric(out, frame, categorical)
+
+
+# ----------------------------------------------------------------- pac-synth
+
+PAC_BINS = 20
+
+
+def pac_synth(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float) -> pd.DataFrame:
+    """pac-synth's DP aggregate seeded synthesizer at ``epsilon`` (3-way DP marginals).
+
+    pac-synth models categorical data only: each numeric column is cut into 20 equal-width
+    bins over its training range and decoded as a uniform draw within the bin (seeded).
+    Every column is declared ``sensitive_zeros`` so a value is never taken for "empty".
+    Its delta is the library's default, 1 / (ln(n) n) (see :func:`pac_synth_delta`).
+    pac-synth has no seed parameter: its Rust core draws from the operating system, so its
+    rows differ from run to run even at the same seed (only the decoding uses the seed).
+    """
+    import pacsynth
+
+    rng = np.random.default_rng(seed)
+    binned, edges = {}, {}
+    for col in frame.columns:
+        if col in categorical:
+            binned[col] = frame[col].astype(object).where(frame[col].notna(), "")
+        else:
+            lo, hi = float(frame[col].min()), float(frame[col].max())
+            edges[col] = np.linspace(lo, hi, PAC_BINS + 1)
+            index = np.clip(np.searchsorted(edges[col], frame[col], side="right") - 1, 0, PAC_BINS - 1)
+            binned[col] = pd.Series([f"bin{i:02d}" for i in index]).where(frame[col].notna().to_numpy(), "")
+    dataset = pacsynth.Dataset.from_data_frame(pd.DataFrame(binned), sensitive_zeros=list(frame.columns))
+    params = pacsynth.DpAggregateSeededParametersBuilder().epsilon(epsilon).reporting_length(3).build()
+    synthesizer = pacsynth.DpAggregateSeededSynthesizer(params)
+    synthesizer.fit(dataset)
+    raw = synthesizer.sample(n)
+    out = pd.DataFrame(raw[1:], columns=raw[0])[list(frame.columns)]
+    for col in frame.columns:
+        values = out[col].replace("", None)
+        if col in categorical:
+            out[col] = values.astype(object)
+        else:
+            index = values.str.slice(3).astype(float).to_numpy()
+            ok = ~np.isnan(index)
+            decoded = np.full(len(values), np.nan)
+            left = edges[col][index[ok].astype(int)]
+            width = edges[col][1] - edges[col][0]
+            decoded[ok] = left + width * rng.uniform(0.0, 1.0, size=ok.sum())
+            out[col] = decoded
+    return _clip_numeric(out, frame, categorical)
+
+
+def pac_synth_delta(n_records: int) -> float:
+    """pac-synth's default delta for ``n_records`` protected records: 1 / (ln(n) n)."""
+    return 1.0 / (math.log(n_records) * n_records)
+
+
+# ----------------------------------------------------------------- independent marginals
+
+def independent_marginals(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int) -> pd.DataFrame:
+    """The built-in ``indhist``: every column resampled from its own histogram."""
+    return indhist(frame, n, np.random.default_rng(seed))

@@ -1,0 +1,80 @@
+"""The releases the calibration suite checks are what they claim to be."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from calibration.datasets import adult, randhie, to_days
+from calibration.releases import BY_NAME, make_release
+from calibration import synthesizers
+
+pytestmark = pytest.mark.calibration
+
+# The real synthesizers come with the `calibration` extra: pip install -e '.[test,calibration]'.
+for _module in ("copulas", "DataSynthesizer", "pacsynth"):
+    pytest.importorskip(_module, reason="needs the calibration extra: pip install -e '.[test,calibration]'")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return adult(300)
+
+
+def _modelled(data):
+    frame = data.training[data.analysed].copy()
+    frame[data.date_column] = to_days(frame[data.date_column])
+    return frame
+
+
+def test_the_copy_holds_every_training_record_once_under_a_new_id(data):
+    copy = make_release(BY_NAME["copy-new-id"], data, seed=3)
+    assert set(copy[data.id_column]).isdisjoint(data.training[data.id_column])
+    as_rows = lambda f: sorted(map(tuple, f[data.analysed].astype(str).to_numpy()))  # noqa: E731
+    assert as_rows(copy) == as_rows(data.training)
+
+
+def test_the_jitter_is_one_percent_of_each_numeric_range(data):
+    frame = _modelled(data)
+    seed = 5
+    copy = BY_NAME["copy-new-id"].make(data, frame, seed)
+    jittered = BY_NAME["jitter-1pct"].make(data, frame, seed)
+    for col in data.numeric:
+        noise = (jittered[col] - copy[col]) / (frame[col].max() - frame[col].min())
+        # sd of 300 draws of N(0, 0.01^2): 0.01 within a few standard errors (0.01 / sqrt(600) = 0.0004)
+        assert abs(noise.std() - 0.01) < 0.0015
+    cats = list(data.categorical)
+    assert (jittered[cats].astype(str) == copy[cats].astype(str)).all().all()
+
+
+def test_the_mixed_release_has_exactly_twenty_percent_training_rows():
+    data = randhie(500)
+    frame = _modelled(data)
+    mixed = BY_NAME["copied-20pct"].make(data, frame, 11)
+    safe = synthesizers.independent_marginals(frame, data.categorical, len(frame), 11)
+    changed = (mixed.astype(str) != safe.astype(str)).any(axis=1)
+    # 100 slots overwritten; a slot whose safe row equals the copied row would not show (none here)
+    assert changed.sum() == 100
+    training = set(map(tuple, frame.astype(str).to_numpy()))
+    assert all(tuple(r) in training for r in mixed[changed].astype(str).to_numpy())
+
+
+@pytest.mark.parametrize("name", ["copula", "privbayes-eps1"])
+def test_a_synthesizer_gives_the_same_rows_at_the_same_seed(name, data):
+    kind = BY_NAME[name]
+    first, again, other = (make_release(kind, data, s) for s in (7, 7, 8))
+    pd.testing.assert_frame_equal(first, again)
+    assert not first.equals(other)
+
+
+def test_privbayes_releases_only_values_of_the_training_domain(data):
+    rows = make_release(BY_NAME["privbayes-eps1"], data, 2)
+    for col in data.categorical:
+        assert set(rows[col].dropna()) <= set(data.training[col].dropna())
+    for col in data.integer:
+        assert rows[col].between(data.training[col].min(), data.training[col].max()).all()
+
+
+def test_pac_synth_declares_its_default_delta():
+    # pac-synth's default delta is 1 / (ln(n) n): for n = 1000, 1 / (6.9078 * 1000)
+    assert synthesizers.pac_synth_delta(1000) == pytest.approx(1.0 / (np.log(1000) * 1000))
+    assert synthesizers.pac_synth_delta(1000) == pytest.approx(1.4476e-4, rel=1e-4)
