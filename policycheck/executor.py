@@ -35,9 +35,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import shared_memory
-from typing import Any, TypeVar
+from typing import Any, TYPE_CHECKING, TypeVar
 
-import numpy as np
+if TYPE_CHECKING:  # imported inside the functions that use them: commands that run nothing load light
+    import numpy as np
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -197,6 +198,7 @@ def share_repeated(items: list, share: Callable[[Any], Any]) -> list:
 
 
 def _is_large(obj: Any) -> bool:
+    import numpy as np
     if isinstance(obj, np.ndarray):
         return obj.nbytes >= SHARE_MIN_BYTES
     if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
@@ -225,6 +227,7 @@ class SharedPickle:
 
 def _to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     """Copy ``obj`` into a new shared-memory segment; return its handle (or ``obj`` when small)."""
+    import numpy as np
     if isinstance(obj, np.ndarray) and obj.dtype != object:
         data = np.ascontiguousarray(obj)
         segment = shared_memory.SharedMemory(create=True, size=max(data.nbytes, 1))
@@ -247,6 +250,7 @@ _attached_call: list[int] = [-1]
 
 def resolve_shared(handle: Any) -> Any:
     """In a worker: the object behind a shared-memory handle (mapped once per map call)."""
+    import numpy as np
     if not isinstance(handle, (SharedArray, SharedPickle)):
         return handle
     if handle.call != _attached_call[0]:

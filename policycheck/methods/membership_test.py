@@ -33,10 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from policycheck import stats
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck import stats
 
 #: SURE's quantile levels, its fourth (``min(d) + 0.01``) read as the 1 % level.
 DEFAULT_LEVELS = (0.5, 0.25, 0.2, 0.01)
@@ -95,6 +96,7 @@ def sample_adversary_set(
     Returns the sorted row indices of the members (training) and of the
     non-members (holdout).
     """
+    import numpy as np
     members = np.sort(rng.choice(n_training, size=size, replace=False))
     non_members = np.sort(rng.choice(n_holdout, size=size, replace=False))
     return members, non_members
@@ -106,6 +108,7 @@ def membership_thresholds(dcr: np.ndarray, levels: Sequence[float]) -> np.ndarra
     Inverted-CDF quantiles, so each threshold is an observed DCR and at least
     a share ``level`` of the adversary set lies at or below it.
     """
+    import numpy as np
     return np.quantile(dcr, np.asarray(levels, dtype=float), method="inverted_cdf")
 
 
@@ -113,6 +116,7 @@ def guesses_at(
     dcr_members: np.ndarray, dcr_non_members: np.ndarray, thresholds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Records guessed members (``DCR <= t``) at each threshold, and the true members among them."""
+    import numpy as np
     members = np.sort(dcr_members)
     non_members = np.sort(dcr_non_members)
     true_positives = np.searchsorted(members, thresholds, side="right")
@@ -122,6 +126,7 @@ def guesses_at(
 
 def mi_risk_score(precision: np.ndarray) -> float:
     """MI risk ``(precision - 0.5) * 2`` of the mean precision (paper 002, sec. 4), not clipped at 0."""
+    import numpy as np
     return (float(np.mean(precision)) - 0.5) * 2.0
 
 
@@ -153,6 +158,8 @@ def membership_inference_test(
     -------
     MembershipTest
     """
+    import numpy as np
+    from policycheck import stats
     dcr_members = np.asarray(dcr_members, dtype=float)
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size

@@ -31,14 +31,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field, ValidationError, model_validator
 
-from policycheck.methods.dp import composition, lower_bound, transition_matrix
-from policycheck.methods.dp.composition import Mechanism
-from policycheck.methods.dp.ledger import LedgerError, load_ledger
+from policycheck.methods.dp import transition_matrix
 from policycheck.metrics.base import (
     EvaluationContext,
     EvaluationError,
@@ -50,6 +47,12 @@ from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import Dataset, SynthesizerInfo
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck.methods.dp import composition, lower_bound
+    from policycheck.methods.dp.composition import Mechanism
+    from policycheck.methods.dp.ledger import LedgerError, load_ledger
 
 REFERENCE = (
     "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
@@ -87,6 +90,8 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
 
     Raises EvaluationError naming ``where`` when the declaration is invalid.
     """
+    from policycheck.methods.dp import composition
+    from policycheck.methods.dp.composition import Mechanism
     if info is None:
         return None
     fields = {k: v for k, v in info.params.items() if k in composition.MECHANISM_KEYS}
@@ -127,6 +132,7 @@ def claim_id(set_index: int) -> str:
 
 def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[dict[str, Any]], list[str]]:
     """Every counted mechanism, this release's sets first, then the ledger's releases."""
+    from policycheck.methods.dp.ledger import LedgerError, load_ledger
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, ds in enumerate(ctx.release.synthetic):
@@ -173,6 +179,7 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
 )
 def dp_total_epsilon(ctx: EvaluationContext, params: TotalEpsilonParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Total epsilon at the policy's delta of this release and the ledger's earlier releases, composed."""
+    from policycheck.methods.dp import composition
     rows, notes = _contributions(ctx, params)
     private = [r for r in rows if r["mechanism"] is not None]
     not_private = [r["set"] for r in rows if r["mechanism"] is None]
@@ -364,6 +371,7 @@ def dp_transition_audit(
     max_matrix_cells: int = transition_matrix.MAX_MATRIX_CELLS,
 ) -> tuple[transition_matrix.TransitionMatrix, transition_matrix.Audit]:
     """Build the matrix of ``family`` and audit it at ``target_epsilon``."""
+    import numpy as np
     pi = list(cell_probabilities) if cell_probabilities else None
     try:
         if family == "multinomial_dirichlet":
@@ -422,6 +430,7 @@ def log_ratio_heatmap(mat: transition_matrix.TransitionMatrix, aud: transition_m
     Large tables show the neighbour pairs with the largest ratios and, among
     them, the outputs with the largest ratios.
     """
+    import numpy as np
     order = np.arange(aud.first.size)
     if order.size > HEATMAP_ROWS:
         order = np.argsort(-np.nan_to_num(aud.pair_max, nan=-1.0), kind="stable")[:HEATMAP_ROWS]
@@ -613,6 +622,7 @@ def dp_epsilon_excess_membership(
     ctx: EvaluationContext, params: MembershipExcessParams, needs: Mapping[Need, Any]
 ) -> MetricResult:
     """Measured lower bound on epsilon from the distance membership test, minus the claimed epsilon."""
+    from policycheck.methods.dp import lower_bound
     dcrs = dcrs_in_set_order(needs)
     rows = []
     for i, (ds, dcr) in enumerate(zip(ctx.release.synthetic, dcrs)):
@@ -653,6 +663,7 @@ def dp_epsilon_excess_attribute(
     ctx: EvaluationContext, params: AttributeExcessParams, needs: Mapping[Need, Any]
 ) -> MetricResult:
     """Measured lower bound on epsilon from the attribute inference game, minus the claimed epsilon."""
+    from policycheck.methods.dp import lower_bound
     game = needs[game_need(params)]
     source = ctx.release.synthetic[0] if params.synthesizer == "release" and ctx.release.synthetic else None
     name = source.name if source is not None else f"synthesizer {params.synthesizer!r}"
@@ -671,3 +682,24 @@ def dp_epsilon_excess_attribute(
     # NOTE: only a game run on the release's own synthesizer tests that set's claim.
     claim_of = claim_id(0) if source is not None else None
     return _excess_result([_claim_row(name, claim, b, claim_of)], params.confidence, "attribute inference game", extra)
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'LedgerError': ('policycheck.methods.dp.ledger', 'LedgerError'),
+    'Mechanism': ('policycheck.methods.dp.composition', 'Mechanism'),
+    'composition': ('policycheck.methods.dp.composition', None),
+    'load_ledger': ('policycheck.methods.dp.ledger', 'load_ledger'),
+    'lower_bound': ('policycheck.methods.dp.lower_bound', None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

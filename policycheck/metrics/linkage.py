@@ -31,20 +31,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field
 
-from policycheck import stats
-from policycheck.methods.linkage import chance
-from policycheck.methods.linkage.attack import LinkageAttack, run_attack
-from policycheck.methods.linkage.range_narrowing import AttributeDisclosure
-from policycheck.methods.linkage.rank_linkage import mid_ranks
-from policycheck.methods.linkage.reverse_mapping import attribute_order
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import ColumnType, Release
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.linkage import chance
+    from policycheck.methods.linkage.attack import LinkageAttack, run_attack
+    from policycheck.methods.linkage.range_narrowing import AttributeDisclosure
+    from policycheck.methods.linkage.rank_linkage import mid_ranks
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
 
 FAMILY = "linkage"
 REFERENCE = (
@@ -192,6 +194,9 @@ def linkage_attack(
     "holdout", m)`` for the control on the holdout records) and linked as one
     executor item. Categories are ranked as in the original for both.
     """
+    import numpy as np
+    from policycheck.methods.linkage.attack import run_attack
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
     release = ctx.release
     secret = _resolve_secret(ctx, secret)
     attributes = _resolve_attributes(ctx, secret, attributes)
@@ -290,6 +295,7 @@ def _check_order_covers(release: Release, col: str, order: list[str], attacked=N
 
 def _rate(flags: np.ndarray, known: np.ndarray) -> float:
     """Share of the records with a known secret that are flagged."""
+    import numpy as np
     return float(np.count_nonzero(flags & known) / max(np.count_nonzero(known), 1))
 
 
@@ -328,6 +334,8 @@ def _against_baseline(
     interval of the smaller (larger) difference. ``baseline: none`` compares
     the raw rate, with its Clopper-Pearson interval.
     """
+    import numpy as np
+    from policycheck import stats
     known = attack.disclosure.known
     n = int(np.count_nonzero(known))
     count = int(np.count_nonzero(flags_of(attack.disclosure) & known))
@@ -387,6 +395,7 @@ def _against_baseline(
 
 def _marginal_and_counts(attack: LinkageAttack) -> tuple[chance.SecretMarginal, np.ndarray, np.ndarray]:
     """The secret's marginal in the original, and the known records' true codes and candidates per set."""
+    from policycheck.methods.linkage import chance
     d = attack.disclosure
     known = d.known
     return chance.SecretMarginal.of(d.true), d.true[known], attack.candidates_by_set()[known]
@@ -415,6 +424,7 @@ def _set_names(ctx: EvaluationContext) -> list[str]:
 
 def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, Any]:
     """Evidence shared by the three metrics: who links on what, and what pre-sampling did."""
+    import numpy as np
     orders = {col: {"kind": order.kind, "ranked_by": order.source} for col, order in attack.orders.items()}
     return {
         "secret": attack.secret,
@@ -441,6 +451,7 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
 
 
 def _notes(attack: LinkageAttack) -> tuple[str, ...]:
+    import numpy as np
     notes = []
     missing = int(np.count_nonzero(~attack.disclosure.known))
     if missing:
@@ -500,6 +511,8 @@ def _record_view(attack: LinkageAttack, i: int, show_values: bool, ctx: Evaluati
 
     Ranks are mid-ranks in the original, so equal values show equal ranks.
     """
+    import numpy as np
+    from policycheck.methods.linkage.rank_linkage import mid_ranks
     d = attack.disclosure
     width = float(d.width()[i])
     exact = d.exact_by_set()[i]
@@ -543,6 +556,7 @@ def _decode(order, code: float) -> Any:
 
 def _top_records(attack: LinkageAttack, flags: np.ndarray, show_values: bool, ctx: EvaluationContext) -> list[dict]:
     """The flagged records with the narrowest identified ranges, by row number among equals."""
+    import numpy as np
     rows = np.flatnonzero(flags)
     widths = attack.disclosure.width()[rows]
     chosen = rows[np.lexsort((rows, widths))][:TOP_RECORDS]
@@ -591,6 +605,8 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
     The value is that share minus its baseline (chance, or the same attack on
     holdout records; see :func:`_against_baseline`) unless ``baseline: none``.
     """
+    import numpy as np
+    from policycheck.methods.linkage import chance
     attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
@@ -652,6 +668,8 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
     set and one linked record; or the same attack on holdout records) unless
     ``baseline: none``.
     """
+    import numpy as np
+    from policycheck.methods.linkage import chance
     attack, control = _attacks_of(needs)
     d = attack.disclosure
     if params.k > d.n_sets:
@@ -703,6 +721,8 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
     ``baseline: none``; a value below 0 means the release misleads less
     than chance.
     """
+    import numpy as np
+    from policycheck.methods.linkage import chance
     attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.consistently_misled()
@@ -722,3 +742,26 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
                     "share of records misled by every set", by_sets["by_number_of_sets"], compared),
     )
     return _result(compared, details, charts, attack, params)
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'AttributeDisclosure': ('policycheck.methods.linkage.range_narrowing', 'AttributeDisclosure'),
+    'LinkageAttack': ('policycheck.methods.linkage.attack', 'LinkageAttack'),
+    'attribute_order': ('policycheck.methods.linkage.reverse_mapping', 'attribute_order'),
+    'chance': ('policycheck.methods.linkage.chance', None),
+    'mid_ranks': ('policycheck.methods.linkage.rank_linkage', 'mid_ranks'),
+    'run_attack': ('policycheck.methods.linkage.attack', 'run_attack'),
+    'stats': ('policycheck.stats', None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

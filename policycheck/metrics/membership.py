@@ -19,19 +19,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field
 
-from policycheck import stats
-from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_pair_clusters
-from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
-from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
 from policycheck.release.model import Release
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_pair_clusters
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
 REFERENCES = (
     "Clearbox AI, Privacy evaluation (Clearbox Synthetic Kit documentation): distance to closest record, "
@@ -121,6 +123,10 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     -------
     GowerDcr
     """
+    import numpy as np
+    from policycheck.methods.dcr_share import equal_size_subsample
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
     release = ctx.release
     if release.holdout is None:
         raise EvaluationError(
@@ -248,6 +254,7 @@ def dcrs_in_set_order(needs: Mapping[Need, Any]) -> list[GowerDcr]:
 
 def _bonferroni(confidence: float, sets: int) -> dict[str, Any]:
     """The level of each set's interval, so that the worst set's holds at ``confidence``."""
+    from policycheck import stats
     return {
         "alternatives": sets,
         "level": stats.bonferroni(confidence, sets),
@@ -290,6 +297,9 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     Clopper-Pearson interval over the untied records. With several synthetic
     sets the value is the largest share.
     """
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_pair_clusters
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, shares = [], []
@@ -383,6 +393,8 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     0 (see :mod:`policycheck.methods.membership_test`). With several
     synthetic sets the value is the largest risk.
     """
+    import numpy as np
+    from policycheck import stats
     sets = dcrs_in_set_order(needs)
     n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
     size = params.adversary_size or min(n_train, n_hold)
@@ -494,6 +506,9 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     count as one cluster, as in :func:`dcr_share`. With several synthetic sets the value
     is the largest.
     """
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.dcr_share import nearest_pair_clusters
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     level = bonferroni["level"]
@@ -564,6 +579,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
 
 def _dcr_histogram(dcr: GowerDcr, bins: int = 30) -> dict[str, Any]:
     """Overlaid histograms of the DCR to training and to holdout on shared bins."""
+    import numpy as np
     top = float(max(dcr.syn_to_training.max(), dcr.syn_to_holdout.max(), 1e-12))
     edges = np.linspace(0.0, top, bins + 1)
 
@@ -599,6 +615,30 @@ def _roc_chart(roc: tuple[np.ndarray, np.ndarray], name: str, auc: float) -> dic
 
 def _thin(n: int, most: int) -> Sequence[int]:
     """Evenly spaced indices, first and last included."""
+    import numpy as np
     if n <= most:
         return np.arange(n)
     return np.unique(np.linspace(0, n - 1, most).round().astype(int))
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'SearchJob': ('policycheck.methods.nearest_neighbours', 'SearchJob'),
+    'closest_records': ('policycheck.methods.nearest_neighbours', 'closest_records'),
+    'dcr_quantiles': ('policycheck.methods.dcr_share', 'dcr_quantiles'),
+    'dcr_share_counts': ('policycheck.methods.dcr_share', 'dcr_share_counts'),
+    'equal_size_subsample': ('policycheck.methods.dcr_share', 'equal_size_subsample'),
+    'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
+    'stats': ('policycheck.stats', None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

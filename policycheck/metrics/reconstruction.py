@@ -35,22 +35,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
-from policycheck import stats
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, intermediate, metric
-from policycheck.methods.reconstruction.baselines import class_codes
 from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
-from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
-from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
-from policycheck.methods.reconstruction.queries import compile_counting
 from policycheck.release.model import ColumnType, Release
 from policycheck.synthesizers import BUILTIN
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+    from policycheck import stats
+    from policycheck.methods.reconstruction.baselines import class_codes
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
+    from policycheck.methods.reconstruction.queries import compile_counting
 
 REFERENCE = (
     "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
@@ -202,6 +204,7 @@ def check_secret_declared(params: AttackParams, release: Release, attacker) -> l
 
 def secret_classes(release: Release, secret: str) -> tuple[Any, ...]:
     """The secret's domain: values seen in the original or any synthetic set (known to the attacker)."""
+    import pandas as pd
     values = pd.concat([release.original.frame[secret]] + [s.frame[secret] for s in release.synthetic]).dropna()
     return tuple(sorted(pd.unique(values), key=str))
 
@@ -212,6 +215,7 @@ def _numeric(release: Release) -> tuple[str, ...]:
 
 def _plain(value: Any) -> Any:
     """Numpy scalars to Python (details must be JSON)."""
+    import numpy as np
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -237,6 +241,7 @@ class AttackTask:
 
 def run_attack_task(task: AttackTask) -> AttackOutcome:
     """Run one :class:`AttackTask` (top-level, so process pools can pickle it)."""
+    import numpy as np
     return run_attack(
         task.attack, task.targets, task.synthetic, task.quasi_identifiers, task.numeric,
         task.secret, task.classes, task.config, np.random.default_rng(task.seed),
@@ -263,6 +268,7 @@ class ReconstructionRun:
     @property
     def n(self) -> int:
         """Attacked records whose secret is known: the denominator of every accuracy."""
+        import numpy as np
         return int(np.count_nonzero(self.truth >= 0))
 
     @property
@@ -273,6 +279,7 @@ class ReconstructionRun:
 
 def _guarded_attack(task: AttackTask) -> AttackOutcome | ReconstructionError:
     """Run one task; a solver failure comes back as a value, so one run's failure spares the others."""
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
     try:
         return run_attack_task(task)
     except ReconstructionError as exc:
@@ -299,6 +306,8 @@ def _attack_tasks(
     members) or ``holdout`` (the control: same attacks, records the
     synthesizer never saw).
     """
+    import numpy as np
+    from policycheck.methods.reconstruction.baselines import class_codes
     release = ctx.release
     dataset = release.original if records == "original" else release.holdout
     if dataset is None:
@@ -341,6 +350,8 @@ def reconstruction_attacks_batch(
     each: mapped together they solve side by side. Returns, per request, its
     run or the error that stopped it.
     """
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
+    from policycheck.methods.reconstruction.queries import compile_counting
     prepared: list[Any] = []
     for request in requests:
         try:
@@ -408,6 +419,7 @@ def individual_risk(
     either, else below -1. Values below -1 (the attack errs more than twice as
     often on the attacked records as on the control) are reported as -1.
     """
+    from policycheck import stats
     errors, control_errors = n - correct, n_control - control_correct
     if control_errors == 0:
         value = 0.0 if errors == 0 else -1.0
@@ -419,6 +431,7 @@ def individual_risk(
 
 def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, level: float) -> list[dict[str, Any]]:
     """One JSON row per (set, attack): accuracy, control, individual part; intervals at ``level``."""
+    from policycheck import stats
     rows = []
     for (i, attack), outcome in run.outcomes.items():
         correct = run.correct(i, attack)
@@ -448,6 +461,7 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, leve
 
 def _bonferroni(run: ReconstructionRun, confidence: float) -> dict[str, Any]:
     """The level of each (set, attack) interval, so that the worst one's holds at ``confidence``."""
+    from policycheck import stats
     k = len(run.outcomes)
     return {
         "alternatives": k,
@@ -472,6 +486,8 @@ def _known_records(run: ReconstructionRun, control: ReconstructionRun | None) ->
 
 def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]:
     """Majority-class baseline per set: guess the synthetic data's most common secret for everyone."""
+    import numpy as np
+    from policycheck.methods.reconstruction.baselines import class_codes
     out = []
     for i, synthetic in enumerate(release.synthetic):
         codes = class_codes(synthetic.frame[run.secret], np.array(run.classes, dtype=object))
@@ -501,6 +517,7 @@ def _accuracy_chart(rows: list[dict[str, Any]], baseline: float, with_control: b
 
 
 def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: AttackParams) -> dict[str, Any]:
+    from policycheck.methods.reconstruction.lp_attack import solver_description
     return {
         "secret": run.secret,
         "classes": [_plain(c) for c in run.classes],
@@ -543,6 +560,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     larger of guessing the synthetic data's most common secret for everyone
     and, with a holdout, the same attack on the holdout records.
     """
+    from policycheck import stats
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
     control_need = _attack_needs(params, "holdout", tuple(params.attacks))
     control: ReconstructionRun | None = needs.get(control_need)
@@ -609,6 +627,7 @@ def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRis
     rule reports the largest risk and the interval of the largest. ``raw`` is
     that attack's accuracy and ``baseline`` its accuracy on the control.
     """
+    from policycheck import stats
     if ctx.release.holdout is None:
         raise EvaluationError("reconstruction_individual_risk needs a holdout dataset, and the release has none")
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
@@ -707,6 +726,10 @@ def attribute_inference_game(
     n_estimators: int = 100,
 ) -> AttributeInferenceGame:
     """Play the game ``repetitions`` times in parallel, with progress."""
+    import pandas as pd
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
+    from policycheck.methods.reconstruction.queries import compile_counting
     release = ctx.release
     qis = resolve_columns(ctx, secret, quasi_identifiers)
     values = tuple(sorted(pd.unique(release.original.frame[secret].dropna()), key=str))
@@ -772,6 +795,9 @@ def attribute_inference_game(
 )
 def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, needs) -> MetricResult:
     """Advantage 2*acc - 1 of the attack in the attribute inference privacy game (sec. 4.1)."""
+    import numpy as np
+    from policycheck import stats
+    from policycheck.methods.reconstruction.lp_attack import solver_description
     game: AttributeInferenceGame = needs[game_need(params)]
     n = int(game.truth.size)
     correct = int((game.truth == game.guess).sum())
@@ -812,3 +838,27 @@ def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, ne
         details=details,
         charts=(chart,),
     )
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'AttributeInferenceGame': ('policycheck.methods.reconstruction.game', 'AttributeInferenceGame'),
+    'GameSetup': ('policycheck.methods.reconstruction.game', 'GameSetup'),
+    'ReconstructionError': ('policycheck.methods.reconstruction.lp_attack', 'ReconstructionError'),
+    'class_codes': ('policycheck.methods.reconstruction.baselines', 'class_codes'),
+    'compile_counting': ('policycheck.methods.reconstruction.queries', 'compile_counting'),
+    'play_game': ('policycheck.methods.reconstruction.game', 'play_game'),
+    'solver_description': ('policycheck.methods.reconstruction.lp_attack', 'solver_description'),
+    'stats': ('policycheck.stats', None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,18 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import Field
 
-from policycheck import stats
-from policycheck.methods.cap_disclosure import cap_disclosure
-from policycheck.methods.dcr_baseline import fit_reference, median_ratio, sdmetrics_dcr, uniform_random_records
-from policycheck.methods.wp29.rates import bonferroni
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, metric
 from policycheck.release.model import ColumnType
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.methods.cap_disclosure import cap_disclosure
+    from policycheck.methods.dcr_baseline import fit_reference
+    from policycheck.methods.dcr_baseline import median_ratio
+    import numpy as np
+    from policycheck.methods.dcr_baseline import sdmetrics_dcr
+    from policycheck import stats
+    from policycheck.methods.dcr_baseline import uniform_random_records
+
 
 REFERENCES = (
     "SDMetrics 0.32 (DataCebo): DisclosureProtection and DCRBaselineProtection, single_table.privacy.",
@@ -83,6 +89,10 @@ sdmetrics_metric = partial(metric, family="sdmetrics", inputs={"original", "synt
 )
 def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: Mapping[Need, Any]) -> MetricResult:
     """SDMetrics' disclosure protection: min((1 - mean CAP) / (1 - 1/prod nunique(sensitive)), 1)."""
+    from policycheck import stats
+    from policycheck.methods.cap_disclosure import cap_disclosure
+    from policycheck.methods.wp29.rates import bonferroni
+    import numpy as np
     release = ctx.release
     known = params.known_columns or list(ctx.attacker.quasi_identifiers)
     sensitive = params.sensitive_columns or list(ctx.attacker.secrets)
@@ -166,6 +176,13 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
 )
 def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, needs: Mapping[Need, Any]) -> MetricResult:
     """SDMetrics' DCR baseline protection: min(median DCR(synthetic) / median DCR(random), 1)."""
+    from policycheck import stats
+    from policycheck.methods.dcr_baseline import fit_reference
+    from policycheck.methods.dcr_baseline import median_ratio
+    from policycheck.methods.dcr_baseline import sdmetrics_dcr
+    from policycheck.methods.dcr_baseline import uniform_random_records
+    from policycheck.methods.wp29.rates import bonferroni
+    import numpy as np
     release = ctx.release
     columns = params.columns or release.columns
     numeric = [release.column_types[c] is ColumnType.NUMERIC for c in columns]

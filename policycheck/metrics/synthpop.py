@@ -20,16 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import Field
 
-from policycheck import stats
-from policycheck.methods.synthpop_disclosure import Disclosure, disclosure
-from policycheck.methods.wp29.rates import bonferroni
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, metric
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    from policycheck.methods.synthpop_disclosure import Disclosure
+    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.methods.synthpop_disclosure import disclosure
+    import numpy as np
+    from policycheck import stats
+
 
 REFERENCES = (
     "G. M. Raab, B. Nowok, C. Dibben: Practical privacy metrics for synthetic data, arXiv:2406.16826 (2024); "
@@ -72,6 +76,8 @@ synthpop_metric = partial(
 def _run(
     ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: Any = None
 ) -> tuple[list[str], str, list[Disclosure]]:
+    from policycheck.methods.synthpop_disclosure import Disclosure
+    from policycheck.methods.synthpop_disclosure import disclosure
     keys = list(keys or ctx.attacker.quasi_identifiers)
     if not keys:
         raise EvaluationError("synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers.")
@@ -97,6 +103,10 @@ def _share_result(
     details: dict[str, Any],
 ) -> MetricResult:
     """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
+    from policycheck import stats
+    from policycheck.methods.synthpop_disclosure import Disclosure
+    from policycheck.methods.wp29.rates import bonferroni
+    import numpy as np
     level = bonferroni(params.confidence, len(results))
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
@@ -217,6 +227,8 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 )
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
     """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
+    from policycheck import stats
+    from policycheck.methods.wp29.rates import bonferroni
     keys, target, results = _run(ctx, params.keys, params.target)
     level = bonferroni(params.confidence, len(results))
     per_set = []

@@ -157,6 +157,8 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
 
 def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, level: float) -> tuple[float, float]:
     """Bootstrap interval over the sampled triples of one set's TVD or MRE."""
+    import numpy as np
+    from policycheck import stats
     sampled = len(errors.triples)
     if which == "tvd":
         def stat(idx: np.ndarray) -> float:

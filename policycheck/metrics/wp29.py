@@ -23,19 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
-import numpy as np
 from pydantic import Field, field_validator
 
-from policycheck.methods.gower import fit_gower
-from policycheck.methods.wp29.inference import inference
-from policycheck.methods.wp29.linkability import linkability
-from policycheck.methods.wp29.rates import AttackCounts, bonferroni
-from policycheck.methods.wp29.singling_out import singling_out
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params, metric
 from policycheck.release.model import ColumnType, Release
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.wp29.inference import inference
+    from policycheck.methods.wp29.linkability import linkability
+    from policycheck.methods.wp29.rates import AttackCounts, bonferroni
+    from policycheck.methods.wp29.singling_out import singling_out
 
 REFERENCES = (
     "Article 29 Data Protection Working Party, Opinion 05/2014 on Anonymisation Techniques (WP216), sec. 2.2.",
@@ -122,6 +124,7 @@ wp29_metric = partial(
 )
 def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Singling-out risk (anonymeter): predicates from the synthetic data that isolate one original record, beyond the control."""
+    from policycheck.methods.wp29.singling_out import singling_out
     release = ctx.release
     columns = params.columns or release.columns
     numeric = [release.column_types[c] is ColumnType.NUMERIC for c in columns]
@@ -187,6 +190,8 @@ def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: 
 )
 def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Linkability risk (anonymeter): two halves of a record joined through their nearest synthetic records, beyond the control."""
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.wp29.linkability import linkability
     release = ctx.release
     if params.aux_columns is not None:
         halves = [list(params.aux_columns[0]), list(params.aux_columns[1])]
@@ -241,6 +246,9 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
 )
 def inference_risk(ctx: EvaluationContext, params: InferenceParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Inference risk (anonymeter): the secret guessed from the nearest synthetic record, beyond the control."""
+    import numpy as np
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.wp29.inference import inference
     release = ctx.release
     secret = params.secret or (ctx.attacker.secrets[0] if ctx.attacker.secrets else None)
     if secret is None:
@@ -290,6 +298,8 @@ def _worst_of_sets(
     criterion: str,
 ) -> MetricResult:
     """Run the attacks per synthetic set; report the worst set's risk at the Bonferroni level."""
+    import numpy as np
+    from policycheck.methods.wp29.rates import bonferroni
     sets = ctx.release.synthetic
     level = bonferroni(confidence, len(sets))
     results = []
@@ -373,3 +383,25 @@ def _fewer_attacks_note(made: int, requested: int) -> list[str]:
     if made < requested:
         return [f"Only {made} records could be attacked (fewer original or holdout records than the {requested} requested)."]
     return []
+
+
+#: Names this family imports inside the functions that use them, so the registry (and
+#: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
+_IMPORTED_WHERE_USED = {
+    'AttackCounts': ('policycheck.methods.wp29.rates', 'AttackCounts'),
+    'bonferroni': ('policycheck.methods.wp29.rates', 'bonferroni'),
+    'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
+    'inference': ('policycheck.methods.wp29.inference', 'inference'),
+    'linkability': ('policycheck.methods.wp29.linkability', 'linkability'),
+    'singling_out': ('policycheck.methods.wp29.singling_out', 'singling_out'),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _IMPORTED_WHERE_USED:
+        import importlib
+
+        module, attribute = _IMPORTED_WHERE_USED[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
