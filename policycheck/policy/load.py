@@ -151,6 +151,8 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
         bases = [bases]
     if not isinstance(bases, list) or not all(isinstance(b, str) for b in bases):
         raise InvalidInput(located.problem(("extends",), "extends must be a file path or a list of file paths"))
+    if not bases:
+        return own  # extends: [] (found by the fuzz suite)
     merged: Source | None = None
     for i, base in enumerate(bases):
         base_path = path.parent / base

@@ -38,6 +38,12 @@ def test_invalid_policies_exit_2_with_one_located_line(toy_metric, write, toy_re
         assert len(lines) == 1 and lines[0].removeprefix("error: ").startswith(expected), (args, err)
 
 
+def test_an_empty_extends_list_extends_nothing(toy_metric, write):
+    write("p.yaml", HEAD + "extends: []\n" + RULE)
+    code, out, err = _run("validate", "p.yaml")
+    assert code == 0 and out == "p.yaml: ok (1 rules, attacker model no-box)\n", err
+
+
 def test_a_missing_ledger_exits_2_before_computing(write, toy_release):
     write("p.yaml", HEAD.replace("no-box", "maximum-knowledge") + "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
           "    params: {delta: 1.0e-5, ledger: ledgers/nope.yaml}\n    threshold: {fail_above: 5}\n")
