@@ -94,4 +94,7 @@ def to_days(path: Path, column: str, series: pd.Series, fmt: str | None) -> np.n
 
 
 def _is_integer(value: Any) -> bool:
+    # pandas 3 reads an integer beyond 64 bits as a Python int, pandas 2 as its text.
+    if isinstance(value, str):
+        return value.strip().lstrip("+-").isdigit()
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
