@@ -1,0 +1,71 @@
+"""The wording of numbers, thresholds and verdicts shared by every renderer (HTML, Markdown, JUnit, SARIF, console).
+
+It imports nothing from the renderers, so they all import it and not each
+other: report.json -> report/summary.py -> renderers, one way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+VERDICT_WORDS = {
+    "pass": "PASS",
+    "warn": "PASS WITH WARNINGS",
+    "fail": "FAIL",
+    "error": "ERROR: NOT EVALUATED",
+    "waived": "WAIVED",
+    "inconclusive": "INCONCLUSIVE",
+}
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """A number for people: at most ``digits`` significant digits."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "–"
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def threshold_text(t: dict[str, Any]) -> str:
+    parts = []
+    for key, word in (("fail_above", "fail if >"), ("warn_above", "warn if >"), ("fail_below", "fail if <"), ("warn_below", "warn if <")):
+        if t.get(key) is not None:
+            parts.append(f"{word} {fmt(t[key])}")
+    on = {"estimate": "", "lower": " (lower CI bound)", "upper": " (upper CI bound)"}[t.get("compare", "estimate")]
+    return ", ".join(parts) + on
+
+
+def interval_text(rule: dict[str, Any]) -> str:
+    interval = rule.get("interval")
+    return f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else ""
+
+
+def measured_text(rule: dict[str, Any]) -> str:
+    """The value with its interval and, where the metric gives them, the observed rate and the baseline.
+
+    ``0.05 [0.01, 0.09] excess = observed 0.25 - baseline 0.2`` when the value
+    is the excess over a baseline; ``0.52 [0.5, 0.54] (baseline 0.5)`` when
+    the value keeps its own scale.
+    """
+    shown = fmt(rule.get("value")) + interval_text(rule)
+    if rule.get("baseline") is None:
+        return shown
+    if rule.get("raw") is not None:
+        return f"{shown} excess = observed {fmt(rule['raw'])} − baseline {fmt(rule['baseline'])}"
+    return f"{shown} (baseline {fmt(rule['baseline'])})"
+
+
+def run_mark(report: dict[str, Any]) -> str:
+    """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
+    prov = report["provenance"]
+    return f"run {prov.get('run_id') or '-'} · report.json sha256 {(prov.get('integrity') or {}).get('report_sha256', '-')}"
