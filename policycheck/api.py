@@ -364,7 +364,7 @@ class Report:
         from policycheck.report.render import write_reports
 
         chosen = tuple(formats)
-        unknown = [f for f in chosen if f not in FORMATS]
+        unknown = [f for f in chosen if f not in (*FORMATS, "pdf")]  # pdf: the HTML printed by Chromium
         if unknown:
             raise ValueError(f"unknown report format(s) {unknown}; choose from {', '.join(FORMATS)}")
         return write_reports(self.data, Path(out_dir), chosen)

@@ -19,7 +19,7 @@ from policycheck import __version__
 from policycheck.console import block, one_line
 from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
-FORMATS = ("json", "html", "md", "junit", "sarif")
+FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
 
 
 def _echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = False) -> None:
@@ -444,6 +444,14 @@ def _formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise click.UsageError(f"--format: unknown format(s) {unknown}; choose from {', '.join(FORMATS)}")
+    if "pdf" in chosen:
+        from policycheck.report.pdf import find_chromium
+
+        if to_stdout:
+            raise click.UsageError("-o - prints text: --format pdf needs an output folder")
+        if find_chromium() is None:
+            raise click.UsageError("--format pdf needs headless Chromium (chromium or chromium-browser on PATH, "
+                                   "e.g. `apt-get install chromium`); or write html and print it")
     if to_stdout:
         # stdout holds one document: the format asked for, nothing else.
         if len(chosen) != 1:

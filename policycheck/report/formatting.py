@@ -69,3 +69,48 @@ def run_mark(report: dict[str, Any]) -> str:
     """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
     prov = report["provenance"]
     return f"run {prov.get('run_id') or '-'} · report.json sha256 {(prov.get('integrity') or {}).get('report_sha256', '-')}"
+
+
+def percent(confidence: float) -> str:
+    """0.95 -> ``95%``; a Bonferroni level such as 0.9833 keeps two decimals."""
+    return f"{round(confidence * 100, 2):g}%"
+
+
+def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
+    """A failing or inconclusive rule's value, compared bound and threshold in words.
+
+    ``0.86 (95% upper bound 0.91) > 0.2`` for a rule that compares an
+    interval end; ``0.86 (95% interval 0.8 – 0.91) > 0.2`` for one that
+    compares the estimate; the observed rate and baseline where the value
+    is relative to one; the reason when a rule fails for another cause (a
+    refuted claim). What the first page lists for each rule that fails.
+    """
+    if rule.get("error"):
+        return f"not evaluated: {rule['error']}"
+    t = rule["threshold"]
+    above = t.get("fail_above") is not None
+    level = t.get("fail_above") if above else t.get("fail_below")
+    op = ">" if above else "<"
+    conf = rule.get("confidence") or confidence
+    interval = rule.get("interval")
+    shown = fmt(rule.get("value"))
+    if interval and conf:
+        if t.get("compare") in ("upper", "lower"):
+            end = interval[1] if t["compare"] == "upper" else interval[0]
+            shown += f" ({percent(conf)} {t['compare']} bound {fmt(end)})"
+        else:
+            shown += f" ({percent(conf)} interval {fmt(interval[0])} – {fmt(interval[1])})"
+    if rule.get("raw") is not None and rule.get("baseline") is not None:
+        shown += f" (observed {fmt(rule['raw'])}, baseline {fmt(rule['baseline'])})"
+    if level is None:
+        return shown
+    verdict = rule.get("verdict_before_waiver") if rule.get("verdict") == "waived" else rule.get("verdict")
+    if verdict == "inconclusive":
+        return f"{shown}: estimate and bound on opposite sides of {fmt(level)}"
+    compared = rule.get("compared_value")
+    beyond = compared is not None and (compared > level if above else compared < level)
+    if verdict == "fail" and beyond:
+        return f"{shown} {op} {fmt(level)}"
+    if verdict == "fail" and rule.get("verdict_reason"):
+        return f"{shown}, fail level {fmt(level)}: {rule['verdict_reason']}"
+    return f"{shown}; fail level {op} {fmt(level)}"

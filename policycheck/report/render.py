@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from policycheck.fileio import write_report_set
 from policycheck.report.charts import render_chart, render_gauge
-from policycheck.report.formatting import VERDICT_WORDS, fmt, measured_text, run_mark, threshold_text
+from policycheck.report.formatting import VERDICT_WORDS, decision_text, fmt, measured_text, percent, run_mark, threshold_text
 from policycheck.report.junit import render_junit
 from policycheck.report.sarif import render_sarif
 from policycheck.report.summary import KINDS, summarize
@@ -46,6 +46,7 @@ def _environment() -> Environment:
     env.filters["fmt"] = fmt
     env.filters["threshold"] = threshold_text
     env.filters["measured"] = measured_text
+    env.filters["decision"] = decision_text
     env.filters["chart"] = render_chart
     env.filters["gauge"] = render_gauge
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]
@@ -53,6 +54,7 @@ def _environment() -> Environment:
     env.tests["scalar"] = _is_scalar
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     env.globals["run_mark"] = run_mark
+    env.globals["percent"] = percent
     env.globals["KINDS"] = KINDS
     env.globals["ATTENTION"] = ATTENTION
     return env
@@ -111,8 +113,20 @@ def render_format(fmt_name: str, report: dict[str, Any]) -> str:
 
 
 def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
-    """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths."""
+    """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths.
+
+    ``pdf`` prints the HTML through headless Chromium (report/pdf.py) once the set is in place.
+    """
     out_dir = Path(out_dir)
+    if "pdf" in formats:
+        from policycheck.report.pdf import require_chromium
+
+        require_chromium()  # before anything is written: exit 2 leaves the folder as it was
     files = {OUTPUTS[f]: render_format(f, report) for f in formats if f in OUTPUTS}
     write_report_set(out_dir, files)
-    return [out_dir / name for name in files]
+    paths = [out_dir / name for name in files]
+    if "pdf" in formats:
+        from policycheck.report.pdf import write_pdf
+
+        paths.append(write_pdf(files.get("report.html") or render_html(report), out_dir / "report.pdf"))
+    return paths
