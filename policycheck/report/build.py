@@ -150,6 +150,7 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "refutes": list(r.refutes) if r else [],
         "relies_on": list(r.relies_on) if r else [],
         "threshold": e.rule.threshold.model_dump(),
+        "value_range": list(e.spec.value_range) if any(v is not None for v in e.spec.value_range) else None,
         "interval": list(r.interval) if r and r.interval is not None else None,
         "confidence": r.confidence if r else None,
         "summary": e.spec.summary,

@@ -65,6 +65,9 @@ class RuleOut(_Model):
     refutes: list[str] = Field(default_factory=list, description="Declared claims this measurement refutes.")
     relies_on: list[str] = Field(default_factory=list, description="Declared claims the value relies on.")
     threshold: ThresholdOut
+    value_range: list[float | None] | None = Field(
+        default=None, description="The values the metric can take [lowest, highest] (None: unbounded); since 1.2."
+    )
     interval: list[float] | None = Field(description="Confidence interval [lower, upper] of the estimate, if any.")
     confidence: float | None = None
     summary: str
