@@ -335,7 +335,7 @@ class Report:
         """One row per rule: id, metric, severity, verdict, value, interval, threshold."""
         import pandas as pd
 
-        from policycheck.report.render import threshold_text
+        from policycheck.report.formatting import threshold_text
 
         rows = [
             {
@@ -364,7 +364,7 @@ class Report:
         from policycheck.report.render import write_reports
 
         chosen = tuple(formats)
-        unknown = [f for f in chosen if f not in FORMATS]
+        unknown = [f for f in chosen if f not in (*FORMATS, "pdf")]  # pdf: the HTML printed by Chromium
         if unknown:
             raise ValueError(f"unknown report format(s) {unknown}; choose from {', '.join(FORMATS)}")
         return write_reports(self.data, Path(out_dir), chosen)
@@ -377,7 +377,7 @@ class Report:
 
     def _repr_html_(self) -> str:
         """A compact version of the HTML report for Jupyter: the verdict and one row per rule."""
-        from policycheck.report.render import VERDICT_WORDS, fmt, threshold_text
+        from policycheck.report.formatting import VERDICT_WORDS, fmt, threshold_text
 
         colours = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "error": "#8250df", "waived": "#57606a",
                    "inconclusive": "#9a6700"}

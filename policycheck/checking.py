@@ -79,7 +79,8 @@ def check_release(
 
 def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err: bool = False) -> None:
     """One line per rule and the overall verdict (on stdout, or stderr when stdout holds a report)."""
-    from policycheck.report.render import VERDICT_WORDS, measured_text
+    from policycheck.report.formatting import VERDICT_WORDS, measured_text
+    from policycheck.report.summary import summarize
 
     def echo(text: str) -> None:
         # NOTE: ids and errors come from files: one_line escapes control characters.
@@ -97,6 +98,7 @@ def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err
         echo(f"  {label} {one_line(rule['id'])} ({rule['metric']}): {one_line(measured_text(rule) + extra)}")
         if rule.get("verdict_reason") and rule["verdict"] != "pass":
             echo(f"  {'':<{width}}   {one_line(rule['verdict_reason'])}")
+    echo(f"  {summarize(report).counts_text()}")
     if out_dir is not None:
         echo(f"reports in {one_line(str(out_dir))}/")
 

@@ -19,7 +19,7 @@ from policycheck import __version__
 from policycheck.console import block, one_line
 from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
-FORMATS = ("json", "html", "md", "junit", "sarif")
+FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
 
 
 def _echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = False) -> None:
@@ -351,10 +351,14 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
 @cli.command()
 @click.argument("old", type=click.Path(path_type=Path))
 @click.argument("new", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON (as --format json).")
+@click.option("--format", "diff_format", type=click.Choice(["text", "json", "html"]), default=None,
+              help="text (default), json, or html: a page with both verdicts and values of every rule.")
+@click.option("-o", "--output", "diff_output", type=click.Path(path_type=Path), default=None,
+              help="Write the comparison to this file instead of stdout.")
 @click.option("--fail-on-worse", is_flag=True, help="Exit 1 when a rule's verdict got worse (a listing exits 0 otherwise).")
 @_guard
-def diff(old, new, as_json, fail_on_worse):
+def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     """List the rules whose verdict or value changed from report OLD to report NEW.
 
     A listing: exit 0. With --fail-on-worse, exit 1 when a rule's verdict got
@@ -363,18 +367,58 @@ def diff(old, new, as_json, fail_on_worse):
     from policycheck.verify import diff_reports, read_report
 
     changes = diff_reports(read_report(old), read_report(new))
-    if as_json:
-        _echo(json.dumps(changes.to_dict(), indent=2, ensure_ascii=False), lines=True)
+    if as_json and diff_format not in (None, "json"):
+        raise click.UsageError("--json and --format text/html: choose one")
+    chosen = "json" if as_json else diff_format or "text"
+    if chosen == "html":
+        from policycheck.report.across import render_diff_html
+
+        text = render_diff_html(changes.old, changes.new, changes.to_dict())
+    elif chosen == "json":
+        text = json.dumps(changes.to_dict(), indent=2, ensure_ascii=False) + "\n"
     else:
-        _echo(f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
-                   f"{changes.new['release']['id']} ({changes.new['verdict']})")
-        for difference in changes.context + changes.files + changes.rules:
-            _echo(f"  {difference}")
+        lines = [f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
+                 f"{changes.new['release']['id']} ({changes.new['verdict']})"]
+        lines += [f"  {difference}" for difference in changes.context + changes.files + changes.rules]
         if not changes.rules:
-            _echo("  no rule verdict or value changed")
+            lines.append("  no rule verdict or value changed")
         if changes.worse:
-            _echo(f"worse: {', '.join(changes.worse)}")
+            lines.append(f"worse: {', '.join(changes.worse)}")
+        text = "\n".join(lines) + "\n"
+    if diff_output is not None:
+        from policycheck.fileio import atomic_write_text
+
+        atomic_write_text(diff_output, text)
+        _echo(f"comparison in {diff_output}", err=True)
+    elif chosen == "text":
+        for line in text.splitlines():
+            _echo(line)  # one_line: ids and values come from files
+    else:
+        _echo(text, nl=False, lines=True)
     sys.exit(EXIT_FAIL if fail_on_worse and changes.worse else EXIT_PASS)
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("-o", "--output", "index_output", type=click.Path(path_type=Path), default=None,
+              help="Where to write the page (default: FOLDER/index.html).")
+@_guard
+def index(folder, index_output):
+    """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
+    from policycheck.errors import PolicycheckError
+    from policycheck.fileio import atomic_write_text
+    from policycheck.report.across import index_entries, render_index_html
+    from policycheck.verify import read_report
+
+    reports, unreadable = [], []
+    for path in sorted(folder.rglob("report.json")):
+        try:
+            reports.append((path, read_report(path)))
+        except PolicycheckError as exc:
+            unreadable.append((path.relative_to(folder).as_posix(), str(exc).split(": ", 1)[-1]))
+    target = index_output or folder / "index.html"
+    atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
+    _echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
 
 
 @cli.command()
@@ -449,6 +493,14 @@ def _formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise click.UsageError(f"--format: unknown format(s) {unknown}; choose from {', '.join(FORMATS)}")
+    if "pdf" in chosen:
+        from policycheck.report.pdf import find_chromium
+
+        if to_stdout:
+            raise click.UsageError("-o - prints text: --format pdf needs an output folder")
+        if find_chromium() is None:
+            raise click.UsageError("--format pdf needs headless Chromium (chromium or chromium-browser on PATH, "
+                                   "e.g. `apt-get install chromium`); or write html and print it")
     if to_stdout:
         # stdout holds one document: the format asked for, nothing else.
         if len(chosen) != 1:

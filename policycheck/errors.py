@@ -71,3 +71,12 @@ def display_path(path: Path | str | Any) -> str:
         return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
+
+
+class EvaluationError(Exception):
+    """An evaluator could not produce a number (exit code 3).
+
+    Defined here, below both ``methods/`` and ``metrics/``, so the papers'
+    algorithms can raise it without importing the policy layer; families
+    import it from ``policycheck.metrics.base`` as before.
+    """

@@ -26,7 +26,7 @@ from pathlib import Path
 from policycheck.errors import InvalidInput, Problem, display_path
 
 #: Files a report set may hold; an output folder holding anything else is not ours to replace.
-REPORT_FILES = ("report.json", "report.html", "report.md", "report.junit.xml", "report.sarif")
+REPORT_FILES = ("report.json", "report.html", "report.md", "report.junit.xml", "report.sarif", "report.pdf")
 #: Marks our temporary folders: ``.<target>.policycheck-<pid>-<random>``.
 _TMP_TAG = ".policycheck-"
 

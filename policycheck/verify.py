@@ -201,7 +201,7 @@ class Verification:
 
 
 #: Where each list of hashed files sits in report.json.
-HASHED_FILE_LISTS = ("policy_files", "manifest", "data_files", "referenced_files")
+HASHED_FILE_LISTS = ("policy_files", "manifest", "metadata", "data_files", "referenced_files")
 
 
 def named_files(report: dict[str, Any]) -> list[dict[str, str]]:
@@ -213,10 +213,11 @@ def named_files(report: dict[str, Any]) -> list[dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for key in HASHED_FILE_LISTS:
         entries = prov.get(key)
-        if key == "manifest":
+        single = key in ("manifest", "metadata")
+        if single:
             entries = [entries] if entries else []
         for i, f in enumerate(entries or []):
-            at = f"provenance.{key}.sha256" if key == "manifest" else f"provenance.{key}[{i}].sha256"
+            at = f"provenance.{key}.sha256" if single else f"provenance.{key}[{i}].sha256"
             out.setdefault(f["path"], {**f, "at": at})
     return list(out.values())
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 
+from policycheck.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
 from policycheck.executor import Executor, SerialExecutor
 from policycheck.release.model import Release
 
@@ -133,10 +134,6 @@ class MetricResult:
     #: rule refuted in the same run cannot pass.
     refutes: tuple[str, ...] = ()
     relies_on: tuple[str, ...] = ()
-
-
-class EvaluationError(Exception):
-    """An evaluator could not produce a number (exit code 3)."""
 
 
 @dataclass

@@ -146,7 +146,8 @@ def build_release(
     findings += checks.check_id_leak(orig, syn)
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
     return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders,
-                   roles=roles, formats=formats, findings=findings)
+                   roles=roles, formats=formats, findings=findings, metadata_path=metadata,
+                   metadata_sha256=sha256_file(metadata) if metadata is not None else None)
 
 
 def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:

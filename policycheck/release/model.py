@@ -76,6 +76,9 @@ class Release:
     orders: dict[str, list[Any]] = field(default_factory=dict)
     manifest_path: Path | None = None
     manifest_sha256: str | None = None
+    #: The SDV metadata file the roles were read from, and its SHA-256 (provenance: verify re-hashes it).
+    metadata_path: Path | None = None
+    metadata_sha256: str | None = None
     #: Role of every column of the input files, analysed or not (see ROLES),
     #: in file order. Datetime columns are NUMERIC in ``column_types``.
     roles: dict[str, str] = field(default_factory=dict)

@@ -22,10 +22,13 @@ from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
 from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
+from policycheck.report.summary import summarize_rules
 from policycheck.runner import RunResult
-from policycheck.verdicts import exit_code, fails_release, release_verdict
+from policycheck.verdicts import exit_code, release_verdict
 
-LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "pydantic", "jinja2", "ruamel.yaml", "pyarrow")
+#: Every library that computes a number in a report (and those that read and render it), by distribution name.
+LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "numba", "scikit-learn", "dp-accounting", "pyarrow", "pydantic",
+             "jinja2", "ruamel.yaml")
 
 
 def build_report(
@@ -80,7 +83,7 @@ def build_report(
                 for d in release.datasets()
             ],
         },
-        "summary": _summary(rules, run.unused_waivers),
+        "summary": summarize_rules(rules, run.unused_waivers).to_json(),
         "rules": rules,
         "waivers": [_waiver(w) for w in policy.waivers],
         "provenance": {
@@ -96,6 +99,11 @@ def build_report(
             "manifest": (
                 {"path": display_path(release.manifest_path), "sha256": release.manifest_sha256}
                 if release.manifest_path and release.manifest_sha256
+                else None
+            ),
+            "metadata": (
+                {"path": display_path(release.metadata_path), "sha256": release.metadata_sha256}
+                if release.metadata_path and release.metadata_sha256
                 else None
             ),
             "seed": run.seed,
@@ -142,6 +150,7 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "refutes": list(r.refutes) if r else [],
         "relies_on": list(r.relies_on) if r else [],
         "threshold": e.rule.threshold.model_dump(),
+        "value_range": list(e.spec.value_range) if any(v is not None for v in e.spec.value_range) else None,
         "interval": list(r.interval) if r and r.interval is not None else None,
         "confidence": r.confidence if r else None,
         "summary": e.spec.summary,
@@ -170,26 +179,6 @@ def _reason(outcome) -> str | None:
     if outcome.raw_verdict == "pass" and outcome.evaluation.spec.pass_means:
         return outcome.evaluation.spec.pass_means
     return None
-
-
-def _summary(rules: list[dict[str, Any]], unused: list[str]) -> dict[str, Any]:
-    def ids(pred) -> list[str]:
-        return [r["id"] for r in rules if pred(r)]
-
-    return {
-        "total": len(rules),
-        "passed": len(ids(lambda r: r["verdict"] == "pass")),
-        "warned": len(ids(lambda r: r["verdict"] == "warn")),
-        "failed": len(ids(lambda r: r["verdict"] == "fail")),
-        "inconclusive": len(ids(lambda r: r["verdict"] == "inconclusive")),
-        "waived": len(ids(lambda r: r["verdict"] == "waived")),
-        "errors": len(ids(lambda r: r["verdict"] == "error")),
-        "blocking_failures": ids(fails_release),
-        "warnings": ids(lambda r: r["verdict"] in ("warn", "fail", "inconclusive") and not fails_release(r)),
-        "inconclusive_rules": ids(lambda r: r["verdict"] == "inconclusive"),
-        "waived_rules": ids(lambda r: r["verdict"] == "waived"),
-        "unused_waivers": unused,
-    }
 
 
 def _waiver(w: Waiver) -> dict[str, Any]:

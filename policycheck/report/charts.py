@@ -11,20 +11,32 @@ keep labels apart and inside the drawing without a font engine.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from markupsafe import Markup, escape
 
 W = 560
 RIGHT = 16
-PALETTE = ("#1f5fa8", "#d9822b", "#2e8b57", "#b03a48", "#6b4fa0", "#7a7a7a")
+#: Okabe and Ito's colour-blind-safe palette (blue, orange, bluish green, reddish purple, vermillion, sky
+#: blue, black): each pair stays apart for deuteranopia, protanopia and tritanopia, and in grey print.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
+#: Dash pattern per overlaid histogram series: the outlines tell the series apart where fills overlap.
+DASHES = ("", "6 3", "2 2", "8 3 2 3")
 #: Colours of the verdict zones in the threshold gauge.
 ZONES = {"pass": "#d8eedd", "warn": "#f8e7bf", "fail": "#f6d0d5"}
 
 
 def render_chart(spec: dict[str, Any]) -> Markup:
-    """One chart spec as a ``<figure>`` with an ``<svg>`` (or a short note if malformed)."""
+    """One chart spec as a ``<figure>``: an ``<svg>`` with a text alternative, and a caption.
+
+    The text alternative (``aria-label`` and ``<desc>``) gives the numbers a
+    screen reader or a search needs; the caption says what the chart shows
+    and what its dashed lines are (the spec's ``caption`` when it has one).
+    """
     kind = spec.get("kind")
+    if kind == "line" and _single_x(spec):
+        kind = "bar"  # one point (M = 1) is a bar, not a lone dot that looks like missing data
     try:
         if kind == "heatmap":
             body, height = _heatmap(spec)
@@ -45,11 +57,114 @@ def render_chart(spec: dict[str, Any]) -> Markup:
     shift = 16 * (len(lines) - 1)
     if shift:
         body = f'<g transform="translate(0 {shift})">{body}</g>'
+    alt = text_alternative(spec, kind)
     return Markup(
         f'<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height + shift}" '
-        f'role="img" aria-label="{escape(title)}" preserveAspectRatio="xMidYMid meet">'
-        f"<title>{escape(title)}</title>{head}{body}</svg></figure>"
+        f'role="img" aria-label="{escape(alt)}" preserveAspectRatio="xMidYMid meet">'
+        f"<title>{escape(title)}</title><desc>{escape(alt)}</desc>{head}{body}</svg>"
+        f"<figcaption>{escape(caption(spec, kind))}</figcaption></figure>"
     )
+
+
+KIND_WORDS = {"bar": "Bar chart", "line": "Line chart", "scatter": "Scatter plot", "histogram": "Histogram",
+              "heatmap": "Heat map"}
+
+
+def caption(spec: dict[str, Any], kind: str) -> str:
+    """What the chart shows, in one or two sentences: the spec's own caption, or one built from its labels."""
+    if spec.get("caption"):
+        return str(spec["caption"])
+    what = KIND_WORDS.get(kind, "Chart")
+    y_label = str(spec.get("y_label") or ("share of records in each bin" if kind == "histogram" else ""))
+    x_label = str(spec.get("x_label") or "")
+    text = f"{what}: {spec.get('title', '')}"
+    if y_label and x_label:
+        text += f"; {y_label} against {x_label}"
+    text += "."
+    refs = [f"{r.get('label', '')} at {_fmt(_num(r['value']))}" for r in _references(spec)]
+    if refs:
+        text += " Dashed line" + ("s" if len(refs) > 1 else "") + ": " + "; ".join(refs) + "."
+    if kind == "bar" or any(_num(x) is None for sr in spec.get("series") or [] for x in sr.get("x", [])):
+        labels = list(dict.fromkeys(str(x) for sr in spec.get("series") or [] for x in sr.get("x", [])))
+        prefix, suffix = common_affixes(labels)
+        if prefix or suffix:
+            text += " Bar labels leave out what every label shares: " + " and ".join(
+                f"{where} “{part}”" for where, part in (("the prefix", prefix), ("the suffix", suffix)) if part) + "."
+    if kind == "histogram" and len(spec.get("series") or []) > 1:
+        text += " The series overlap; each is drawn see-through with its own outline."
+    return text
+
+
+def text_alternative(spec: dict[str, Any], kind: str) -> str:
+    """The chart's numbers in words, for a reader who cannot see it (at most about 12 values per series)."""
+    parts = [f"{KIND_WORDS.get(kind, 'Chart')}: {spec.get('title', '')}."]
+    for s in spec.get("series") or []:
+        name = str(s.get("name", "")) or "values"
+        if kind == "histogram":
+            counts, edges = s.get("counts", []), s.get("edges", [])
+            if counts and len(edges) == len(counts) + 1:
+                peak = max(range(len(counts)), key=lambda i: counts[i])
+                parts.append(f"{name}: {sum(counts)} values in {len(counts)} bins from {_fmt(float(edges[0]))} to "
+                             f"{_fmt(float(edges[-1]))}, most in [{_fmt(float(edges[peak]))}, {_fmt(float(edges[peak + 1]))}).")
+            continue
+        pairs = [(x, _num(y)) for x, y in zip(s.get("x", []), s.get("y", []))]
+        if len(pairs) > 12:
+            ys = [y for _, y in pairs if y is not None]
+            parts.append(f"{name}: {len(pairs)} points, {spec.get('y_label', 'y')} from {_fmt(min(ys))} to {_fmt(max(ys))}."
+                         if ys else f"{name}: no values.")
+        else:
+            shown = ", ".join(f"{x if _num(x) is None else _fmt(_num(x))}: {'–' if y is None else _fmt(y)}" for x, y in pairs)
+            parts.append(f"{name}: {shown}.")
+    if kind == "heatmap":
+        flat = [v for row in spec.get("values", []) for v in map(_num, row) if v is not None]
+        if flat:
+            parts.append(f"{len(spec.get('values', []))} rows; values from {_fmt(min(flat))} to {_fmt(max(flat))}.")
+    for r in _references(spec):
+        parts.append(f"Reference: {r.get('label', '')} {_fmt(_num(r['value']))}.")
+    return " ".join(parts)
+
+
+_SEPARATORS = "-_ ./:"
+
+
+def distinct_parts(labels: list[str]) -> list[str]:
+    """Labels without the prefix and suffix they all share (cut at a separator), so long rule ids
+    such as ``release-q4-mi-rule-0`` and ``release-q4-mi-rule-1`` show as ``0`` and ``1``; the caption
+    names what was left out (see :func:`common_affixes`)."""
+    prefix, suffix = common_affixes(labels)
+    if not (prefix or suffix):
+        return list(labels)
+    return [label[len(prefix): len(label) - len(suffix)] for label in labels]
+
+
+def common_affixes(labels: list[str]) -> tuple[str, str]:
+    """The separator-bounded prefix and suffix every label shares (empty for fewer than two labels)."""
+    if len(labels) < 2 or len(set(labels)) < 2:
+        return "", ""
+    first = min(labels, key=len)
+    n = 0
+    while n < len(first) and all(label[n] == first[n] for label in labels):
+        n += 1
+    prefix = first[:n]
+    cut = max((prefix.rfind(c) for c in _SEPARATORS), default=-1)
+    prefix = prefix[: cut + 1] if cut >= 0 else ""
+    rests = [label[len(prefix):] for label in labels]
+    shortest = min(rests, key=len)
+    m = 0
+    while m < len(shortest) and all(r[len(r) - 1 - m] == shortest[len(shortest) - 1 - m] for r in rests):
+        m += 1
+    suffix = shortest[len(shortest) - m:] if m else ""
+    cut = min((i for i, c in enumerate(suffix) if c in _SEPARATORS), default=None)
+    suffix = suffix[cut:] if cut is not None else ""
+    if any(len(r) - len(suffix) < 1 for r in rests):
+        suffix = ""
+    return prefix, suffix
+
+
+def _single_x(spec: dict[str, Any]) -> bool:
+    """Whether every series of an x/y spec has one x value, the same (a linkage chart with M = 1)."""
+    xs = {str(x) for s in spec.get("series") or [] for x in s.get("x", [])}
+    return len(xs) == 1 and all(len(s.get("y", [])) <= 1 for s in spec.get("series") or [])
 
 
 # --- helpers ------------------------------------------------------------------
@@ -108,6 +223,16 @@ def _shorten(text: str, width: float, size: float) -> str:
     return text if len(text) <= fits else text[: fits - 1] + "…"
 
 
+def shorten_middle(text: str, width: float, size: float) -> str:
+    """``text`` cut in the middle to fit ``width`` pixels: the end that tells ``adult-2025[0]`` from
+    ``adult-2025[1]`` stays."""
+    fits = max(int(width / (size * 0.6)), 3)
+    if len(text) <= fits:
+        return text
+    tail = (fits - 1) // 2
+    return text[: fits - 1 - tail] + "…" + text[len(text) - tail:]
+
+
 def _wrap(text: str, width: float, char: float, max_lines: int = 2) -> list[str]:
     """Greedy word wrap of ``text`` into lines of at most ``width`` pixels."""
     fits = max(int(width / char), 4)
@@ -164,21 +289,51 @@ def _y_label(text: str, top: float, bottom: float) -> str:
     )
 
 
+#: Axis labels whose quantity lies in [0, 1] (shares, rates, accuracies).
+_UNIT_LABEL = re.compile(r"^(share|fraction|proportion|accuracy|precision|recall|probability)\b|positive rate", re.I)
+
+
+def axis_domain(spec: dict[str, Any], axis: str, kind: str) -> tuple[float | None, float | None]:
+    """The values an axis can take: the spec's ``x_domain``/``y_domain``, [0, 1] for a share or rate
+    (a histogram's y is the share of records in each bin), else unbounded."""
+    given = spec.get(f"{axis}_domain")
+    if isinstance(given, (list, tuple)) and len(given) == 2:
+        return _num(given[0]), _num(given[1])
+    if axis == "y" and kind == "histogram":
+        return 0.0, 1.0
+    if _UNIT_LABEL.search(str(spec.get(f"{axis}_label") or "")):
+        return 0.0, 1.0
+    return None, None
+
+
+def _clip(v: float, lo: float | None, hi: float | None) -> float:
+    return min(max(v, lo if lo is not None else v), hi if hi is not None else v)
+
+
 class _Axes:
     """Linear axes of an x/y chart, with a frame, grid, ticks and labels."""
 
     LEFT, BOTTOM, PLOT_H = 64, 50, 220
 
-    def __init__(self, x0: float, x1: float, y0: float, y1: float, top: float, integer_x: bool = False) -> None:
+    def __init__(self, x0: float, x1: float, y0: float, y1: float, top: float, integer_x: bool = False,
+                 x_domain: tuple[float | None, float | None] = (None, None),
+                 y_domain: tuple[float | None, float | None] = (None, None)) -> None:
+        # NOTE: the data's range is clipped to the metric's domain first: a
+        # share's interval never reaches below 0 or above 1 on the page.
+        x0, x1 = _clip(x0, *x_domain), _clip(x1, *x_domain)
+        y0, y1 = _clip(y0, *y_domain), _clip(y1, *y_domain)
         if x1 <= x0:
             x0, x1 = x0 - 0.5, x1 + 0.5
         if y1 <= y0:
             y0, y1 = (y0 - 0.5, y1 + 0.5) if y0 < 0 else (y0, y1 + (abs(y1) or 1.0))
         # NOTE: round the y range out to whole ticks, so the tallest bar or
-        # point meets a labelled grid line instead of the frame's edge.
+        # point meets a labelled grid line instead of the frame's edge; never past the domain.
         step = _nice_step(y1 - y0)
-        y1 = math.ceil(y1 / step - 1e-9) * step
-        y0 = math.floor(y0 / step + 1e-9) * step
+        y1 = _clip(math.ceil(y1 / step - 1e-9) * step, *y_domain)
+        y0 = _clip(math.floor(y0 / step + 1e-9) * step, *y_domain)
+        x0, x1 = _clip(x0, *x_domain), _clip(x1, *x_domain)
+        if y1 <= y0:
+            y1 = y0 + step
         self.x0, self.x1, self.y0, self.y1 = x0, x1, y0, y1
         self.top = top
         self.bottom = top + self.PLOT_H
@@ -186,9 +341,11 @@ class _Axes:
         self.integer_x = integer_x
 
     def x(self, v: float) -> float:
+        v = _clip(v, self.x0, self.x1)  # a value outside the domain is drawn at its edge, never beyond the frame
         return self.LEFT + (v - self.x0) / (self.x1 - self.x0) * (W - self.LEFT - RIGHT)
 
     def y(self, v: float) -> float:
+        v = _clip(v, self.y0, self.y1)
         return self.bottom - (v - self.y0) / (self.y1 - self.y0) * self.PLOT_H
 
     def frame(self, spec: dict[str, Any], x_ticks: bool = True) -> str:
@@ -245,7 +402,8 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
     categorical = any(_num(x) is None for s in series for x in s.get("x", []))
     if kind == "bar" or categorical:
         labels = list(dict.fromkeys(str(x) for s in series for x in s.get("x", [])))
-        ax = _Axes(0, max(len(labels), 1), min([0.0, *ys]), max([*ys, 0.0]) or 1.0, top)
+        ax = _Axes(0, max(len(labels), 1), min([0.0, *ys]), max([*ys, 0.0]) or 1.0, top,
+                   y_domain=axis_domain(spec, "y", kind))
         parts = [ax.frame(spec, x_ticks=False)]
         band = (W - ax.LEFT - RIGHT) / max(len(labels), 1)
         # NOTE: cap the bar width: one category must not fill the chart.
@@ -263,12 +421,18 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
                 top_y, base = ax.y(max(v, 0)), ax.y(min(v, 0))
                 parts.append(f'<rect x="{bx:.1f}" y="{top_y:.1f}" width="{width:.1f}" height="{max(base - top_y, 0.5):.1f}" fill="{color}">'
                              f'<title>{escape(s.get("name", ""))} {escape(str(x))}: {_fmt(v)}</title></rect>')
-                if n_bars <= 16 and width >= 18:
+                # NOTE: a value label is written only where it fits over its own bar, so
+                # neighbouring labels never overlap (the tooltip and the text alternative hold every value).
+                if n_bars <= 16 and _text_width(_fmt(v), 9.5) <= width + 2:
                     parts.append(f'<text x="{bx + width / 2:.1f}" y="{top_y - 3:.1f}" text-anchor="middle" class="bv">{_fmt(v)}</text>')
-        step = max(1, math.ceil(len(labels) * 80 / (W - ax.LEFT - RIGHT)))
+        shown_labels = distinct_parts(labels)
+        widest = max((_text_width(t, 10) for t in shown_labels), default=0)
+        # NOTE: every label when they fit their band, else every step-th, each cut to its room: never overlapping.
+        step = next((k for k in range(1, len(labels) + 1) if widest <= band * k - 4), None) or max(1, len(labels))
+        step = min(step, max(1, math.ceil(len(labels) * 80 / (W - ax.LEFT - RIGHT))) if widest > band - 4 else 1)
         for i, label in enumerate(labels):
             if i % step == 0:
-                short = _shorten(label, band * step - 4, 10)
+                short = shorten_middle(shown_labels[i], band * step - 4, 10)
                 parts.append(f'<text x="{ax.LEFT + band * (i + 0.5):.1f}" y="{ax.bottom + 16}" text-anchor="middle" class="tk">'
                              f"<title>{escape(label)}</title>{escape(short)}</text>")
     else:
@@ -277,7 +441,8 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
         # NOTE: a non-negative quantity is drawn from zero, so a small change
         # does not look like a large one.
         ax = _Axes(min(xs, default=0), max(xs, default=1), min(y0, 0.0), max(ys, default=1), top,
-                   integer_x=bool(xs) and all(float(v).is_integer() for v in xs))
+                   integer_x=bool(xs) and all(float(v).is_integer() for v in xs),
+                   x_domain=axis_domain(spec, "x", kind), y_domain=axis_domain(spec, "y", kind))
         parts = [ax.frame(spec)]
         for si, s in enumerate(series):
             color = PALETTE[si % len(PALETTE)]
@@ -299,17 +464,22 @@ def _histogram(spec: dict[str, Any]) -> tuple[str, float]:
     tops = [c / max(sum(s.get("counts", [])), 1) for s in series for c in s.get("counts", [])]
     xs = edges_all + [_num(r["value"]) for r in _references(spec) if r.get("axis") == "x"]
     legend, top = _plot_top(spec)
-    ax = _Axes(min(xs, default=0), max(xs, default=1), 0, max(tops, default=1) or 1, top)
-    parts = [ax.frame({**spec, "y_label": spec.get("y_label", "share of records")})]
+    ax = _Axes(min(xs, default=0), max(xs, default=1), 0, max(tops, default=1) or 1, top,
+               x_domain=axis_domain(spec, "x", "histogram"), y_domain=(0.0, 1.0))
+    # NOTE: the bars are shares of each series' records, whatever the spec's y label says.
+    parts = [ax.frame({**spec, "y_label": "share of records in each bin"})]
+    overlaid = len(series) > 1
     for si, s in enumerate(series):
         color = PALETTE[si % len(PALETTE)]
+        dash = DASHES[si % len(DASHES)] if overlaid else ""
+        outline = f' stroke-width="1.5" stroke-dasharray="{dash}"' if dash else ' stroke-width="1.5"' 
         edges, counts = s.get("edges", []), s.get("counts", [])
         total = max(sum(counts), 1)
         for i, c in enumerate(counts):
             x0, x1 = ax.x(float(edges[i])), ax.x(float(edges[i + 1]))
             y = ax.y(c / total)
             parts.append(f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 0.5):.1f}" height="{ax.y(0) - y:.1f}" '
-                         f'fill="{color}" fill-opacity="0.45" stroke="{color}">'
+                         f'fill="{color}" fill-opacity="{0.3 if overlaid else 0.55}" stroke="{color}"{outline}>'
                          f'<title>{escape(s.get("name", ""))} [{_fmt(float(edges[i]))}, {_fmt(float(edges[i + 1]))}): '
                          f"{c} ({_fmt(c / total)})</title></rect>")
     parts.append(ax.reference_lines(spec))
@@ -420,14 +590,24 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
     compared = _num(rule.get("compared_value"))
     points = [value, fail] + ([warn] if warn is not None else []) + ([*map(float, interval)] if interval else [])
     points += [compared] if compared is not None else []
+    d_lo, d_hi = (_num(v) for v in (rule.get("value_range") or [None, None]))
+    if interval:
+        interval = [_clip(float(v), d_lo, d_hi) for v in interval]  # an interval never leaves the metric's domain
     lo, hi = min(points), max(points)
-    if 0 <= lo and hi <= 1:
+    if 0 <= lo and hi <= 1 and hi >= 0.1:
         lo, hi = 0.0, 1.0  # shares, risks and accuracies: show their whole range
+    elif 0 <= lo and hi < 0.1:
+        # NOTE: tiny levels (fail 0.01, warn 0.001) on a 0-1 scale would sit on
+        # top of each other: zoom to the data, still from zero.
+        lo, hi = 0.0, _nice_step(hi * 1.25, 4) * math.ceil(hi * 1.25 / _nice_step(hi * 1.25, 4) - 1e-9) if hi > 0 else 1.0
     else:
         pad = (hi - lo) * 0.15 or abs(hi) * 0.5 or 1.0
         # NOTE: a positive quantity (an epsilon) is shown from zero; a level
         # at zero keeps a margin below it so its pass side stays visible.
         lo, hi = (0.0 if lo > 0 else lo - pad), hi + pad
+    lo, hi = _clip(lo, d_lo, d_hi), _clip(hi, d_lo, d_hi)
+    if hi <= lo:
+        hi = lo + 1.0
     left, right, y, h = 16, W - 16, 22, 14
 
     def x(v: float) -> float:
@@ -443,18 +623,34 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
         if a is None or b is None or b <= a:
             continue
         parts.append(f'<rect x="{x(a):.1f}" y="{y}" width="{x(b) - x(a):.1f}" height="{h}" fill="{ZONES[zone]}"/>')
-        if x(b) - x(a) > _text_width(zone, 10) + 6:
+        # NOTE: a zone's word is left out where the estimate's dot would sit on it.
+        if x(b) - x(a) > _text_width(zone, 10) + 6 and abs(x(value) - (x(a) + x(b)) / 2) > _text_width(zone, 10) / 2 + 6:
             parts.append(f'<text x="{(x(a) + x(b)) / 2:.1f}" y="{y + h - 3.5}" text-anchor="middle" class="gz">{zone}</text>')
     # NOTE: each level's label leans away from the other level, so close
-    # levels (warn 0.52, fail 0.55) never print over each other.
-    for level, word, outward in ((fail, "fail", above), (warn, "warn", not above)):
-        if level is None:
-            continue
-        text = f"{word} {_fmt(level)}"
+    # levels (warn 0.52, fail 0.55) never print over each other; levels too
+    # close for two labels share one ("warn 0.001 · fail 0.01", at the fail line).
+    def placed(level: float, text: str, outward: bool) -> tuple[bool, float, float]:
+        """Which side the label goes (flipped at the drawing's edge), and its left and right ends."""
         if outward and x(level) + 3 + _text_width(text, 10) > W:
             outward = False
         elif not outward and x(level) - 3 - _text_width(text, 10) < 0:
             outward = True
+        width = _text_width(text, 10)
+        return (outward, x(level) + 3, x(level) + 3 + width) if outward else (outward, x(level) - 3 - width, x(level) - 3)
+
+    levels = [(fail, f"fail {_fmt(fail)}", above)]
+    if warn is not None:
+        warn_text = f"warn {_fmt(warn)}"
+        _, fl, fr = placed(fail, levels[0][1], above)
+        _, wl, wr = placed(warn, warn_text, not above)
+        if fl < wr + 6 and wl < fr + 6:
+            first, second = (warn_text, levels[0][1]) if warn < fail else (levels[0][1], warn_text)
+            levels = [(fail, f"{first} · {second}", above)]
+            parts.append(f'<line x1="{x(warn):.1f}" y1="{y - 12}" x2="{x(warn):.1f}" y2="{y + h}" class="gl"/>')
+        else:
+            levels.append((warn, warn_text, not above))
+    for level, text, outward in levels:
+        outward, _, _ = placed(level, text, outward)
         anchor, dx = ("start", 3) if outward else ("end", -3)
         parts.append(f'<line x1="{x(level):.1f}" y1="{y - 12}" x2="{x(level):.1f}" y2="{y + h}" class="gl"/>'
                      f'<text x="{x(level) + dx:.1f}" y="{y - 4}" text-anchor="{anchor}" class="tk">{text}</text>')
@@ -477,6 +673,7 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
     if vx + half < right - _text_width(_fmt(hi), 10) - 6:
         parts.append(f'<text x="{right}" y="{y + h + 19}" text-anchor="end" class="tk">{_fmt(hi)}</text>')
     words = f"measured {_fmt(value)}" + (f", interval {_fmt(float(interval[0]))} to {_fmt(float(interval[1]))}" if interval else "")
+    words += f"; fail {'above' if above else 'below'} {_fmt(fail)}" + (f", warn {'above' if above else 'below'} {_fmt(warn)}" if warn is not None else "")
     return Markup(
         f'<svg class="gauge" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {y + h + 24}" role="img" '
         f'aria-label="{escape(words)}" preserveAspectRatio="xMinYMid meet"><title>{escape(words)}</title>{"".join(parts)}</svg>'

@@ -45,6 +45,7 @@ CONTEXT_PATHS = (
     "provenance.policy_files.*.path",
     "provenance.data_files.*.path",
     "provenance.manifest.path",
+    "provenance.metadata.path",
     "provenance.referenced_files.*.path",
     "provenance.seed",
     "provenance.executor",

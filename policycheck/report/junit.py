@@ -27,7 +27,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from policycheck.report.render import VERDICT_WORDS, measured_text, threshold_text
+from policycheck.report.formatting import VERDICT_WORDS, measured_text, threshold_text
+from policycheck.report.summary import Summary, summarize
 from policycheck.verdicts import fails_release
 
 #: Characters XML 1.0 cannot carry, even escaped (control characters).
@@ -134,6 +135,18 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
     return outcome
 
 
+def junit_counts(s: Summary, warn_fails: bool) -> dict[str, int]:
+    """JUnit's tests, failures, errors and skipped from the summary (one test case per rule, see above)."""
+    passing_inconclusive = s.count("inconclusive") - len(s.failing_inconclusive)
+    failures = s.count("blocking_fail") + len(s.failing_inconclusive)
+    skipped = s.count("waived")
+    if warn_fails:
+        failures += s.count("advisory_fail") + s.count("warn") + passing_inconclusive
+    else:
+        skipped += passing_inconclusive
+    return {"tests": s.total, "failures": failures, "errors": s.count("error"), "skipped": skipped}
+
+
 def render_junit(report: dict[str, Any]) -> str:
     """The report as a JUnit XML document (one ``testsuite``, one ``testcase`` per rule)."""
     prov = report["provenance"]
@@ -165,19 +178,20 @@ def render_junit(report: dict[str, Any]) -> str:
     for name, value in properties:
         if value is not None:
             _el(props, "property", name=name, value=value)
+    summary = summarize(report)
+    for kind, n in summary.counts.items():
+        _el(props, "property", name=f"count:{kind}", value=n)
     warn_fails = warnings_fail(report)
-    outcomes = [_testcase(suite, rule, report["policy"]["id"], warn_fails) for rule in report["rules"]]
-    counts = {
-        "tests": len(outcomes),
-        "failures": outcomes.count("failure"),
-        "errors": outcomes.count("error"),
-        "skipped": outcomes.count("skipped"),
+    for rule in report["rules"]:
+        _testcase(suite, rule, report["policy"]["id"], warn_fails)
+    counts: dict[str, object] = {
+        **junit_counts(summary, warn_fails),
         "time": f"{sum(r['seconds'] for r in report['rules']) + sum(prov['intermediate_seconds'].values()):.3f}",
     }
     for el in (root, suite):
         for key, value in counts.items():
             el.set(key, str(value))
     _el(suite, "system-out", f"policycheck {prov['tool_version']}: {VERDICT_WORDS[report['verdict']]} "
-                             f"(exit code {report['exit_code']})\n")
+                             f"(exit code {report['exit_code']})\n{summary.counts_text()}\n")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

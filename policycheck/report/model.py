@@ -65,6 +65,9 @@ class RuleOut(_Model):
     refutes: list[str] = Field(default_factory=list, description="Declared claims this measurement refutes.")
     relies_on: list[str] = Field(default_factory=list, description="Declared claims the value relies on.")
     threshold: ThresholdOut
+    value_range: list[float | None] | None = Field(
+        default=None, description="The values the metric can take [lowest, highest] (None: unbounded); since 1.2."
+    )
     interval: list[float] | None = Field(description="Confidence interval [lower, upper] of the estimate, if any.")
     confidence: float | None = None
     summary: str
@@ -86,10 +89,16 @@ class RuleOut(_Model):
 
 
 class Summary(_Model):
+    """Counts by kind (policycheck/report/summary.py); the kinds add up to ``total``."""
+
     total: int
     passed: int
     warned: int
-    failed: int
+    failed: int = Field(description="Rules beyond their fail level: blocking_failed + advisory_failed.")
+    blocking_failed: int | None = Field(default=None, description="Blocking rules beyond their fail level (since 1.2).")
+    advisory_failed: int | None = Field(
+        default=None, description="Advisory rules beyond their fail level; they make the release warn (since 1.2)."
+    )
     inconclusive: int = 0
     waived: int
     errors: int
@@ -162,6 +171,7 @@ class Provenance(_Model):
     policy_files: list[FileHash] = Field(description="The policy, then every file it extends.")
     data_files: list[FileHash]
     manifest: FileHash | None
+    metadata: FileHash | None = Field(None, description="The SDV metadata file the column roles were read from (since 1.2).")
     seed: int
     confidence: float
     effective_policy: dict[str, Any] = Field(description="The policy after extends, as evaluated.")

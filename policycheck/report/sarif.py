@@ -24,7 +24,8 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
-from policycheck.report.render import measured_text, threshold_text
+from policycheck.report.formatting import measured_text, threshold_text
+from policycheck.report.summary import summarize
 from policycheck.verdicts import fails_release
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -164,6 +165,7 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
     prov = report["provenance"]
     rules = report["rules"]
     artifacts, artifact_index = _artifacts(report)
+    summary = summarize(report)
     results = [
         _result(rule, i, report["policy"]["id"], artifact_index)
         for i, rule in enumerate(rules)
@@ -213,6 +215,8 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
                     "policyVersion": report["policy"]["version"],
                     "releaseId": report["release"]["id"],
                     "verdict": report["verdict"],
+                    "counts": summary.counts,
+                    "failsRelease": summary.fails_release,
                     "seed": prov["seed"],
                     "attackerModel": report["policy"]["attacker_model"],
                     "runId": prov.get("run_id"),

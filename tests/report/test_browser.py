@@ -62,7 +62,23 @@ window.addEventListener('load', function () {
       clipped.push((t.textContent || '').slice(0, 40));
     }
   });
+  // SVG labels that overlap another label of the same drawing (by the browser's own text geometry)
+  var overlaps = [];
+  document.querySelectorAll('svg').forEach(function (svg) {
+    var boxes = Array.prototype.map.call(svg.querySelectorAll('text'), function (t) { return [t, t.getBoundingClientRect()]; })
+      // turned labels (a heat map's columns) are left out: their axis-aligned boxes overlap where their glyphs do not
+      .filter(function (b) { return b[1].width > 0 && (b[0].textContent || '').trim() && !b[0].hasAttribute('transform'); });
+    for (var i = 0; i < boxes.length; i++) {
+      for (var j = i + 1; j < boxes.length; j++) {
+        var a = boxes[i][1], b = boxes[j][1];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) {
+          overlaps.push(boxes[i][0].textContent.slice(0, 30) + ' / ' + boxes[j][0].textContent.slice(0, 30));
+        }
+      }
+    }
+  });
   window.__probe = {
+    overlaps: overlaps.slice(0, 10),
     scrollWidth: de.scrollWidth, clientWidth: width, errors: window.__errors, wide: wide.slice(0, 10),
     clipped: clipped.slice(0, 10), resources: performance.getEntriesByType('resource').map(function (e) { return e.name; }),
     scripts: document.scripts.length, title: document.title
@@ -171,6 +187,7 @@ def check_in_browser(page: Path, tmp_path: Path, name: str, widths: tuple[int, .
         assert found["scrollWidth"] <= found["clientWidth"], f"content overflows {width} px: {found['wide']}"
         assert found["wide"] == []
         assert found["clipped"] == [], f"chart labels cut off at {width} px"
+        assert found["overlaps"] == [], f"chart labels overlap at {width} px"
     return shot
 
 
@@ -263,8 +280,10 @@ def test_the_probe_catches_what_it_must(tmp_path):
     page = tmp_path / "bad.html"
     page.write_text('<!DOCTYPE html><html><head><title>bad</title></head><body><div style="width:3000px">wide</div>'
                     '<img src="https://example.org/x.png"><svg viewBox="0 0 100 20" width="100"><text x="90" y="15">'
-                    'far too long a label</text></svg></body></html>')
+                    'far too long a label</text></svg><svg viewBox="0 0 200 20" width="200"><text x="10" y="15">fail 0.01'
+                    '</text><text x="20" y="15">warn 0.001</text></svg></body></html>')
     found = probe(page, tmp_path, 1200)
+    assert found["overlaps"] == ["fail 0.01 / warn 0.001"]
     assert found["scrollWidth"] > found["clientWidth"]
     assert any("failed to load https://example.org/x.png" in e for e in found["errors"])
     assert found["clipped"] == ["far too long a label"]
@@ -278,3 +297,47 @@ def test_demo_report_renders_cleanly(tmp_path, monkeypatch):
     check_release(policy, release, tmp_path / "demo" / "nonprivate", seed=20261121, executor="serial", progress=False,
                   formats=("json", "html"))
     check_in_browser(tmp_path / "demo" / "nonprivate" / "report.html", tmp_path, "demo-nonprivate")
+
+
+CHART_KINDS = {
+    "bar": {"kind": "bar", "title": "Attack accuracy per attack", "x_label": "attack", "y_label": "accuracy",
+            "series": [{"name": "original records", "x": ["lp", "exact", "rf"], "y": [0.807, 0.883, 0.887]},
+                       {"name": "holdout records (control)", "x": ["lp", "exact", "rf"], "y": [0.771, 0.782, 0.806]}],
+            "reference_lines": [{"axis": "y", "value": 0.765, "label": "guess the most common secret"}]},
+    "bar-long-ids": {"kind": "bar", "title": "Value per rule", "x_label": "rule", "y_label": "value",
+                     "series": [{"name": "value", "x": [f"release-2026-q4-membership-rule-{i}-long" for i in range(8)],
+                                 "y": [0.12, 0.5, 0.25, 0.75, 0.33, 0.1, 0.9, 0.05]}]},
+    "line-one-set": {"kind": "line", "title": "Range narrowing against the number of sets (M = 1)", "x_label": "m",
+                     "y_label": "share of records narrowed", "series": [{"name": "linkage attack", "x": [1], "y": [0.103]}],
+                     "reference_lines": [{"axis": "y", "value": 0.0097, "label": "baseline (holdout)"}]},
+    "line": {"kind": "line", "title": "Membership attack (ROC)", "x_label": "false-positive rate", "y_label": "true-positive rate",
+             "series": [{"name": "attack", "x": [0, 0.1, 0.4, 1], "y": [0, 0.5, 0.8, 1]}, {"name": "blind guess", "x": [0, 1], "y": [0, 1]}]},
+    "scatter": {"kind": "scatter", "title": "Scatter", "x_label": "x", "y_label": "share of records",
+                "series": [{"name": "s", "x": [0.1, 0.5, 0.9], "y": [-0.05, 0.4, 1.02]}]},
+    "histogram": {"kind": "histogram", "title": "Distance to closest record", "x_label": "Gower distance",
+                  "series": [{"name": "to training", "edges": [0, 0.1, 0.2, 0.3], "counts": [50, 30, 20]},
+                             {"name": "to holdout", "edges": [0, 0.1, 0.2, 0.3], "counts": [30, 40, 30]}]},
+    "heatmap": {"kind": "heatmap", "title": "Transition matrix", "row_labels": ["a", "b"], "col_labels": ["x", "y"],
+                "values": [[0.1, 0.9], [0.6, 0.4]], "marked": [[0, 1]]},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CHART_KINDS))
+def test_each_chart_kind_renders_without_overlapping_or_cut_labels(kind, tmp_path):
+    """One screenshot per chart kind (kept in POLICYCHECK_SCREENSHOTS when set), beside the probe's checks."""
+    from policycheck.report.charts import render_chart, render_gauge
+
+    gauge = render_gauge({"value": 1.0, "interval": [0.9975, 1.0], "value_range": [0.0, 1.0], "compared_value": 1.0,
+                          "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "estimate"}})
+    css = render_html_css()
+    page = tmp_path / f"chart-{kind}.html"
+    page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{kind}</title><style>{css}</style></head>"
+                    f"<body><main>{gauge}<div class='charts'>{render_chart(CHART_KINDS[kind])}</div></main></body></html>",
+                    encoding="utf-8")
+    check_in_browser(page, tmp_path, f"chart-{kind}")
+
+
+def render_html_css() -> str:
+    """The report's own stylesheet, so a chart is measured as the report shows it."""
+    sample = json.loads((Path(__file__).resolve().parents[2] / "reports/demo/indhist/report.json").read_text())
+    return render_html(sample).split("<style>", 1)[1].split("</style>", 1)[0]

@@ -25,12 +25,12 @@ def test_histogram_bars_are_shares_on_a_rounded_axis():
     # Shares 0.25 and 0.75; the axis is rounded up to the 0.2 tick above 0.75, i.e. 0.8.
     heights = [float(r["height"]) for r in rects(svg) if r.get("fill-opacity")]
     assert heights == pytest.approx([0.25 / 0.8 * PLOT_H, 0.75 / 0.8 * PLOT_H], abs=0.06)  # drawn to 0.1 units
-    assert ">0.8</text>" in svg and ">share of records</text>" in svg
+    assert ">0.8</text>" in svg and ">share of records in each bin</text>" in svg
 
 
 def test_a_lone_bar_is_not_stretched_over_the_chart():
     svg = render_chart({"kind": "bar", "title": "b", "series": [{"name": "s", "x": ["only"], "y": [0.5]}]})
-    (bar,) = [r for r in rects(svg) if r.get("fill") == "#1f5fa8"]
+    (bar,) = [r for r in rects(svg) if r.get("fill") == "#0072B2"]
     assert float(bar["width"]) == 72
     assert ">0.5</text>" in svg  # few bars: each carries its value
 
@@ -82,7 +82,7 @@ def test_charts_reference_nothing_outside_the_page(kind):
     spec = {"kind": kind, "title": "t", "series": [{"name": "s", "x": [0, 1], "y": [1, 2], "edges": [0, 1, 2], "counts": [1, 2]}],
             "row_labels": ["a"], "col_labels": ["b"], "values": [[1]]}
     svg = str(render_chart(spec))
-    assert svg.startswith('<figure class="chart"><svg') and svg.endswith("</svg></figure>")
+    assert svg.startswith('<figure class="chart"><svg') and svg.endswith("</figcaption></figure>")
     for forbidden in ("<script", "href", " id=", "url(", "http://www.w3.org/1999/xlink"):
         assert forbidden not in svg
 
@@ -110,7 +110,7 @@ def test_gauge_places_value_and_levels_on_a_share_scale():
     assert 'x1="280.0"' in svg and 'x1="227.2"' in svg  # fail 0.5, warn 0.4
     zones = [(r["x"], r["width"], r["fill"]) for r in rects(svg)]
     assert zones == [("16.0", "211.2", "#d8eedd"), ("227.2", "52.8", "#f8e7bf"), ("280.0", "264.0", "#f6d0d5")]
-    assert "measured 0.25" in svg and 'aria-label="measured 0.25, interval 0.2 to 0.3"' in svg
+    assert "measured 0.25" in svg and 'aria-label="measured 0.25, interval 0.2 to 0.3; fail above' in svg
 
 
 def test_gauge_puts_the_fail_zone_first_for_a_lower_bound():

@@ -54,19 +54,58 @@ def test_summary_counts_every_verdict_kind(report):
     assert s["inconclusive_rules"] == ["inconclusive-warns", "inconclusive-fails"]
 
 
-def test_html_counts_agree_with_the_summary(report):
-    html = render_html(report)
-    counts = dict((word, int(n)) for n, word in re.findall(r"<div(?: class=\"c-\w+\")?><b>(\d+)</b>(\w+)</div>", html))
+# By hand from EVERY_VERDICT: one rule of each kind but two inconclusive ones.
+EXPECTED = {"blocking_fail": 1, "advisory_fail": 1, "warn": 1, "inconclusive": 2, "waived": 1, "pass": 1, "error": 1}
+COUNTS_LINE = ("8 rules: blocking failures 1, advisory failures 1, warnings 1, inconclusive 2, waived 1, passed 1, "
+               "errors 1")
+
+
+def test_report_json_summary_counts_blocking_and_advisory_failures_apart(report):
     s = report["summary"]
-    assert counts == {"rules": s["total"], "passed": s["passed"], "failed": s["failed"], "inconclusive": s["inconclusive"],
-                      "warned": s["warned"], "waived": s["waived"], "errors": s["errors"]}
-    assert html.count('<span class="badge v-inconclusive">inconclusive</span>') == 2
+    assert (s["blocking_failed"], s["advisory_failed"], s["failed"]) == (1, 1, 2)
 
 
-def test_markdown_counts_agree_with_the_summary(report):
+def test_every_format_counts_every_verdict_kind_alike(report, capsys):
+    s = report["summary"]
+    assert {"blocking_fail": s["blocking_failed"], "advisory_fail": s["advisory_failed"], "warn": s["warned"],
+            "inconclusive": s["inconclusive"], "waived": s["waived"], "pass": s["passed"], "error": s["errors"]} == EXPECTED
+
+    html = render_html(report)
+    tiles = {kind: int(n) for kind, n in re.findall(r'<div class="c-(\w+)"><b>(\d+)</b>', html)}
+    assert tiles == EXPECTED
+    headings = dict(re.findall(r"<h3>([A-Z][a-z ]+) \((\d+)\)</h3>", html))
+    assert headings == {"Not evaluated": "1", "Blocking failures": "1", "Inconclusive": "2", "Advisory failures": "1",
+                        "Warnings": "1", "Waived rules": "1"}
+    assert COUNTS_LINE in html  # the sign-off block
+
     md = render_markdown(report)
-    assert "8 rules: 1 passed, 2 failed, 2 inconclusive, 1 warned, 1 waived, 1 errors." in md
+    assert COUNTS_LINE + "." in md
+    assert "Advisory failures: `advisory-fails`." in md and "Warnings: `warns`." in md
+
+    print_summary(report)
+    assert COUNTS_LINE in capsys.readouterr().out
+
+    root = ET.fromstring(render_junit(report).encode())
+    props = {p.get("name"): p.get("value") for p in root.find("testsuite/properties")}
+    assert {k: int(props[f"count:{k}"]) for k in EXPECTED} == EXPECTED
+    cases = list(root.iter("testcase"))
+    elements = {tag: sum(c.find(tag) is not None for c in cases) for tag in ("failure", "error", "skipped")}
+    # failures: the blocking fail and the inconclusive rule under on_inconclusive: fail; skipped: waived and the
+    # other inconclusive rule.
+    assert elements == {"failure": 2, "error": 1, "skipped": 2}
+    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("8", "2", "1", "2")
+
+    run = build_sarif(report)["runs"][0]
+    assert run["properties"]["counts"] == EXPECTED
+    assert len(run["results"]) == 8 - EXPECTED["pass"] - EXPECTED["error"]
+    assert len(run["invocations"][0]["toolExecutionNotifications"]) == EXPECTED["error"]
+
+
+def test_markdown_and_html_show_which_inconclusive_rule_fails_the_release(report):
+    md = render_markdown(report)
+    assert "Inconclusive: `inconclusive-warns`, `inconclusive-fails` (fails the release)." in md
     assert md.count("| **inconclusive** |") == 2
+    assert render_html(report).count('<span class="badge v-inconclusive">inconclusive</span>') == 2
 
 
 def test_junit_fails_only_the_inconclusive_rule_that_fails_the_release(report):

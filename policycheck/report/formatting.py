@@ -1,0 +1,116 @@
+"""The wording of numbers, thresholds and verdicts shared by every renderer (HTML, Markdown, JUnit, SARIF, console).
+
+It imports nothing from the renderers, so they all import it and not each
+other: report.json -> report/summary.py -> renderers, one way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+VERDICT_WORDS = {
+    "pass": "PASS",
+    "warn": "PASS WITH WARNINGS",
+    "fail": "FAIL",
+    "error": "ERROR: NOT EVALUATED",
+    "waived": "WAIVED",
+    "inconclusive": "INCONCLUSIVE",
+}
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """A number for people: at most ``digits`` significant digits."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "–"
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def threshold_text(t: dict[str, Any]) -> str:
+    parts = []
+    for key, word in (("fail_above", "fail if >"), ("warn_above", "warn if >"), ("fail_below", "fail if <"), ("warn_below", "warn if <")):
+        if t.get(key) is not None:
+            parts.append(f"{word} {fmt(t[key])}")
+    on = {"estimate": "", "lower": " (lower CI bound)", "upper": " (upper CI bound)"}[t.get("compare", "estimate")]
+    return ", ".join(parts) + on
+
+
+def interval_text(rule: dict[str, Any]) -> str:
+    interval = rule.get("interval")
+    return f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else ""
+
+
+def measured_text(rule: dict[str, Any]) -> str:
+    """The value with its interval and, where the metric gives them, the observed rate and the baseline.
+
+    ``0.05 [0.01, 0.09] excess = observed 0.25 - baseline 0.2`` when the value
+    is the excess over a baseline; ``0.52 [0.5, 0.54] (baseline 0.5)`` when
+    the value keeps its own scale.
+    """
+    shown = fmt(rule.get("value")) + interval_text(rule)
+    if rule.get("baseline") is None:
+        return shown
+    if rule.get("raw") is not None:
+        return f"{shown} excess = observed {fmt(rule['raw'])} − baseline {fmt(rule['baseline'])}"
+    return f"{shown} (baseline {fmt(rule['baseline'])})"
+
+
+def run_mark(report: dict[str, Any]) -> str:
+    """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
+    prov = report["provenance"]
+    return f"run {prov.get('run_id') or '-'} · report.json sha256 {(prov.get('integrity') or {}).get('report_sha256', '-')}"
+
+
+def percent(confidence: float) -> str:
+    """0.95 -> ``95%``; a Bonferroni level such as 0.9833 keeps two decimals."""
+    return f"{round(confidence * 100, 2):g}%"
+
+
+def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
+    """A failing or inconclusive rule's value, compared bound and threshold in words.
+
+    ``0.86 (95% upper bound 0.91) > 0.2`` for a rule that compares an
+    interval end; ``0.86 (95% interval 0.8 – 0.91) > 0.2`` for one that
+    compares the estimate; the observed rate and baseline where the value
+    is relative to one; the reason when a rule fails for another cause (a
+    refuted claim). What the first page lists for each rule that fails.
+    """
+    if rule.get("error"):
+        return f"not evaluated: {rule['error']}"
+    t = rule["threshold"]
+    above = t.get("fail_above") is not None
+    level = t.get("fail_above") if above else t.get("fail_below")
+    op = ">" if above else "<"
+    conf = rule.get("confidence") or confidence
+    interval = rule.get("interval")
+    shown = fmt(rule.get("value"))
+    if interval and conf:
+        if t.get("compare") in ("upper", "lower"):
+            end = interval[1] if t["compare"] == "upper" else interval[0]
+            shown += f" ({percent(conf)} {t['compare']} bound {fmt(end)})"
+        else:
+            shown += f" ({percent(conf)} interval {fmt(interval[0])} – {fmt(interval[1])})"
+    if rule.get("raw") is not None and rule.get("baseline") is not None:
+        shown += f" (observed {fmt(rule['raw'])}, baseline {fmt(rule['baseline'])})"
+    if level is None:
+        return shown
+    verdict = rule.get("verdict_before_waiver") if rule.get("verdict") == "waived" else rule.get("verdict")
+    if verdict == "inconclusive":
+        return f"{shown}: estimate and bound on opposite sides of {fmt(level)}"
+    compared = rule.get("compared_value")
+    beyond = compared is not None and (compared > level if above else compared < level)
+    if verdict == "fail" and beyond:
+        return f"{shown} {op} {fmt(level)}"
+    if verdict == "fail" and rule.get("verdict_reason"):
+        return f"{shown}, fail level {fmt(level)}: {rule['verdict_reason']}"
+    return f"{shown}; fail level {op} {fmt(level)}"
