@@ -296,7 +296,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
         (f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs" if summary["wall_seconds"] is not None
          else "- Wall time: not measured (published from a journal of several runs)")
-        + f"; {summary['mean_seconds_per_release']} s per release (synthesis and check) on average.",
+        + (f"; {summary['mean_seconds_per_release']} s per release (synthesis and check) on average." if summary.get('mean_seconds_per_release') else "."),
         "",
         "## Releases",
         "",

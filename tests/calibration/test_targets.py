@@ -41,9 +41,20 @@ def _rows(sweep, dataset, release):
     return rows
 
 
+#: pac-synth takes no seed, so its releases differ between runs and a miss cannot be strict.
+FLAKY_MISSES: dict[tuple[str, str], str] = {
+    ("adult", "pacsynth-eps1"): (
+        "age-narrowing (linkage_range_narrowing, raw rate, chance not subtracted: issue 11 item 3) failed 1 of 10 "
+        "seeds in the published sweep (docs/calibration.md); pac-synth cannot be seeded, so a rerun may pass"
+    ),
+}
+
+
 def _case(dataset, release):
     reason = KNOWN_MISSES.get((dataset, release))
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    if (dataset, release) in FLAKY_MISSES:
+        marks = [pytest.mark.xfail(strict=False, reason=FLAKY_MISSES[dataset, release])]
     return pytest.param(dataset, release, marks=marks, id=f"{dataset}-{release}")
 
 
