@@ -50,19 +50,32 @@ def interval_text(rule: dict[str, Any]) -> str:
     return f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else ""
 
 
+def is_excess(rule: dict[str, Any]) -> bool:
+    """Whether the rule's value is its observed rate minus its baseline (not a ratio or a scale of its own)."""
+    raw, baseline, value = rule.get("raw"), rule.get("baseline"), rule.get("value")
+    if raw is None or baseline is None or value is None:
+        return False
+    return abs((raw - baseline) - value) <= 1e-9 * max(1.0, abs(value))
+
+
 def measured_text(rule: dict[str, Any]) -> str:
     """The value with its interval and, where the metric gives them, the observed rate and the baseline.
 
     ``0.05 [0.01, 0.09] excess = observed 0.25 - baseline 0.2`` when the value
-    is the excess over a baseline; ``0.52 [0.5, 0.54] (baseline 0.5)`` when
-    the value keeps its own scale.
+    is the excess over a baseline; ``0.004 [-0.09, 0.1] (observed 0.7413, baseline
+    0.7403)`` when the value is derived from both otherwise (the individual
+    reconstruction risk is a ratio of errors); ``0.52 [0.5, 0.54] (baseline
+    0.5)`` when the value keeps its own scale.
     """
     shown = fmt(rule.get("value")) + interval_text(rule)
     if rule.get("baseline") is None:
         return shown
-    if rule.get("raw") is not None:
-        return f"{shown} excess = observed {fmt(rule['raw'])} − baseline {fmt(rule['baseline'])}"
-    return f"{shown} (baseline {fmt(rule['baseline'])})"
+    raw, baseline = rule.get("raw"), rule["baseline"]
+    if is_excess(rule):
+        return f"{shown} excess = observed {fmt(raw)} − baseline {fmt(baseline)}"
+    if raw is not None:
+        return f"{shown} (observed {fmt(raw)}, baseline {fmt(baseline)})"
+    return f"{shown} (baseline {fmt(baseline)})"
 
 
 def run_mark(report: dict[str, Any]) -> str:

@@ -15,7 +15,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from policycheck.fileio import write_report_set
 from policycheck.report.charts import render_chart, render_gauge
-from policycheck.report.formatting import VERDICT_WORDS, decision_text, fmt, measured_text, percent, run_mark, threshold_text
+from policycheck.report.formatting import (
+    VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, threshold_text,
+)
 from policycheck.report.junit import render_junit
 from policycheck.report.sarif import render_sarif
 from policycheck.report.summary import KINDS, summarize
@@ -52,6 +54,7 @@ def _environment() -> Environment:
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     env.tests["scalar"] = _is_scalar
+    env.tests["excess"] = is_excess
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     env.globals["run_mark"] = run_mark
     env.globals["percent"] = percent

@@ -17,16 +17,26 @@ pytestmark = pytest.mark.calibration
 for _module in ("copulas", "DataSynthesizer", "pacsynth"):
     pytest.importorskip(_module, reason="needs the calibration extra: pip install -e '.[test,calibration]'")
 
-#: Targets today's code misses, each with the exact reason (measured: docs/calibration.md).
-CHANCE_NARROWING = (
-    "visits-narrowing (linkage_range_narrowing, fail above 0.02) compares the raw narrowing rate, chance "
-    "included: mdvis is a small integer (22% zeros, 19% ones, range 69), a 2% range is one value, and independent "
-    "marginals already narrow about 0.11 of records, i.e. sum p^2 of the visit counts (issue 11 item 3; the "
-    "baselines branch bounds the excess over chance by default)"
-)
+#: Targets the merged code misses, each with what the CI sweep measured. Both releases are functions of
+#: the seed, so these are strict: a fix makes them pass and the mark must go.
 KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("randhie", name): CHANCE_NARROWING
-    for name in ("indhist", "copula", "privbayes-eps0.1", "privbayes-eps1", "pacsynth-eps1")
+    ("adult", "bootstrap"): (
+        "linkage (age-narrowing) does not fail seed 9: excess 0.014 = raw 0.028 - holdout baseline 0.014 against "
+        "fail above 0.02; rank-based linkage on 8 coarse Adult columns links each record to many tied candidates, "
+        "so a bootstrap's copies narrow few ages (membership, reconstruction and dp fail every seed)"
+    ),
+    ("randhie", "jitter-1pct"): (
+        "reconstruction (health-inference) is inconclusive, not failed, on seed 0: the numeric quasi-identifiers "
+        "are jittered, so the exact-match and LP attacks' conditional queries no longer match the originals "
+        "(membership, linkage and dp fail every seed)"
+    ),
+}
+
+#: pac-synth takes no seed (its Rust core draws from the operating system), so its releases differ from run
+#: to run and a miss cannot be strict: the CI sweep measured 2 blocking FAILs in 10 seeds (seed 5 dcr-share
+#: with 774 of 1,000 records tied, seed 9 visits-narrowing at estimate), re-runs of both seeds passed.
+UNSEEDABLE: dict[tuple[str, str], str] = {
+    ("randhie", "pacsynth-eps1"): "pac-synth cannot be seeded; 8/10 clean in the CI sweep of this commit",
 }
 
 
@@ -41,20 +51,12 @@ def _rows(sweep, dataset, release):
     return rows
 
 
-#: pac-synth takes no seed, so its releases differ between runs and a miss cannot be strict.
-FLAKY_MISSES: dict[tuple[str, str], str] = {
-    ("adult", "pacsynth-eps1"): (
-        "age-narrowing (linkage_range_narrowing, raw rate, chance not subtracted: issue 11 item 3) failed 1 of 10 "
-        "seeds in the published sweep (docs/calibration.md); pac-synth cannot be seeded, so a rerun may pass"
-    ),
-}
-
-
 def _case(dataset, release):
-    reason = KNOWN_MISSES.get((dataset, release))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    if (dataset, release) in FLAKY_MISSES:
-        marks = [pytest.mark.xfail(strict=False, reason=FLAKY_MISSES[dataset, release])]
+    marks = []
+    if (dataset, release) in KNOWN_MISSES:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[dataset, release])]
+    elif (dataset, release) in UNSEEDABLE:
+        marks = [pytest.mark.xfail(strict=False, reason=UNSEEDABLE[dataset, release])]
     return pytest.param(dataset, release, marks=marks, id=f"{dataset}-{release}")
 
 

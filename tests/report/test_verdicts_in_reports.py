@@ -218,3 +218,13 @@ def test_a_report_without_baselines_reads_as_before(report):
 def test_markdown_leaves_out_the_baseline_columns_when_no_rule_has_one(report):
     md = render_markdown(report)
     assert "| rule | metric | verdict | value | interval | threshold |" in md and "baseline" not in md
+
+
+def test_a_value_derived_as_a_ratio_is_not_worded_as_observed_minus_baseline():
+    from policycheck.report.formatting import measured_text
+
+    # reconstruction_individual_risk: (acc - acc_control) / (1 - acc_control), not acc - acc_control.
+    ratio = {"value": 0.003851, "interval": None, "raw": 0.7413, "baseline": 0.7403}
+    assert measured_text(ratio) == "0.003851 (observed 0.7413, baseline 0.7403)"
+    excess = {"value": 0.05, "interval": None, "raw": 0.25, "baseline": 0.2}
+    assert measured_text(excess) == "0.05 excess = observed 0.25 − baseline 0.2"
