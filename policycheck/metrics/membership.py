@@ -25,7 +25,7 @@ from pydantic import Field
 
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, intermediate, metric
+from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -634,11 +634,4 @@ _IMPORTED_WHERE_USED = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _IMPORTED_WHERE_USED:
-        import importlib
-
-        module, attribute = _IMPORTED_WHERE_USED[name]
-        found = importlib.import_module(module)
-        return found if attribute is None else getattr(found, attribute)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = imported_where_used(__name__, _IMPORTED_WHERE_USED)

@@ -231,3 +231,22 @@ def compute_intermediates(ctx: EvaluationContext, needs: list[Need]) -> list[Any
     if spec.compute_batch is None or any(n.intermediate != spec.name for n in needs):
         raise ValueError("compute_intermediates takes Needs of one intermediate that batches")
     return spec.compute_batch(ctx, [n.kwargs for n in needs])
+
+
+def imported_where_used(module: str, names: dict[str, tuple[str, str | None]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for the heavy names a family imports inside its functions.
+
+    ``names`` maps a name to ``(module, attribute)`` (attribute None for the
+    module itself), so ``from policycheck.metrics.<family> import name`` keeps
+    working while the registry, and every command that reads no data, loads
+    without numpy, scipy or numba.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            source, attribute = names[name]
+            found = importlib.import_module(source)
+            return found if attribute is None else getattr(found, attribute)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -28,7 +28,7 @@ from typing import Any, Literal, TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, metric
+from policycheck.metrics.registry import Params, metric, imported_where_used
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -397,11 +397,4 @@ _IMPORTED_WHERE_USED = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _IMPORTED_WHERE_USED:
-        import importlib
-
-        module, attribute = _IMPORTED_WHERE_USED[name]
-        found = importlib.import_module(module)
-        return found if attribute is None else getattr(found, attribute)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = imported_where_used(__name__, _IMPORTED_WHERE_USED)

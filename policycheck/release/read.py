@@ -10,13 +10,13 @@ hold lists, structs, maps or bytes. Files are only read, never written.
 from __future__ import annotations
 
 import csv
-import hashlib
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.fileio import sha256_file  # noqa: F401 - read.sha256_file is the loaders' name for it
 from policycheck.release.memory import InMemoryTable
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -68,14 +68,6 @@ def read_table(path: Path | InMemoryTable) -> pd.DataFrame:
         raise InvalidInput(Problem(name, "data file has a header but no rows"))
     frame.columns = [str(c) for c in frame.columns]
     return frame
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _open_text(path: Path, compression: str | None):
