@@ -318,12 +318,14 @@ def main() -> None:
     parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
+    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_one(json.loads(args.one))))
         return
     rows = [r for r in plan(args.quick, args.million) if not args.only or r["case"].startswith(args.only)]
+    rows = [r for r in rows if not args.case or r["case"] == args.case]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     header = f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}{'rss worker':>11}{'ratio':>8}  note"
     print(header)
