@@ -34,7 +34,9 @@ def check_contract(code: int, stderr: str, files: tuple[str, ...], allowed=(0, 1
     assert "Traceback" not in stderr, stderr
     assert code in allowed, f"exit {code}: {stderr}"
     if code == 2:
-        lines = [line for line in stderr.splitlines() if line and not SUMMARY.match(line)]
+        # "finding: ..." lines report what loading noticed about the data; they are not errors.
+        lines = [line for line in stderr.splitlines()
+                 if line and not SUMMARY.match(line) and not line.startswith("finding: ")]
         assert lines, "exit 2 without an error line"
         for line in lines:
             match = LOCATED.match(line)
@@ -73,6 +75,7 @@ def collector(counts, failures):
             fn(*args)
         except AssertionError as exc:
             counts["contract failures"] += 1
-            failures.append(str(exc)[:300])
+            # The input too, so a counted failure can be replayed.
+            failures.append({"error": str(exc)[:300], "input": [str(a)[:2000] for a in args[1:]]})
 
     return collect

@@ -163,7 +163,9 @@ def release(tmp_path):
     rows = ["age,sex,income"] + [f"{20 + 3 * i},{'MF'[i % 2]},{'<=50K' if i % 3 else '>50K'}" for i in range(12)]
     (tmp_path / "original.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "synthetic.csv").write_text("\n".join(rows[:1] + rows[1:7] * 2) + "\n")
-    (tmp_path / "holdout.csv").write_text("\n".join(rows[:1] + [r.replace(",M,", ",F,") for r in rows[1:]]) + "\n")
+    # Real records the synthesizer never saw: no holdout row equals a training row.
+    holdout = ["age,sex,income"] + [f"{21 + 3 * i},{'FM'[i % 2]},{'<=50K' if i % 3 else '>50K'}" for i in range(12)]
+    (tmp_path / "holdout.csv").write_text("\n".join(holdout) + "\n")
     (tmp_path / "release.yaml").write_text(
         "release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
         "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n")
