@@ -98,7 +98,8 @@ def _kill_runs(project, kills, seed):
             workers.update(_children(proc.pid))
             time.sleep(0.02)
         workers.update(_children(proc.pid))
-        os.kill(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:  # a run that already finished has a whole new set and nothing to kill
+            proc.kill()
         proc.wait()
         time.sleep(3)
         survivors += [w for w in workers if _alive(w)]
