@@ -45,7 +45,7 @@ from policycheck.metrics.base import (
 )
 from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
-from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import Dataset, SynthesizerInfo
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -162,8 +162,36 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
     return rows, notes
 
 
+# The methods section (registry.Method).
+TOTAL_EPSILON_METHOD = Method(
+    definition="Total epsilon at the given delta of this release's sets and the ledger's earlier releases, by "
+    "basic, advanced, RDP or PLD composition (dp_accounting); best takes the tightest.",
+    source="Kairouz, Oh, Viswanath 2017 (composition); Google dp_accounting (RDP, PLD)",
+)
+TRANSITION_EPSILON_METHOD = Method(
+    definition="Epsilon of a synthesizer's transition matrix Pr[m | n]: the largest |log| ratio of the "
+    "probabilities of one output under neighbouring tables.",
+    source="paper 004, sec. 3-4",
+)
+TRANSITION_DELTA_METHOD = Method(
+    definition="Delta of (epsilon, delta)-probabilistic DP: the probability mass of the outputs whose log ratio "
+    "under some neighbouring table exceeds the target epsilon.",
+    source="paper 004, sec. 4",
+)
+EXCESS_MEMBERSHIP_METHOD = Method(
+    definition="Lower bound on epsilon measured by a membership test (threshold chosen on one seeded half of the "
+    "records, Clopper-Pearson bounds on the other) minus the declared epsilon; > 0 refutes the claim.",
+    source="Jagielski, Ullman, Oprea 2020; Steinke, Nasr, Jagielski 2023 (privacy auditing)",
+)
+EXCESS_ATTRIBUTE_METHOD = Method(
+    definition="The same lower bound on epsilon from the attribute-inference game, minus the declared epsilon.",
+    source="paper 001, sec. 4.1 (the game); Jagielski, Ullman, Oprea 2020 (the bound)",
+)
+
+
 @metric(
     name="dp_total_epsilon",
+    method=TOTAL_EPSILON_METHOD,
     family="dp",
     params=TotalEpsilonParams,
     knowledge={Knowledge.DECLARED_MECHANISM},
@@ -471,6 +499,7 @@ TRANSITION_KW = dict(
 
 @metric(
     name="dp_transition_epsilon",
+    method=TRANSITION_EPSILON_METHOD,
     params=TransitionParams,
     value_range=(0.0, None),
     needs=lambda p, r: [_audit_need(p)],
@@ -493,6 +522,7 @@ def dp_transition_epsilon(ctx: EvaluationContext, params: TransitionParams, need
 
 @metric(
     name="dp_transition_delta",
+    method=TRANSITION_DELTA_METHOD,
     params=TransitionDeltaParams,
     value_range=(0.0, 1.0),
     needs=lambda p, r: [_audit_need(p)],
@@ -603,6 +633,7 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
 
 @metric(
     name="dp_epsilon_excess_membership",
+    method=EXCESS_MEMBERSHIP_METHOD,
     family="dp",
     params=MembershipExcessParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM},
@@ -643,6 +674,7 @@ def dp_epsilon_excess_membership(
 
 @metric(
     name="dp_epsilon_excess_attribute",
+    method=EXCESS_ATTRIBUTE_METHOD,
     family="dp",
     params=AttributeExcessParams,
     knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC, Knowledge.DECLARED_MECHANISM},

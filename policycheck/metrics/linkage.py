@@ -36,7 +36,7 @@ from typing import Any, Literal, TYPE_CHECKING
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -167,6 +167,32 @@ def _linkage_need(params: LinkageParams, release: Release) -> list[Need]:
     if params.baseline in ("auto", "holdout") and release.holdout is not None:
         needs.append(_attack_need(params, "holdout"))
     return needs
+
+
+# The methods section (registry.Method). No peer implements paper 000; where we differ is the baseline.
+LINKAGE_BASELINE = Convention(
+    topic="baseline", peer="paper 000, sec. 4 (Tables 3-4)",
+    theirs="the raw share of original records the attack discloses",
+    ours="minus what chance or the same attack on holdout records gives (baseline: auto; none gives the raw share)",
+    effect="linkage_range_narrowing/baseline",
+)
+LINKAGE_SOURCE = "paper 000, sec. 3.1 (reverse mapping), sec. 3.2 (rank-based linkage), sec. 4"
+RANGE_NARROWING_METHOD = Method(
+    definition="Share of original records whose secret the maximum-knowledge attacker (reverse mapping, rank-based "
+    "linkage of every set) pins to a range that holds the true value and is at most `fraction` of the secret's "
+    "range, minus the baseline.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+)
+EXACT_DISCLOSURE_METHOD = Method(
+    definition="Share of original records whose exact secret at least `k` of the M linked sets reveal without "
+    "ambiguity, minus the baseline.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+)
+MISLED_METHOD = Method(
+    definition="Share of original records every linked set misleads to the same side of the true secret, minus "
+    "the baseline; higher is safer.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+)
 
 
 @intermediate(
@@ -589,6 +615,7 @@ linkage_metric = partial(
 
 @linkage_metric(
     name="linkage_range_narrowing",
+    method=RANGE_NARROWING_METHOD,
     params=RangeNarrowingParams,
     meaning=(
         "Share of real people whose secret value an attacker holding the original data and all released sets "
@@ -651,6 +678,7 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
 
 @linkage_metric(
     name="linkage_exact_disclosure",
+    method=EXACT_DISCLOSURE_METHOD,
     params=ExactDisclosureParams,
     meaning=(
         "Share of real people whose exact secret value is revealed, without ambiguity, by at least k of the "
@@ -701,6 +729,7 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
 
 @linkage_metric(
     name="linkage_consistently_misled",
+    method=MISLED_METHOD,
     params=MisledParams,
     fail_direction="below",
     meaning=(

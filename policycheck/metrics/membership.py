@@ -25,7 +25,7 @@ from pydantic import Field
 
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -42,6 +42,79 @@ REFERENCES = (
 
 #: Most points drawn on a ROC chart; the curve is thinned evenly beyond it.
 ROC_POINTS = 201
+
+
+# The methods section (registry.Method): definition, source, and where we differ from SURE
+# (clearbox-sure 0.2.16, paper 002's own implementation; peer survey sec. 2.3, 6.6).
+SURE = "SURE (clearbox-sure 0.2.16)"
+DCR_SHARE_METHOD = Method(
+    definition="Among synthetic records not equally close to both, the share whose closest record (Gower DCR, one "
+    "range per numeric column over every set) is a training rather than a holdout record; 0.5 under no leakage. "
+    "Clopper-Pearson interval over the effective number of untied records.",
+    source="paper 002, sec. 3 (DCR share) and sec. 5 (Gower's distance)",
+    conventions=(
+        Convention(
+            topic="ties", peer=f"paper 002 sec. 3, {SURE}, SDMetrics 0.32",
+            theirs="closer records over all synthetic records, a tie counted as not closer: the no-leak line is "
+            "(1 - ties) / 2",
+            ours="closer over closer + farther: 0.5 at any tie rate; the strict share is in the details",
+            effect="dcr_share/ties",
+        ),
+        Convention(
+            topic="numeric ranges", peer=SURE,
+            theirs="each call fits R over its own two frames (synthetic and training, then synthetic and holdout), "
+            "so the two DCRs compared have different scales",
+            ours="one R per column over training, holdout and every synthetic set",
+            effect="dcr_share/numeric-ranges",
+        ),
+    ),
+)
+MI_RISK_METHOD = Method(
+    definition="(mean precision - 0.5) x 2 of a threshold attack on a balanced adversary set of training and holdout "
+    "records: a record whose DCR to the synthetic set is at or below a threshold (its 0.5, 0.25, 0.2, 0.01 "
+    "quantiles) is guessed a member. Not clipped: 0 is its no-leak expectation. Stratified bootstrap interval.",
+    source="paper 002, sec. 4",
+    conventions=(
+        Convention(
+            topic="quantile rule", peer=SURE,
+            theirs="thresholds np.quantile(d, [0.5, 0.25, 0.2, min(d) + 0.01]), the last a distance used as a "
+            "level; member when d < t, so a threshold at the smallest distance guesses nobody (precision 0)",
+            ours="inverted-CDF quantiles at 0.5, 0.25, 0.2, 0.01 (each an observed DCR); member when d <= t",
+            effect="mi_risk/quantile-rule",
+        ),
+        Convention(
+            topic="precision floor", peer=SURE,
+            theirs="each precision floored at 0.5, the risk clipped at 0",
+            ours="neither: each precision's no-leak expectation is 0.5, so a floor lifts a safe release above 0",
+            effect="mi_risk/precision-floor",
+        ),
+        Convention(
+            topic="adversary set and its ranges", peer=SURE,
+            theirs="min(int(0.2 (n_train + n_holdout) / 2), n_holdout) records of each (600 + 600 on the demo, "
+            "random_state 42), numeric ranges over that set and the synthetic set",
+            ours="every record of the smaller set and as many of the other, the ranges of the DCR share",
+            effect="mi_risk/adversary-set",
+        ),
+        Convention(
+            topic="all of SURE's conventions", peer=SURE,
+            theirs="the three above together (SURE's MI risk)", ours="ours", effect="mi_risk/sure",
+        ),
+    ),
+)
+EXACT_COPY_METHOD = Method(
+    definition="Share of synthetic records identical on every column used to a training record, minus the share "
+    "identical to a holdout record (baseline: none, the raw share); exact conditional interval on the discordant "
+    "records.",
+    source="paper 002, sec. 3 (a DCR of 0 is a copy)",
+    conventions=(
+        Convention(
+            topic="chance copies", peer=SURE,
+            theirs="number_of_dcr_equal_to_zero: synthetic records at DCR 0 to the training set, no comparison",
+            ours="minus the share at DCR 0 to the holdout set, which coarse data matches by chance",
+            effect="exact_copy_share/holdout-baseline",
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -277,6 +350,7 @@ membership_metric = partial(
 
 @membership_metric(
     name="dcr_share",
+    method=DCR_SHARE_METHOD,
     params=DcrShareParams,
     knowledge={Knowledge.SYNTHETIC},
     meaning=(
@@ -368,6 +442,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
 
 @membership_metric(
     name="mi_risk",
+    method=MI_RISK_METHOD,
     params=MiRiskParams,
     # Not clipped at 0: a negative risk is an attack worse than a blind guess.
     value_range=(-1.0, 1.0),
@@ -480,6 +555,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
 
 @membership_metric(
     name="exact_copy_share",
+    method=EXACT_COPY_METHOD,
     params=ExactCopyShareParams,
     knowledge={Knowledge.SYNTHETIC},
     meaning=(

@@ -40,7 +40,7 @@ from typing import Any, Literal, TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
 from policycheck.release.model import ColumnType, Release
 from policycheck.synthesizers import BUILTIN
@@ -222,6 +222,34 @@ def _plain(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------- attacks on the release
+
+
+# The methods section (registry.Method); the paper's public code is synthetic-society/recon-synth.
+RECONSTRUCTION_SOURCE = "paper 001, sec. 4.2 (LP reconstruction), sec. 4.3 (prior attacks: DCR, ML inference)"
+RECONSTRUCTION_ACCURACY_METHOD = Method(
+    definition="Accuracy of the most accurate (set, attack) pair at inferring the secret of the original records "
+    "from their quasi-identifiers: LP linear reconstruction from 3-way conditional queries (HiGHS), exact-match "
+    "majority, DCR, random forest; Clopper-Pearson interval at the Bonferroni level.",
+    source=RECONSTRUCTION_SOURCE,
+)
+INDIVIDUAL_RISK_METHOD = Method(
+    definition="(acc - acc_control) / (1 - acc_control) = 1 - err / err_control for the (set, attack) pair with the "
+    "largest risk, the control being the same attack on holdout records; Koopman score interval of the error ratio.",
+    source=f"{RECONSTRUCTION_SOURCE}; base rate: sec. 7.2; control as anonymeter's (Giomi et al. 2023)",
+    conventions=(
+        Convention(
+            topic="base rate", peer="paper 001, sec. 6 (and recon-synth)",
+            theirs="the attack's raw accuracy on the original records (reconstruction_accuracy)",
+            ours="the accuracy beyond what the same attack achieves on people who were not in the training data",
+            effect="reconstruction_individual_risk/control",
+        ),
+    ),
+)
+ADVANTAGE_METHOD = Method(
+    definition="2 acc - 1 of the attack in the attribute-inference privacy game: a target with unique "
+    "quasi-identifiers, its secret randomised, the synthesizer re-run; Clopper-Pearson interval, mapped.",
+    source="paper 001, sec. 4.1",
+)
 
 
 @dataclass(frozen=True)
@@ -533,6 +561,7 @@ def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: Atta
 
 @metric(
     name="reconstruction_accuracy",
+    method=RECONSTRUCTION_ACCURACY_METHOD,
     family="reconstruction",
     params=AccuracyParams,
     knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
@@ -604,6 +633,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
 
 @metric(
     name="reconstruction_individual_risk",
+    method=INDIVIDUAL_RISK_METHOD,
     family="reconstruction",
     params=IndividualRiskParams,
     knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},
@@ -778,6 +808,7 @@ def attribute_inference_game(
 
 @metric(
     name="attribute_inference_advantage",
+    method=ADVANTAGE_METHOD,
     family="reconstruction",
     params=GameParams,
     knowledge={Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC},

@@ -13,6 +13,7 @@ A family module registers what it offers at import time::
         meaning="...", remedy="...",
         fail_direction="above",          # higher is riskier: thresholds use fail_above
         check=check_dcr_params,          # optional: params against a release's columns, before running
+        method=Method(definition="...", source="paper 002, sec. 3", conventions=(Convention(...), ...)),
     )
     def dcr_share(ctx, params, needs) -> MetricResult: ...
 
@@ -24,17 +25,25 @@ an order, say); ``validate -r``, ``plan -r`` and ``check`` report them as
 Every module in the ``policycheck.metrics`` package is a family and is
 imported by :func:`load_families`; third-party families are found through the
 ``policycheck.metrics`` entry-point group. Neither the compiler nor the
-renderer names a metric, so adding one edits neither.
+renderer names a metric, so adding one edits neither. A metric's
+:class:`Method` (definition, source, and the conventions where it differs
+from a peer implementation) is registered with it; reports carry the
+methods of the metrics they used, with each convention's effect measured
+on the demo (:func:`convention_effects`, written by
+``bench/convention_effects.py``).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -52,6 +61,48 @@ class Params(BaseModel):
     """Base class of every metric's parameter model: unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One place where a metric differs on purpose from a peer implementation (or from its paper).
+
+    ``effect``, when the demo can show it, names the entry of
+    convention_effects.json that holds the metric's value on the demo's
+    releases under ours and under the peer's convention, the rest held equal.
+    """
+
+    topic: str
+    #: The peer implementation (or paper) and its version, e.g. "SURE (clearbox-sure 0.2.16)".
+    peer: str
+    #: What the peer does, in its own terms.
+    theirs: str
+    #: What we do, and why.
+    ours: str
+    effect: str | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    """The methods-section entry of a metric: its definition, its source, and its conventions."""
+
+    #: What the number is, as a formula in words.
+    definition: str
+    #: Where it comes from: paper number and section ("paper 002, sec. 4"), or the peer tool it follows.
+    source: str
+    conventions: tuple[Convention, ...] = ()
+
+
+#: The committed effects of each convention on the demo (bench/convention_effects.py writes it).
+EFFECTS_FILE = Path(__file__).with_name("convention_effects.json")
+
+
+@cache
+def convention_effects() -> dict[str, Any]:
+    """Measured effects by ``Convention.effect`` key: per demo release, the value under ours and the peer's."""
+    if not EFFECTS_FILE.is_file():  # pragma: no cover - an installation without package data
+        return {}
+    return json.loads(EFFECTS_FILE.read_text(encoding="utf-8"))["effects"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +135,8 @@ class MetricSpec:
     #: Checks of the params against a release, before anything is computed:
     #: check(params, release, attacker) -> [(param path, message), ...].
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None
+    #: The methods-section entry: definition, source, conventions against peers.
+    method: Method | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +171,7 @@ def metric(
     fail_direction: Literal["above", "below"] = "above",
     pass_means: str = "",
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None,
+    method: Method | None = None,
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -149,6 +203,7 @@ def metric(
             fail_direction=fail_direction,
             pass_means=pass_means,
             check=check,
+            method=method,
         )
         return fn
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, metric
+from policycheck.metrics.registry import Convention, Method, Params, metric
 from policycheck.release.model import ColumnType
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -71,8 +71,22 @@ sdmetrics_metric = partial(metric, family="sdmetrics", inputs={"original", "synt
                            references=REFERENCES, fail_direction="below")
 
 
+# The methods section (registry.Method).
+CAP_METHOD = Method(
+    definition="min((1 - mean CAP) / (1 - 1 / prod nunique(sensitive)), 1), CAP being the share of synthetic records "
+    "with a real record's key that carry its sensitive values; continuous columns in 10 equal-width bins.",
+    source="SDMetrics 0.32 DisclosureProtection ('cap')",
+)
+DCR_BASELINE_METHOD = Method(
+    definition="min(median DCR(synthetic to real) / median DCR(random to real), 1), random records uniform over each "
+    "column of the real data, with SDMetrics' DCR (the real data's ranges, each term clipped at 1).",
+    source="SDMetrics 0.32 DCRBaselineProtection",
+)
+
+
 @sdmetrics_metric(
     name="cap_disclosure_protection",
+    method=CAP_METHOD,
     params=CapParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("known_columns", "sensitive_columns", "continuous_columns"),
@@ -160,6 +174,7 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
 
 @sdmetrics_metric(
     name="dcr_baseline_protection",
+    method=DCR_BASELINE_METHOD,
     params=DcrBaselineParams,
     knowledge={Knowledge.SYNTHETIC},
     column_params=("columns",),

@@ -18,6 +18,8 @@ their own, as in synthpop.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, metric
+from policycheck.metrics.registry import Convention, Method, Params, metric
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.synthpop_disclosure import Disclosure
@@ -159,8 +161,40 @@ def _share_result(
     )
 
 
+# The methods section (registry.Method).
+SYNTHPOP_BASELINE = Convention(
+    topic="chance", peer="synthpop 1.9 disclosure()",
+    theirs="the raw share of the original records",
+    ours="minus the same measure with the holdout records in the original's place (baseline: none, the raw share)",
+)
+REPU_METHOD = Method(
+    definition="repU: share of original records unique on the keys whose key is unique in the synthetic data too, "
+    "minus the holdout's repU.",
+    source="Raab, Nowok, Dibben 2024, sec. 3.1 (synthpop)",
+    conventions=(dataclasses.replace(SYNTHPOP_BASELINE, effect="replicated_uniques/holdout-baseline"),),
+)
+DISCO_METHOD = Method(
+    definition="DiSCO: share of original records whose key the synthetic data ties to one target value, the right "
+    "one, minus the holdout's DiSCO.",
+    source="Raab, Nowok, Dibben 2024, sec. 3.2 (synthpop)",
+    conventions=(dataclasses.replace(SYNTHPOP_BASELINE, effect="disco/holdout-baseline"),),
+)
+TCAP_METHOD = Method(
+    definition="TCAP: over original records whose key determines the target and occurs in the synthetic data, the "
+    "mean share of synthetic records with the key carrying the target; marginal-guess baseline.",
+    source="Taub et al. 2018, sec. 3",
+    conventions=(
+        Convention(
+            topic="definition", peer="synthpop 1.9",
+            theirs="its TCAP column is DiSCO / iS, a different number", ours="Taub et al.'s; synthpop's in the details",
+        ),
+    ),
+)
+
+
 @synthpop_metric(
     name="replicated_uniques",
+    method=REPU_METHOD,
     params=KeysParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys",),
@@ -185,6 +219,7 @@ def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mappin
 
 @synthpop_metric(
     name="disco",
+    method=DISCO_METHOD,
     params=DiscoParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
@@ -215,6 +250,7 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 
 @partial(synthpop_metric, value_range=(0.0, 1.0))(
     name="tcap",
+    method=TCAP_METHOD,
     params=KeysTargetParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),

@@ -25,7 +25,7 @@ from typing import Any, TYPE_CHECKING
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
-from policycheck.metrics.registry import Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import ColumnType
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -52,6 +52,19 @@ class MarginalParams(Params):
     confidence: float = Field(
         0.95, gt=0, lt=1, description="Confidence of the bootstrap interval over triples (only when triples are sampled)."
     )
+
+
+# The methods section (registry.Method).
+MRE_METHOD = Method(
+    definition="Mean relative error of the 3-way marginal counts of the synthetic data against the original's, "
+    "over cells with an original count above min_count.",
+    source="paper 001, sec. 5.3",
+)
+TVD_METHOD = Method(
+    definition="Average total variation distance between the original's and the synthetic data's 3-way marginals "
+    "(numeric columns in quantile bins of the original, missing values a category).",
+    source="paper 001, sec. 5.3",
+)
 
 
 @dataclass(frozen=True)
@@ -207,6 +220,7 @@ marginal_metric = partial(
 
 @marginal_metric(
     name="three_way_marginal_mre",
+    method=MRE_METHOD,
     value_range=(0.0, None),
     meaning="How far, on average, counts of combinations of three attributes in the synthetic data are from the real "
     "counts, relative to the real count (only combinations held by more than 10 real people). 0.2 means counts are "
@@ -221,6 +235,7 @@ def three_way_marginal_mre(ctx: EvaluationContext, params: MarginalParams, needs
 
 @marginal_metric(
     name="three_way_marginal_tvd",
+    method=TVD_METHOD,
     value_range=(0.0, 1.0),
     meaning="The share of probability mass that sits in the wrong place when the synthetic data's combinations of "
     "three attributes are compared with the real ones, averaged over combinations: 0 is a perfect copy of the "

@@ -28,7 +28,7 @@ from typing import Any, Literal, TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Params, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, metric, imported_where_used
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -107,8 +107,62 @@ wp29_metric = partial(
 )
 
 
+# The methods section (registry.Method); where we differ from anonymeter 1.1 (docs/peer-measures.md).
+ANONYMETER = "anonymeter 1.1"
+SEEDED_TARGETS = Convention(
+    topic="seeding", peer=ANONYMETER,
+    theirs="linkability and inference targets drawn with DataFrame.sample() unseeded: reruns differ",
+    ours="every draw from the run's seed: same inputs and seed, same numbers",
+)
+ANONYMETER_DISTANCE = Convention(
+    topic="distance", peer=ANONYMETER,
+    theirs="sum over columns, ranges over the synthetic set and the targets, two missing values a mismatch",
+    ours="Gower: mean over columns, ranges over every set, two missing values match; exact search",
+)
+SINGLING_OUT_METHOD = Method(
+    definition="(main - control) / (1 - control) of the Article 29 WP singling-out attack: predicates written "
+    "from the synthetic data that isolate exactly one original record, the holdout as control; Wilson score.",
+    source="Giomi et al. 2023, sec. 3.1 (anonymeter)",
+    conventions=(
+        Convention(
+            topic="denominator", peer=ANONYMETER,
+            theirs="rates divided by n_attacks even when fewer predicates were made",
+            ours="divided by the predicates made (equal when all are made)",
+        ),
+    ),
+)
+LINKABILITY_METHOD = Method(
+    definition="(main - control) / (1 - control): targets whose two halves (aux_columns) share one of their "
+    "n_neighbors closest synthetic records.",
+    source="Giomi et al. 2023, sec. 3.2 (anonymeter)",
+    conventions=(
+        ANONYMETER_DISTANCE,
+        Convention(
+            topic="ties", peer=ANONYMETER, theirs="equal distances in argsort order",
+            ours="equal distances in a seeded random order, independent per half",
+        ),
+        SEEDED_TARGETS,
+    ),
+)
+INFERENCE_METHOD = Method(
+    definition="(main - control) / (1 - control): the secret guessed from the closest synthetic record on "
+    "aux_columns; a numeric guess is right within tolerance x |secret|.",
+    source="Giomi et al. 2023, sec. 3.3 (anonymeter)",
+    conventions=(
+        Convention(
+            topic="numeric tolerance", peer=ANONYMETER,
+            theirs="|g - s| / (g + 1e-12) <= 0.05: relative to the guess, and any negative guess passes",
+            ours="|g - s| <= tolerance x |s|, the paper's relative difference",
+        ),
+        ANONYMETER_DISTANCE,
+        SEEDED_TARGETS,
+    ),
+)
+
+
 @wp29_metric(
     name="singling_out_risk",
+    method=SINGLING_OUT_METHOD,
     params=SinglingOutParams,
     knowledge={Knowledge.SYNTHETIC},
     column_params=("columns",),
@@ -175,6 +229,7 @@ def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: 
 
 @wp29_metric(
     name="linkability_risk",
+    method=LINKABILITY_METHOD,
     params=LinkabilityParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("aux_columns",),
@@ -231,6 +286,7 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
 
 @wp29_metric(
     name="inference_risk",
+    method=INFERENCE_METHOD,
     params=InferenceParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("secret", "aux_columns"),

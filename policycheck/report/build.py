@@ -18,6 +18,7 @@ from policycheck.compiler import Plan
 from policycheck.errors import display_path
 from policycheck.git_revision import git_revision
 from policycheck.metrics.base import KNOWLEDGE_WORDS
+from policycheck.metrics.registry import MetricSpec, convention_effects
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
 from policycheck.report.integrity import new_run_id, seal
@@ -86,6 +87,7 @@ def build_report(
         "summary": summarize_rules(rules, run.unused_waivers).to_json(),
         "rules": rules,
         "waivers": [_waiver(w) for w in policy.waivers],
+        "methods": methods_of([o.evaluation.spec for o in run.outcomes]),
         "provenance": {
             "tool": "policycheck",
             "tool_version": __version__,
@@ -170,6 +172,41 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "error": outcome.error,
         "seconds": round(outcome.seconds, 3),
     }
+
+
+def methods_of(specs: list[MetricSpec]) -> list[dict[str, Any]]:
+    """The methods section: each metric used (in rule order, once) with its registered Method.
+
+    Each convention carries its effect measured on the demo's releases
+    (policycheck/metrics/convention_effects.json), so the report states
+    how much the choice moves the number, not only that it was made.
+    """
+    effects = convention_effects()
+    out, seen = [], set()
+    for spec in specs:
+        if spec.name in seen or spec.method is None:
+            continue
+        seen.add(spec.name)
+        m = spec.method
+        out.append({
+            "metric": spec.name,
+            "family": spec.family,
+            "definition": m.definition,
+            "source": m.source,
+            "conventions": [
+                {"topic": c.topic, "peer": c.peer, "theirs": c.theirs, "ours": c.ours,
+                 "effect": _effect(effects.get(c.effect)) if c.effect else None}
+                for c in m.conventions
+            ],
+        })
+    return out
+
+
+def _effect(measured: dict[str, Any] | None) -> dict[str, Any] | None:
+    if measured is None:
+        return None
+    return {"measure": measured["measure"],
+            "demo": [{"release": name, "ours": v["ours"], "theirs": v["theirs"]} for name, v in measured["demo"].items()]}
 
 
 def _reason(outcome) -> str | None:

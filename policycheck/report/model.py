@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -192,6 +192,33 @@ class Provenance(_Model):
     )
 
 
+class EffectOnDemo(_Model):
+    release: str = Field(description="The demo release (policycheck demo) the effect was measured on.")
+    ours: float | None = Field(description="The value under our convention.")
+    theirs: float | None = Field(description="The value under the peer's convention, everything else held equal.")
+
+
+class ConventionEffect(_Model):
+    measure: str = Field(description="What number moves, in words.")
+    demo: list[EffectOnDemo]
+
+
+class ConventionOut(_Model):
+    topic: str
+    peer: str = Field(description="The peer implementation (or paper) we differ from.")
+    theirs: str
+    ours: str
+    effect: ConventionEffect | None = Field(description="Measured on the demo data (bench/convention_effects.py), if it can show it.")
+
+
+class MethodOut(_Model):
+    metric: str
+    family: str
+    definition: str
+    source: str = Field(description="Paper and section, or the peer tool the metric follows.")
+    conventions: list[ConventionOut]
+
+
 class Report(_Model):
     """A policycheck compliance report."""
 
@@ -206,4 +233,7 @@ class Report(_Model):
     summary: Summary
     rules: list[RuleOut]
     waivers: list[WaiverOut]
+    methods: list[MethodOut] = Field(
+        default_factory=list, description="Per metric used: definition, source, conventions against peers (since 1.3)."
+    )
     provenance: Provenance
