@@ -526,6 +526,9 @@ def _heatmap(spec: dict[str, Any]) -> tuple[str, float]:
                          f"<title>{escape(rows[i])} / {escape(cols[j])}: {label or 'blank'}</title></rect>")
             if cw >= 30 and ch >= 14 and label:
                 parts.append(f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" text-anchor="middle" class="hv">{label}</text>')
+    # A frame around the matrix: the lowest values are white, and would otherwise melt into the page.
+    parts.append(f'<rect x="{left:.1f}" y="{top}" width="{cw * n_cols:.1f}" height="{ch * n_rows:.1f}" fill="none" '
+                 'stroke="#d5d9de" stroke-width="1"/>')
     # NOTE: outlines are drawn after every cell, so no neighbour paints over them.
     for i, j in sorted(marked):
         if i < n_rows and j < n_cols:
@@ -566,6 +569,16 @@ def _heatmap(spec: dict[str, Any]) -> tuple[str, float]:
 
 
 # --- the threshold gauge ------------------------------------------------------------
+
+
+def _word_spot(a: float, b: float, busy: tuple[float, float], width: float) -> float | None:
+    """Centre of the widest part of the zone [a, b] outside ``busy``, or None when ``width`` does not fit there.
+
+    A zone's word sits in the zone's free part, so the estimate's dot and its interval never cross it.
+    """
+    free = [(a, min(b, busy[0])), (max(a, busy[1]), b)]
+    lo, hi = max(free, key=lambda part: part[1] - part[0])
+    return (lo + hi) / 2 if hi - lo > width else None
 
 
 def render_gauge(rule: dict[str, Any]) -> Markup:
@@ -618,14 +631,17 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
         bounds = [("pass", lo, warn if warn is not None else fail), ("warn", warn, fail), ("fail", fail, hi)]
     else:
         bounds = [("fail", lo, fail), ("warn", fail, warn), ("pass", warn if warn is not None else fail, hi)]
+    # What the zone words must keep clear of: the estimate's dot and the interval's bar and whiskers.
+    drawn = [x(value) - 5, x(value) + 5] + ([x(float(v)) for v in interval] if interval else [])
+    busy = (min(drawn) - 4, max(drawn) + 4)
     parts = []
     for zone, a, b in bounds:
         if a is None or b is None or b <= a:
             continue
         parts.append(f'<rect x="{x(a):.1f}" y="{y}" width="{x(b) - x(a):.1f}" height="{h}" fill="{ZONES[zone]}"/>')
-        # NOTE: a zone's word is left out where the estimate's dot would sit on it.
-        if x(b) - x(a) > _text_width(zone, 10) + 6 and abs(x(value) - (x(a) + x(b)) / 2) > _text_width(zone, 10) / 2 + 6:
-            parts.append(f'<text x="{(x(a) + x(b)) / 2:.1f}" y="{y + h - 3.5}" text-anchor="middle" class="gz">{zone}</text>')
+        spot = _word_spot(x(a), x(b), busy, _text_width(zone, 10) + 6)
+        if spot is not None:
+            parts.append(f'<text x="{spot:.1f}" y="{y + h - 3.5}" text-anchor="middle" class="gz">{zone}</text>')
     # NOTE: each level's label leans away from the other level, so close
     # levels (warn 0.52, fail 0.55) never print over each other; levels too
     # close for two labels share one ("warn 0.001 · fail 0.01", at the fail line).

@@ -1,0 +1,27 @@
+"""The gauge's zone words ("pass", "warn", "fail") keep clear of the estimate's dot and its interval."""
+
+import re
+
+from policycheck.report.charts import render_gauge
+
+
+def zone_words(svg: str) -> dict[str, float]:
+    return {w: float(x) for x, w in re.findall(r'<text x="([\d.]+)"[^>]*class="gz">(\w+)</text>', svg)}
+
+
+def test_zone_words_move_to_the_free_part_of_their_zone_beside_the_interval():
+    # fail above 0.01, warn above 0.001; the gauge zooms to [0, 0.03] on x = 16 + v / 0.03 * 528.
+    svg = str(render_gauge({"value": 0.0123, "interval": [0.0061, 0.0215], "value_range": [0.0, 1.0],
+                            "compared_value": 0.0215,
+                            "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "upper"}}))
+    # the interval's bar runs from x(0.0061) = 123.36 to x(0.0215) = 394.4, kept clear by 4 px: (119.36, 398.4)
+    # warn zone [x(0.001), x(0.01)] = [33.6, 192]: its free part is [33.6, 119.36], centre 76.48;
+    # fail zone [192, 544]: free part [398.4, 544], centre 471.2; the pass zone [16, 33.6] is too narrow for "pass".
+    assert zone_words(svg) == {"warn": 76.5, "fail": 471.2}
+
+
+def test_a_zone_word_with_no_room_beside_the_interval_is_left_out():
+    # interval over nearly the whole fail zone [0.2, 1]: no room for "fail" on either side
+    svg = str(render_gauge({"value": 0.6, "interval": [0.22, 0.98], "value_range": [0.0, 1.0], "compared_value": 0.6,
+                            "threshold": {"fail_above": 0.2, "compare": "estimate"}}))
+    assert "fail" not in zone_words(svg) and "pass" in zone_words(svg)
