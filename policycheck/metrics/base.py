@@ -107,7 +107,8 @@ class MetricResult:
       category labels); optional ``reference_lines``:
       ``[{"axis": "y"|"x", "value": float, "label": str}]`` (e.g. a threshold);
     - ``"histogram"``: ``x_label``, ``series``: ``[{"name": str, "edges":
-      [k+1 floats], "counts": [k ints]}]`` (overlaid, e.g. train vs holdout);
+      [k+1 floats], "counts": [k ints]}]`` (overlaid, e.g. train vs holdout); optional
+      ``counts_of``: what is counted, for the y axis ("share of <counts_of> in each bin"; default records);
     - ``"heatmap"``: ``row_labels``, ``col_labels``, ``values`` (2-D list,
       None for blank), optional ``marked``: ``[[row, col], ...]`` cells to
       outline (e.g. outputs that break a target epsilon).

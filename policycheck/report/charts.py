@@ -75,7 +75,7 @@ def caption(spec: dict[str, Any], kind: str) -> str:
     if spec.get("caption"):
         return str(spec["caption"])
     what = KIND_WORDS.get(kind, "Chart")
-    y_label = str(spec.get("y_label") or ("share of records in each bin" if kind == "histogram" else ""))
+    y_label = str(spec.get("y_label") or (_histogram_y_label(spec) if kind == "histogram" else ""))
     x_label = str(spec.get("x_label") or "")
     text = f"{what}: {spec.get('title', '')}"
     if y_label and x_label:
@@ -295,7 +295,7 @@ _UNIT_LABEL = re.compile(r"^(share|fraction|proportion|accuracy|precision|recall
 
 def axis_domain(spec: dict[str, Any], axis: str, kind: str) -> tuple[float | None, float | None]:
     """The values an axis can take: the spec's ``x_domain``/``y_domain``, [0, 1] for a share or rate
-    (a histogram's y is the share of records in each bin), else unbounded."""
+    (a histogram's y is the share of its items in each bin), else unbounded."""
     given = spec.get(f"{axis}_domain")
     if isinstance(given, (list, tuple)) and len(given) == 2:
         return _num(given[0]), _num(given[1])
@@ -458,6 +458,11 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
     return "".join(parts), ax.height
 
 
+def _histogram_y_label(spec: dict[str, Any]) -> str:
+    """A histogram's y: the share of what it counts (``counts_of``: records unless the spec says otherwise)."""
+    return f"share of {spec.get('counts_of') or 'records'} in each bin"
+
+
 def _histogram(spec: dict[str, Any]) -> tuple[str, float]:
     series = spec.get("series") or []
     edges_all = [v for s in series for v in map(_num, s.get("edges", [])) if v is not None]
@@ -466,8 +471,8 @@ def _histogram(spec: dict[str, Any]) -> tuple[str, float]:
     legend, top = _plot_top(spec)
     ax = _Axes(min(xs, default=0), max(xs, default=1), 0, max(tops, default=1) or 1, top,
                x_domain=axis_domain(spec, "x", "histogram"), y_domain=(0.0, 1.0))
-    # NOTE: the bars are shares of each series' records, whatever the spec's y label says.
-    parts = [ax.frame({**spec, "y_label": "share of records in each bin"})]
+    # NOTE: the bars are shares of each series' items, whatever the spec's y label says.
+    parts = [ax.frame({**spec, "y_label": _histogram_y_label(spec)})]
     overlaid = len(series) > 1
     for si, s in enumerate(series):
         color = PALETTE[si % len(PALETTE)]

@@ -1,4 +1,4 @@
-"""The gauge's zone words ("pass", "warn", "fail") keep clear of the estimate's dot and its interval."""
+"""Chart labels found wrong by looking at the screenshots: gauge zone words on the interval, a histogram's y axis."""
 
 import re
 
@@ -25,3 +25,13 @@ def test_a_zone_word_with_no_room_beside_the_interval_is_left_out():
     svg = str(render_gauge({"value": 0.6, "interval": [0.22, 0.98], "value_range": [0.0, 1.0], "compared_value": 0.6,
                             "threshold": {"fail_above": 0.2, "compare": "estimate"}}))
     assert "fail" not in zone_words(svg) and "pass" in zone_words(svg)
+
+
+def test_a_histogram_of_marginals_says_it_counts_marginals_not_records():
+    from policycheck.report.charts import render_chart
+
+    spec = {"kind": "histogram", "title": "TVD of each 3-way marginal", "x_label": "total variation distance",
+            "counts_of": "3-way marginals", "series": [{"name": "s", "edges": [0, 0.5, 1], "counts": [3, 1]}]}
+    svg = str(render_chart(spec))
+    # the y label, on two lines: "share of 3-way marginals in each" / "bin"
+    assert ">share of 3-way marginals in each</text>" in svg and "records" not in svg
