@@ -9,16 +9,18 @@ policycheck/metrics/convention_effects.json, which the reports' methods section 
     .venv/bin/python -m bench.convention_effects           # rewrite the file (a few seconds)
     .venv/bin/python -m bench.convention_effects --check   # exit 1 when the file is stale
 
-Two ways of switching a convention:
+Three ways of switching a convention:
 
 - where it is a param (``baseline: none``) or another metric of ours (the paper's raw
   accuracy), both rules run through ``policycheck.check`` on the demo release
   (:data:`RULE_PAIRS`);
 - where it is not (SURE's membership-inference rules), the peer's rule is written out
   here from its code as the peer survey records it (/work/shared/guides/peer-tools.md,
-  sec. 2.3 and 6.6; clearbox-sure 0.2.16 is not installed: it pins numpy < 2 and
-  compiles a Cython kernel at import) and applied to DCRs from our Gower search
-  (:func:`membership_effects`).
+  sec. 2.3 and 6.6, and SURE's own ``adversary_dataset`` and ``membership_inference_test``;
+  clearbox-sure 0.2.16 is not installed: it pins numpy < 2 and compiles a Cython kernel at
+  import) and applied to DCRs from our Gower search (:func:`membership_effects`);
+- where it is one function of ours (anonymeter's numeric success test), the rule runs twice,
+  once with the peer's function patched in (:data:`SWITCHED`).
 
 tests/test_convention_effects.py recomputes every figure and compares it with the file.
 """
@@ -41,6 +43,7 @@ from policycheck.methods.dcr_share import dcr_share_counts
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_test import DEFAULT_LEVELS, guesses_at, membership_thresholds, mi_risk_score
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+from policycheck.methods.wp29.inference import correct_guesses as OUR_CORRECT_GUESSES
 from policycheck.metrics.registry import EFFECTS_FILE
 from policycheck.release.model import Release
 
@@ -69,6 +72,29 @@ RULE_PAIRS: dict[str, tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str
     "disco/holdout-baseline": (
         "DiSCO of income on the quasi-identifiers (ours: minus the holdout's DiSCO)",
         ("disco", {"target": "income"}), ("disco", {"target": "income", "baseline": "none"})),
+}
+
+def anonymeter_correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tolerance: float) -> np.ndarray:
+    """anonymeter 1.1's success test (``evaluators/inference_evaluator.py``, ``regression=True``) in our function's place.
+
+    A numeric guess is right when ``|guess - secret| / (guess + 1e-12) <= tolerance``: relative to the guess,
+    and any negative guess passes. Categorical secrets and missing values as ours.
+    """
+    right = OUR_CORRECT_GUESSES(guesses, secrets, numeric=False, tolerance=tolerance)
+    if numeric:
+        present = ~np.asarray(pd.isna(guesses), bool) & ~np.asarray(pd.isna(secrets), bool)
+        g, t = guesses[present].astype(np.float64), secrets[present].astype(np.float64)
+        right[present] = np.abs(g - t) / (g + 1e-12) <= tolerance
+    return right
+
+
+#: Effect key -> (measure, metric, params, module, function, the peer's function in its place): conventions
+#: inside our code, switched by running the same rule twice, once with the peer's function.
+SWITCHED: dict[str, tuple[str, str, dict[str, Any], str, str, Any]] = {
+    "inference_risk/numeric-tolerance": (
+        "inference risk of hours_per_week from the quasi-identifiers (500 targets, tolerance 0.05)",
+        "inference_risk", {"secret": "hours_per_week"},
+        "policycheck.methods.wp29.inference", "correct_guesses", anonymeter_correct_guesses),
 }
 
 MEASURES = {
@@ -165,29 +191,62 @@ def membership_effects(release: Release) -> dict[str, dict[str, float]]:
 
 # --- conventions that are a param or another metric of ours ------------------------------------------
 
-def rule_pair_effects(release: Release, folder: Path, keys: tuple[str, ...] = tuple(RULE_PAIRS)) -> dict[str, dict[str, float]]:
-    """Run the pairs ``keys`` of :data:`RULE_PAIRS` in one check of the demo's policy attacker on ``release``."""
+def _policy(folder: Path, rules: list[dict[str, Any]]) -> Path:
+    """A policy file with the demo policy's attacker and seed, and ``rules``."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe")
     demo = yaml.load(DEMO_POLICY.read_text(encoding="utf-8"))
+    policy = {"metadata": {"id": "convention-effects", "title": "Convention effects", "version": "1", "owner": "bench"},
+              "attacker": demo["attacker"], "seed": DEMO_SEED, "rules": rules}
+    path = folder / "effects.policy.yaml"
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump(policy, f)
+    return path
+
+
+def rule_pair_effects(release: Release, folder: Path, keys: tuple[str, ...] = tuple(RULE_PAIRS)) -> dict[str, dict[str, float]]:
+    """Run the pairs ``keys`` of :data:`RULE_PAIRS` in one check of the demo's policy attacker on ``release``."""
     rules = []
     for key in keys:
         _, ours, theirs = RULE_PAIRS[key]
         for side, (metric, params) in (("ours", ours), ("theirs", theirs)):
             rules.append({"id": f"{key.replace('/', '.')}.{side}", "metric": metric, "params": params,
                           "threshold": {"fail_above": 1.0}})
-    policy = {"metadata": {"id": "convention-effects", "title": "Convention effects", "version": "1", "owner": "bench"},
-              "attacker": demo["attacker"], "seed": DEMO_SEED, "rules": rules}
-    path = folder / "effects.policy.yaml"
-    with path.open("w", encoding="utf-8") as f:
-        yaml.dump(policy, f)
-    report = api.check(path, release, seed=DEMO_SEED, executor="serial", progress=False)
+    report = api.check(_policy(folder, rules), release, seed=DEMO_SEED, executor="serial", progress=False)
     values = {r["id"]: r["value"] for r in report.data["rules"]}
     errors = [f"{r['id']}: {r['error']}" for r in report.data["rules"] if r["error"]]
     if errors:
         raise RuntimeError("; ".join(errors))
     return {key: {side: values[f"{key.replace('/', '.')}.{side}"] for side in ("ours", "theirs")} for key in keys}
+
+
+def switched_effects(release: Release, folder: Path, keys: tuple[str, ...] = tuple(SWITCHED)) -> dict[str, dict[str, float]]:
+    """Each rule of :data:`SWITCHED` run as is and with the peer's function patched in (same seed, same targets)."""
+    import importlib
+    from unittest import mock
+
+    found = {}
+    for key in keys:
+        _, metric, params, module, name, theirs = SWITCHED[key]
+        path = _policy(folder, [{"id": "switched", "metric": metric, "params": params, "threshold": {"fail_above": 1.0}}])
+        values = {}
+        for side in ("ours", "theirs"):
+            patch = mock.patch.object(importlib.import_module(module), name, theirs) if side == "theirs" else _nothing()
+            with patch:
+                report = api.check(path, release, seed=DEMO_SEED, executor="serial", progress=False)
+            (rule,) = report.data["rules"]
+            if rule["error"]:
+                raise RuntimeError(f"{key}: {rule['error']}")
+            values[side] = rule["value"]
+        found[key] = values
+    return found
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 def measure(releases: tuple[str, ...] = RELEASES) -> dict[str, Any]:
@@ -196,10 +255,11 @@ def measure(releases: tuple[str, ...] = RELEASES) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="policycheck-effects-") as tmp:
         for name in releases:
             release = demo_release(name, Path(tmp))
-            found = {**membership_effects(release), **rule_pair_effects(release, Path(tmp))}
+            found = {**membership_effects(release), **rule_pair_effects(release, Path(tmp)),
+                     **switched_effects(release, Path(tmp))}
             for key, pair in found.items():
                 per_key.setdefault(key, {})[name] = {side: round(float(v), DIGITS) for side, v in pair.items()}
-    measures = {**MEASURES, **{k: v[0] for k, v in RULE_PAIRS.items()}}
+    measures = {**MEASURES, **{k: v[0] for k, v in RULE_PAIRS.items()}, **{k: v[0] for k, v in SWITCHED.items()}}
     return {key: {"measure": measures[key], "demo": per_key[key]} for key in sorted(per_key)}
 
 

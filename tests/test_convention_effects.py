@@ -42,6 +42,21 @@ def test_param_switched_effects_are_what_the_demo_data_gives(demo):
         assert rounded(pair) == STORED["effects"][key]["demo"][name], key
 
 
+def test_function_switched_effects_are_what_the_demo_data_gives(demo):
+    name, release, folder = demo
+    for key, pair in ce.switched_effects(release, folder).items():
+        assert rounded(pair) == STORED["effects"][key]["demo"][name], key
+
+
+def test_anonymeter_success_test_divides_by_the_guess_by_hand():
+    guesses, secrets = np.array([-10.0, 52.0, 47.5, 0.0]), np.array([50.0, 50.0, 50.0, 0.0])
+    # |g - s| / (g + 1e-12): -60 / -10 = -6 <= 0.05 (any negative guess passes); 2 / 52 = 0.038; 2.5 / 47.5 = 0.0526;
+    # 0 / 1e-12 = 0
+    assert ce.anonymeter_correct_guesses(guesses, secrets, True, 0.05).tolist() == [True, True, False, True]
+    # ours, |g - s| <= 0.05 |s|: 60 > 2.5; 2 <= 2.5; 2.5 <= 2.5; 0 <= 0
+    assert ce.OUR_CORRECT_GUESSES(guesses, secrets, True, 0.05).tolist() == [False, True, True, True]
+
+
 @pytest.mark.slow
 def test_reconstruction_effect_is_what_the_demo_data_gives(demo):
     name, release, folder = demo

@@ -109,7 +109,8 @@ EXACT_COPY_METHOD = Method(
     conventions=(
         Convention(
             topic="chance copies", peer=SURE,
-            theirs="number_of_dcr_equal_to_zero: synthetic records at DCR 0 to the training set, no comparison",
+            theirs="number_of_dcr_equal_to_zero: the count of synthetic records at DCR 0 to the training set (and "
+            "apart, to the holdout set), neither set against the other",
             ours="minus the share at DCR 0 to the holdout set, which coarse data matches by chance",
             effect="exact_copy_share/holdout-baseline",
         ),

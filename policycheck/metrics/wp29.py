@@ -153,6 +153,7 @@ INFERENCE_METHOD = Method(
             topic="numeric tolerance", peer=ANONYMETER,
             theirs="|g - s| / (g + 1e-12) <= 0.05: relative to the guess, and any negative guess passes",
             ours="|g - s| <= tolerance x |s|, the paper's relative difference",
+            effect="inference_risk/numeric-tolerance",
         ),
         ANONYMETER_DISTANCE,
         SEEDED_TARGETS,
