@@ -102,3 +102,15 @@ def test_every_convention_effect_a_metric_names_is_measured_and_every_measured_o
 def test_every_registered_metric_states_its_method():
     for name, spec in metrics().items():
         assert spec.method and spec.method.definition and spec.method.source, name
+
+
+def test_the_table_in_docs_metrics_md_shows_the_committed_figures():
+    def shown(v: float) -> str:
+        return f"{v:g}".replace("-", "−")
+
+    docs = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    for key, effect in STORED["effects"].items():
+        (row,) = [line for line in docs.splitlines() if line.startswith(f"| `{key}` |")]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[2:] == [f"{shown(effect['demo'][n]['ours'])} / {shown(effect['demo'][n]['theirs'])}"
+                             for n in ("nonprivate", "indhist")], key
