@@ -52,10 +52,13 @@ confidence: 0.95                  # confidence level of the intervals reported w
 
 rules:
   # A rule fails when the measured value is strictly beyond its fail level, warns
-  # beyond its warn level. `compare: upper` compares the upper end of the interval.
+  # beyond its warn level. With `compare: lower` (or `upper`) the end of the interval
+  # is checked too: a rule fails only where the estimate and that end are both beyond
+  # the level, and is inconclusive where only one is (on_inconclusive: warn | fail).
+  # `lower` fails only what the sample shows; `upper` also flags what it cannot rule out.
   - id: dcr-share
     metric: dcr_share
-    threshold: {{fail_above: 0.55, warn_above: 0.52}}
+    threshold: {{fail_above: 0.55, warn_above: 0.52, compare: lower}}
     severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
     rationale: >-
       About half of the synthetic records are closer to the training set than to an

@@ -209,7 +209,7 @@ def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) 
     """How many independent trials clustered ones are worth for the share ``sum(hits) / sum(trials)``.
 
     Trials in one cluster share their fate (e.g. synthetic records whose
-    nearest training and holdout records are the same two people). The share's
+    nearest training or holdout record is the same person). The share's
     variance is estimated from cluster totals (the linearised variance of a
     ratio estimator, ``sum_k (h_k - p t_k)^2 / (sum t)^2``) and the effective
     number of trials is ``p (1 - p) / variance`` (Kish's design effect),

@@ -202,3 +202,12 @@ def test_the_package_ships_type_hints():
     from importlib.resources import files
 
     assert files("policycheck").joinpath("py.typed").is_file()
+
+
+def test_the_package_exports_exactly_the_apis_names():
+    # policycheck/__init__.py lists the names statically (for type checkers) and loads them lazily.
+    import policycheck
+    from policycheck import api
+
+    assert sorted(policycheck.__all__) == sorted([*api.__all__, "__version__"])
+    assert all(getattr(policycheck, name) is getattr(api, name) for name in api.__all__)

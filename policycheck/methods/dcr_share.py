@@ -19,13 +19,14 @@ records alike, each untied record is as likely to sit closer to either, so
 are not diluted by ties. The strict share and the half-ties share
 ``(closer + ties / 2) / #synthetic`` are reported beside it.
 
-Clusters. Synthetic records whose nearest training record and nearest holdout
-record are the same two people share one fate: which of the two sets a real
-person landed in decides all of them at once. On coarse data a thousand
-synthetic records may form twenty such clusters, so the share's interval
-counts clusters, not records (:func:`nearest_pair_clusters`,
-:func:`policycheck.stats.effective_trials`); with distinct nearest pairs it is
-the plain exact interval.
+Clusters. Synthetic records that share their nearest training record, or
+their nearest holdout record, share part of their fate: which of the two sets
+that real person landed in decides all of them at once. On coarse data a
+thousand synthetic records may hang on twenty such people, so the share's
+interval counts clusters, not records: the connected groups of synthetic
+records linked through a shared nearest record (:func:`shared_neighbour_clusters`,
+:func:`policycheck.stats.effective_trials`). With distinct nearest records it
+is the plain exact interval.
 """
 
 from __future__ import annotations
@@ -121,7 +122,26 @@ def dcr_quantiles(dcr: np.ndarray) -> dict[str, float]:
     return {f"q{level:g}": float(v) for level, v in zip(QUANTILE_LEVELS, values, strict=True)}
 
 
-def nearest_pair_clusters(training_index: np.ndarray, holdout_index: np.ndarray) -> np.ndarray:
-    """A cluster id per synthetic record: records with the same nearest training and holdout record share one."""
-    pairs = np.column_stack([np.asarray(training_index, dtype=np.int64), np.asarray(holdout_index, dtype=np.int64)])
-    return np.unique(pairs, axis=0, return_inverse=True)[1].reshape(-1)
+def shared_neighbour_clusters(training_index: np.ndarray, holdout_index: np.ndarray) -> np.ndarray:
+    """A cluster id per synthetic record: records linked through a shared nearest training or holdout record.
+
+    The clusters are the connected components of the bipartite graph whose
+    nodes are real records and whose edges are the synthetic records (each
+    joins its nearest training record to its nearest holdout record). Records
+    in different components depend on different people, so the components
+    are the independent units of :func:`policycheck.stats.effective_trials`;
+    grouping only records with the same *pair* of neighbours would count two
+    records that share one person as independent.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    training = np.asarray(training_index, dtype=np.int64).reshape(-1)
+    holdout = np.asarray(holdout_index, dtype=np.int64).reshape(-1)
+    if training.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    offset = int(training.max()) + 1  # holdout nodes follow the training nodes
+    nodes = offset + int(holdout.max()) + 1
+    graph = coo_matrix((np.ones(training.size, dtype=np.int8), (training, offset + holdout)), shape=(nodes, nodes))
+    _, component = connected_components(graph, directed=False)
+    return component[training].astype(np.int64)

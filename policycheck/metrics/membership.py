@@ -31,7 +31,7 @@ from policycheck.release.model import Release
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_pair_clusters
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, shared_neighbour_clusters
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
@@ -374,13 +374,13 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     """
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_pair_clusters
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, shared_neighbour_clusters
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, shares = [], []
     for dcr in sets:
         counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
-        clusters = nearest_pair_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
+        clusters = shared_neighbour_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
         closer = dcr.syn_to_training < dcr.syn_to_holdout
         untied = dcr.syn_to_training != dcr.syn_to_holdout
         effective = stats.effective_trials(closer, untied, clusters)
@@ -585,7 +585,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     """
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import nearest_pair_clusters
+    from policycheck.methods.dcr_share import shared_neighbour_clusters
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     level = bonferroni["level"]
@@ -595,8 +595,8 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
         copies_train, copies_hold = dcr.syn_to_training == 0, dcr.syn_to_holdout == 0
         k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
         only_train, only_hold = copies_train & ~copies_hold, copies_hold & ~copies_train
-        # Copies of the same training and holdout records are one event, not many (see dcr_share).
-        clusters = nearest_pair_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
+        # Copies hanging on the same real people are one event, not many (see dcr_share).
+        clusters = shared_neighbour_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
         if params.baseline == "none":
             effective = stats.effective_trials(copies_train, np.ones(n), clusters)
             value, interval = k_train / n, stats.clopper_pearson_share(k_train / n, effective, level)

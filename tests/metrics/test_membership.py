@@ -13,7 +13,7 @@ from policycheck.executor import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Need
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.stats import clopper_pearson
+from policycheck.stats import clopper_pearson, clopper_pearson_share
 
 TYPES = {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}
 TRAINING = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
@@ -54,7 +54,10 @@ def test_dcr_share_counts_closer_records_among_the_untied_ones():
     assert (detail["closer_to_training"], detail["ties"], detail["closer_to_holdout"]) == (2, 1, 1)
     assert result.value == pytest.approx(2 / 3)
     assert detail["strict_share"] == 0.5
-    assert result.interval == clopper_pearson(2, 3)
+    # The three untied records hang on the same people: (0, a) and (6, b) share H0, (6, b) and
+    # (10, c) share T1. One cluster, so one effective record (Kish's variance is 0 with one cluster).
+    assert (detail["clusters"], detail["effective_records"]) == (1, 1.0)
+    assert result.interval == clopper_pearson_share(2 / 3, 1.0)
     assert (result.baseline, result.sample_size) == (0.5, 3)
 
 
@@ -204,16 +207,18 @@ def test_exact_copy_share_is_the_excess_over_copies_of_holdout():
     # (0, a) copies T0 and (10, c) copies H1: 1/4 each, excess 0.
     assert (result.raw, result.baseline, result.value) == (0.25, 0.25, 0.0)
     assert (detail["copies_of_training_only"], detail["copies_of_holdout_only"]) == (1, 1)
-    # The share of training-only among the 2 discordant records is 1/2 with the exact interval
-    # (0.0126, 0.9874); the difference is 2/4 * (2 share - 1).
-    lo, hi = clopper_pearson(1, 2)
+    # The share of training-only among the 2 discordant records is 1/2; both hang on the same
+    # people (T1 is nearest to (10, c) and (6, b), H0 to (6, b) and (0, a)), so they are one
+    # effective record; the difference is 2/4 * (2 share - 1).
+    lo, hi = clopper_pearson_share(0.5, 1.0)
     assert result.interval == pytest.approx((0.5 * (2 * lo - 1), 0.5 * (2 * hi - 1)))
 
 
 def test_exact_copy_share_without_baseline_is_the_raw_share():
     result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC), baseline="none")
     assert result.value == 0.25 and result.raw is None and result.baseline == 0.25
-    assert result.interval == clopper_pearson(1, 4)
+    # The four synthetic records form one cluster (see above): one effective record.
+    assert result.interval == clopper_pearson_share(0.25, 1.0)
 
 
 def test_copies_of_common_records_found_in_both_sets_are_not_counted():
