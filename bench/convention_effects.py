@@ -52,20 +52,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO_POLICY = ROOT / "policies" / "demo.policy.yaml"
 DIGITS = 4
 
-#: Effect key -> (measure, our rule, the peer's rule): metric and params of each.
-RULE_PAIRS: dict[str, tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = {
+#: Effect key -> (measure, our rule, the peer's rule): metric and params of each; a params of ``"rule-id"``
+#: takes that rule's params from policies/demo.policy.yaml, and a third item overrides some of them.
+RULE_PAIRS: dict[str, tuple[str, tuple, tuple]] = {
     "exact_copy_share/holdout-baseline": (
         "share of synthetic records copying a training record (ours: minus the holdout's share)",
         ("exact_copy_share", {}), ("exact_copy_share", {"baseline": "none"})),
     "linkage_range_narrowing/baseline": (
-        "share of records whose age is narrowed to 2 % of its range (criterion sum; ours: minus the baseline)",
-        ("linkage_range_narrowing", {"secret": "age", "criterion": "sum", "fraction": 0.02}),
-        ("linkage_range_narrowing", {"secret": "age", "criterion": "sum", "fraction": 0.02, "baseline": "none"})),
+        "share of records whose age the demo's age-narrowing rule narrows (ours: minus the baseline)",
+        ("linkage_range_narrowing", "age-narrowing"), ("linkage_range_narrowing", "age-narrowing", {"baseline": "none"})),
     "reconstruction_individual_risk/control": (
-        "income inference from the quasi-identifiers (lp, exact, ml): ours the individual risk against the holdout "
-        "control, the paper's the raw accuracy",
-        ("reconstruction_individual_risk", {"secret": "income", "attacks": ["lp", "exact", "ml"]}),
-        ("reconstruction_accuracy", {"secret": "income", "attacks": ["lp", "exact", "ml"]})),
+        "income inference from the quasi-identifiers (the demo's attacks): ours the individual risk against the "
+        "holdout control, theirs the raw accuracy",
+        ("reconstruction_individual_risk", "income-inference"), ("reconstruction_accuracy", "income-inference")),
     "replicated_uniques/holdout-baseline": (
         "repU on the quasi-identifiers (ours: minus the holdout's repU)",
         ("replicated_uniques", {}), ("replicated_uniques", {"baseline": "none"})),
@@ -73,6 +72,22 @@ RULE_PAIRS: dict[str, tuple[str, tuple[str, dict[str, Any]], tuple[str, dict[str
         "DiSCO of income on the quasi-identifiers (ours: minus the holdout's DiSCO)",
         ("disco", {"target": "income"}), ("disco", {"target": "income", "baseline": "none"})),
 }
+
+
+def demo_policy() -> dict[str, Any]:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(DEMO_POLICY.read_text(encoding="utf-8"))
+
+
+def rule_of(side: tuple) -> tuple[str, dict[str, Any]]:
+    """Metric and params of one side of a :data:`RULE_PAIRS` entry (demo rule ids resolved)."""
+    metric, params, *extra = side
+    if isinstance(params, str):
+        (rule,) = [r for r in demo_policy()["rules"] if r["id"] == params]
+        params = dict(rule.get("params") or {})
+    return metric, {**params, **(extra[0] if extra else {})}
+
 
 def anonymeter_correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tolerance: float) -> np.ndarray:
     """anonymeter 1.1's success test (``evaluators/inference_evaluator.py``, ``regression=True``) in our function's place.
@@ -195,13 +210,11 @@ def _policy(folder: Path, rules: list[dict[str, Any]]) -> Path:
     """A policy file with the demo policy's attacker and seed, and ``rules``."""
     from ruamel.yaml import YAML
 
-    yaml = YAML(typ="safe")
-    demo = yaml.load(DEMO_POLICY.read_text(encoding="utf-8"))
     policy = {"metadata": {"id": "convention-effects", "title": "Convention effects", "version": "1", "owner": "bench"},
-              "attacker": demo["attacker"], "seed": DEMO_SEED, "rules": rules}
+              "attacker": demo_policy()["attacker"], "seed": DEMO_SEED, "rules": rules}
     path = folder / "effects.policy.yaml"
     with path.open("w", encoding="utf-8") as f:
-        yaml.dump(policy, f)
+        YAML(typ="safe").dump(policy, f)
     return path
 
 
@@ -210,7 +223,7 @@ def rule_pair_effects(release: Release, folder: Path, keys: tuple[str, ...] = tu
     rules = []
     for key in keys:
         _, ours, theirs = RULE_PAIRS[key]
-        for side, (metric, params) in (("ours", ours), ("theirs", theirs)):
+        for side, (metric, params) in (("ours", rule_of(ours)), ("theirs", rule_of(theirs))):
             rules.append({"id": f"{key.replace('/', '.')}.{side}", "metric": metric, "params": params,
                           "threshold": {"fail_above": 1.0}})
     report = api.check(_policy(folder, rules), release, seed=DEMO_SEED, executor="serial", progress=False)
