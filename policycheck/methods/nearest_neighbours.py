@@ -65,7 +65,7 @@ import numba
 import numpy as np
 
 from policycheck.executor import Executor, SerialExecutor
-from policycheck.methods.gower import CATEGORY, gower_sums
+from policycheck.methods.gower import CATEGORY
 
 #: Queries per task at most; small enough for progress, large enough to amortise a task.
 MAX_CHUNK = 8192
@@ -201,8 +201,36 @@ def closest_records(
         index[j][rows] = best
     out = []
     for job, idx, (_, method, _) in zip(jobs, index, plans, strict=True):
-        distance = gower_sums(job.queries, job.reference[idx], kinds) / job.queries.shape[1]
+        distance = _sums_to(job.queries, job.reference, idx, kinds) / job.queries.shape[1]
         out.append(Neighbours(distance=distance, index=idx, method=method))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sums_to(queries, reference, index, kinds):  # pragma: no cover - compiled
+    """``gower_sums(queries, reference[index], kinds)`` in one pass, without gathering the rows.
+
+    The same terms added in the same order from 0 as
+    :func:`policycheck.methods.gower.gower_sums`, so the same bits.
+    """
+    n, p = queries.shape
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        r = index[i]
+        total = 0.0
+        for k in range(p):
+            x = queries[i, k]
+            y = reference[r, k]
+            if kinds[k] == CATEGORY:
+                d = 1.0 if x != y else 0.0
+            elif x >= 0.0 and y >= 0.0:
+                d = abs(x - y)
+            elif (x < 0.0) != (y < 0.0):
+                d = 1.0
+            else:
+                d = 0.0
+            total = total + d
+        out[i] = total
     return out
 
 
@@ -344,6 +372,7 @@ def compile_search() -> None:
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
     _first_equal_row(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))
     _row_hashes(rows.view(np.uint64))
+    _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -450,13 +479,20 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
         return PrefixTree(rows, original, run_end)
     change = np.zeros(n, dtype=bool)
     change[0] = True
-    positions = np.arange(n)
     for d in range(n_cat):
         change[1:] |= rows[1:, d] != rows[:-1, d]
-        starts = np.flatnonzero(change)
-        ends = np.append(starts[1:], n)
-        run_end[d] = ends[np.searchsorted(starts, positions, side="right") - 1]
+        _run_ends(change, run_end[d])
     return PrefixTree(rows, original, run_end)
+
+
+@numba.njit(cache=True, nogil=True)
+def _run_ends(starts, out):  # pragma: no cover - compiled
+    """``out[j]``: the first run start after row ``j`` (``n`` for the last run), one backward pass."""
+    end = starts.size
+    for j in range(starts.size - 1, -1, -1):
+        out[j] = end
+        if starts[j]:
+            end = j
 
 
 @numba.njit(cache=True, nogil=True)
