@@ -212,7 +212,7 @@ def run_dcr_stream(spec: dict) -> dict:
     """
     import tempfile
 
-    from bench.bench_dcr import LEVELS, NUMERIC, make_population
+    from bench.bench_dcr import LEVELS, NUMERIC, cpu_seconds, make_population
     from policycheck.executor import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.streamed_dcr import fit_on_stream, parquet_shards, streamed_closest_records
@@ -228,13 +228,13 @@ def run_dcr_stream(spec: dict) -> dict:
         written = time.perf_counter() - t0
         with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
             executor.map(abs, [0, 1])
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_seconds()
             shards = parquet_shards(path)
             enc = fit_on_stream(fit_gower([train, hold], types, {}, list(train.columns)), shards)
             x_tr, x_ho = enc.encode(train), enc.encode(hold)
             to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)
-            wall = time.perf_counter() - t0
-    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    return {"wall": wall, "cpu": round(cpu, 1), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
             "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
             "shards": len(shards), "write_s": round(written, 1),
             "method": sorted({f.method for f in [*to_real, *from_real]}),

@@ -6,9 +6,12 @@ smallest index among ties, in three steps:
 
 1. **Exact copies.** A query identical to a reference record has DCR 0; the
    smallest index among its copies is found by a 64-bit hash of every row,
-   an argsort of the reference hashes and an exact comparison of the rows
-   whose hashes agree (so a hash collision never makes a false copy). Each
-   matrix is hashed once per call, whatever its role in the jobs.
+   a stable argsort of each matrix's hashes, one merge of the query and
+   reference hashes and an exact comparison of the rows whose hashes agree
+   (so a hash collision never makes a false copy). Each matrix is hashed
+   and sorted once per call, whatever its role in the jobs; with several
+   workers the matrices, and then the references' search structures, are
+   prepared on as many threads.
 2. **One of two exact searches per job**, chosen by a pilot: both run on the
    same few queries and the faster one searches the rest (their answers are
    identical, so the choice changes only the time).
@@ -172,16 +175,22 @@ def closest_records(
     executor = executor or SerialExecutor()
     compile_search()
     copies = _CopyFinder()
-    index = [copies.find(job.queries, job.reference) for job in jobs]
+    matrices = list({id(x): x for job in jobs for x in (job.queries, job.reference)}.values())
+    # The preparation is per matrix and per reference, independent, and mostly GIL-free
+    # (compiled or NumPy sorts): with several workers, threads do it side by side.
+    _side_by_side(copies.sort, matrices, executor.workers)
+    index = _side_by_side(lambda job: copies.find(job.queries, job.reference), jobs, executor.workers)
     searches: dict[int, _Reference] = {}
+    for job, found in zip(jobs, index, strict=True):
+        if (found < 0).any() and id(job.reference) not in searches:
+            searches[id(job.reference)] = _Reference(job.reference, n_cat)
+    _side_by_side(_Reference.prepare, list(searches.values()), executor.workers)
     plans = []
     for job, found in zip(jobs, index, strict=True):
         rest = np.flatnonzero(found < 0)
         if rest.size == 0:
             plans.append((rest, "exact copies", 0.0))
             continue
-        if id(job.reference) not in searches:
-            searches[id(job.reference)] = _Reference(job.reference, n_cat)
         search = searches[id(job.reference)]
         pilot, rest = rest[:PILOT_QUERIES], rest[PILOT_QUERIES:]
         method, per_query = _pilot(search, job.queries, pilot, found)
@@ -232,6 +241,16 @@ def _sums_to(queries, reference, index, kinds):  # pragma: no cover - compiled
             total = total + d
         out[i] = total
     return out
+
+
+def _side_by_side(fn: Callable, items: list, threads: int) -> list:
+    """``[fn(x) for x in items]``, on up to ``threads`` threads (results in order)."""
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        return list(pool.map(fn, items))
 
 
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
@@ -340,17 +359,22 @@ class _CopyFinder:
             self._hashes[id(x)] = _row_hashes(np.ascontiguousarray(x + 0.0).view(np.uint64))
         return self._hashes[id(x)]
 
-    def find(self, queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
-        if id(reference) not in self._sorted:
-            h = self.hashes(reference)
+    def sort(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row order of ``x`` by hash, and the sorted hashes (computed once per matrix)."""
+        if id(x) not in self._sorted:
+            h = self.hashes(x)
             # Stable: rows with equal hashes stay in index order, so the first exact match is the smallest index.
             order = np.argsort(h, kind="stable")
-            self._sorted[id(reference)] = (order, h[order])
-        order, sorted_hashes = self._sorted[id(reference)]
-        h = self.hashes(queries)
-        lo = np.searchsorted(sorted_hashes, h, side="left")
-        hi = np.searchsorted(sorted_hashes, h, side="right")
-        return _first_equal_row(np.ascontiguousarray(queries), np.ascontiguousarray(reference), order, lo, hi)
+            self._sorted[id(x)] = (order, h[order])
+        return self._sorted[id(x)]
+
+    def find(self, queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        # Both sides sorted by hash: one merge pass instead of a binary search per query
+        # (a matrix is usually both, a query set in one direction and a reference in another).
+        q_order, q_sorted = self.sort(queries)
+        r_order, r_sorted = self.sort(reference)
+        return _copies_by_merge(np.ascontiguousarray(queries), np.ascontiguousarray(reference), q_order, q_sorted,
+                                r_order, r_sorted)
 
 
 def compile_search() -> None:
@@ -370,7 +394,8 @@ def compile_search() -> None:
         array.flags.writeable = False
     _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
-    _first_equal_row(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))
+    _copies_by_merge(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64),
+                     np.zeros(1, np.uint64))
     _row_hashes(rows.view(np.uint64))
     _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
 
@@ -392,21 +417,33 @@ def _row_hashes(bits):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_equal_row(queries, reference, order, lo, hi):  # pragma: no cover - compiled
-    """For each query, the first of ``order[lo:hi]`` (same hash) whose row is equal, else -1."""
+def _copies_by_merge(queries, reference, q_order, q_sorted, r_order, r_sorted):  # pragma: no cover - compiled
+    """For each query, the first reference row of equal hash (in ``r_order``) that is equal, else -1."""
     n_q, p = queries.shape
+    n_r = r_sorted.size
     out = np.full(n_q, -1, dtype=np.int64)
-    for i in range(n_q):
-        for s in range(lo[i], hi[i]):
-            j = order[s]
-            equal = True
-            for k in range(p):
-                if queries[i, k] != reference[j, k]:
-                    equal = False
+    i = 0
+    lo = 0
+    while i < n_q:
+        h = q_sorted[i]
+        while lo < n_r and r_sorted[lo] < h:
+            lo += 1
+        hi = lo
+        while hi < n_r and r_sorted[hi] == h:
+            hi += 1
+        while i < n_q and q_sorted[i] == h:
+            qi = q_order[i]
+            for s in range(lo, hi):
+                j = r_order[s]
+                equal = True
+                for k in range(p):
+                    if queries[qi, k] != reference[j, k]:
+                        equal = False
+                        break
+                if equal:
+                    out[qi] = j
                     break
-            if equal:
-                out[i] = j
-                break
+            i += 1
     return out
 
 

@@ -46,6 +46,11 @@ if TYPE_CHECKING:
 SHARD_ROWS = 500_000
 
 
+#: Shards handed to each worker per map call: the parent holds the answers, and the results of
+#: only this many shards per worker at once (at 10^7 rows all of them would double its memory).
+SHARDS_PER_WORKER = 4
+
+
 @dataclass(frozen=True)
 class ParquetShard:
     """Consecutive row groups of a Parquet file: ``rows`` rows starting at global row ``offset``."""
@@ -148,28 +153,37 @@ def streamed_closest_records(
     executor = executor or SerialExecutor()
     real = [np.ascontiguousarray(x) for x in real]
     kinds = encoding.kinds
-    items = [(shard, encoding, kinds, *real) for shard in shards]
-    # A shard is seconds of work: every worker pays.
-    found = executor.map(search_shard, items, progress)
-    to_real = []
-    for r in range(len(real)):
-        parts = [f[0][r] for f in found]
-        to_real.append(Neighbours(np.concatenate([p.distance for p in parts]),
-                                  np.concatenate([p.index for p in parts]),
-                                  "+".join(sorted({p.method for p in parts}))))
-    from_real = []
-    for r, x in enumerate(real):
-        best = np.full(len(x), np.inf)
-        index = np.full(len(x), -1, dtype=np.int64)
-        methods = set()
-        for shard, f in zip(shards, found, strict=True):
-            sums, local, method = f[1][r]
-            better = sums < best  # shards in row order: a tie keeps the earlier, smaller index
-            best[better] = sums[better]
-            index[better] = local[better] + shard.offset
-            methods.add(method)
-        from_real.append(Neighbours(best / x.shape[1], index, "+".join(sorted(methods))))
-    return to_real, from_real
+    total = sum(shard.rows for shard in shards)
+    to_dist = [np.empty(total) for _ in real]
+    to_index = [np.empty(total, dtype=np.int64) for _ in real]
+    best = [np.full(len(x), np.inf) for x in real]
+    from_index = [np.full(len(x), -1, dtype=np.int64) for x in real]
+    methods: list[set[str]] = [set() for _ in range(2 * len(real))]
+    # A few shards per worker at a time: the parent keeps the answers, not every shard's results at once.
+    batch = SHARDS_PER_WORKER * max(1, executor.workers)
+    done = 0
+    for first in range(0, len(shards), batch):
+        part = shards[first : first + batch]
+        found = executor.map(search_shard, [(shard, encoding, kinds, *real) for shard in part])
+        for shard, (to_real, from_real) in zip(part, found, strict=True):
+            rows = slice(shard.offset, shard.offset + shard.rows)
+            for r, f in enumerate(to_real):
+                to_dist[r][rows] = f.distance
+                to_index[r][rows] = f.index
+                methods[r].add(f.method)
+            for r, (sums, local, method) in enumerate(from_real):
+                better = sums < best[r]  # shards in row order: a tie keeps the earlier, smaller index
+                best[r][better] = sums[better]
+                from_index[r][better] = local[better] + shard.offset
+                methods[len(real) + r].add(method)
+        done += len(part)
+        if progress:
+            progress(done, len(shards))
+        del found
+    synthetic_to = [Neighbours(to_dist[r], to_index[r], "+".join(sorted(methods[r]))) for r in range(len(real))]
+    to_synthetic = [Neighbours(best[r] / x.shape[1], from_index[r], "+".join(sorted(methods[len(real) + r])))
+                    for r, x in enumerate(real)]
+    return synthetic_to, to_synthetic
 
 
 def search_shard(item: tuple) -> tuple[list[Neighbours], list[tuple[np.ndarray, np.ndarray, str]]]:

@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from policycheck.executor import LocalProcessExecutor
+from policycheck.methods import streamed_dcr
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 from policycheck.methods.streamed_dcr import fit_on_stream, parquet_shards, streamed_closest_records
@@ -39,7 +41,8 @@ def test_shards_are_whole_row_groups_of_about_the_asked_rows(tmp_path):
     assert [(s.offset, s.rows) for s in shards] == [(0, 300), (300, 300), (600, 400)]
 
 
-def test_streamed_search_equals_the_in_memory_search(tmp_path):
+@pytest.mark.parametrize("parallel", [True, False])
+def test_streamed_search_equals_the_in_memory_search(tmp_path, monkeypatch, parallel):
     rng = np.random.default_rng(1)
     train, hold, syn = population(300, rng), population(200, rng), population(1000, rng)
     syn.loc[3, "c"] = "only-in-synthetic"  # a level the real sets lack: the stream fit must add it
@@ -55,8 +58,12 @@ def test_streamed_search_equals_the_in_memory_search(tmp_path):
     x_tr, x_ho, x_sy = enc.encode(train), enc.encode(hold), enc.encode(syn)
     expected = closest_records(
         [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho), SearchJob(x_tr, x_sy), SearchJob(x_ho, x_sy)], enc.kinds)
-    with LocalProcessExecutor(2) as executor:
-        to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)
+    if parallel:
+        with LocalProcessExecutor(2) as executor:
+            to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)
+    else:
+        monkeypatch.setattr(streamed_dcr, "SHARDS_PER_WORKER", 1)  # one map call per shard
+        to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho])
     for got, want in zip([*to_real, *from_real], expected, strict=True):
         np.testing.assert_array_equal(got.index, want.index)
         assert got.distance.tobytes() == want.distance.tobytes()
