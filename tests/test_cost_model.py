@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -84,3 +85,28 @@ def test_plan_without_a_release_prints_no_estimate(write):
     text = CliRunner().invoke(cli, ["plan", str(write("p.yaml", DCR_POLICY))])
     assert text.exit_code == 0
     assert "estimate:" not in text.output
+
+
+def test_linkage_estimate_is_sets_times_records_times_the_calibrated_rate():
+    est = cost_model.linkage_attack(release(100_000, 50_000, 100_000, 4, 2), None, ("x0", "x1", "x2", "x3", "c0"), "sum")
+    # One set, 10^5 records, p = 5: 1.3e-5 * 1e5 * 6 / 6 = 1.3 s; 72 B * 1e5 results + 6 * 8 * 1e5 * 6 work.
+    assert est.seconds == pytest.approx(1.3)
+    assert est.bytes == 7_200_000 + 28_800_000
+    holdout = cost_model.linkage_attack(release(100_000, 50_000, 100_000, 4, 2), None, None, "sum", records="holdout")
+    # The control attacks the 50,000 holdout records; without attributes every other column counts (p = 5).
+    assert holdout.seconds == pytest.approx(0.65)
+
+
+def test_a_small_linkage_attack_runs_in_this_process(monkeypatch):
+    from bench.bench_linkage import make_release
+    from policycheck.executor import LocalProcessExecutor
+    from policycheck.methods.linkage import attack
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
+
+    small = make_release(2_000, 5, 3, seed=0)
+    orders = {c: attribute_order(c, ColumnType.NUMERIC, small.original.frame[c]) for c in small.columns}
+    with LocalProcessExecutor(2) as executor:
+        attack.run_attack(small, "secret", [c for c in small.columns if c != "secret"], "sum", orders,
+                          [np.random.default_rng(m) for m in range(3)], executor)
+        # 3 sets x 2,000 records: 0.078 s of work, under the 0.5 s that pays for a second worker.
+        assert executor._pool is None
