@@ -509,6 +509,10 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
     # np.lexsort sorts by the last key first.
     last = n_cat if n_cat < p else n_cat - 1
     keys = [reference[:, d] for d in range(last, -1, -1)]
+    packed = _packed_codes(reference, n_cat)
+    if packed is not None:
+        # The same order from two keys instead of n_cat + 1 (lexsort is stable either way).
+        keys = ([reference[:, n_cat]] if n_cat < p else []) + [packed]
     original = np.lexsort(keys).astype(np.int64) if keys else np.arange(n, dtype=np.int64)
     rows = np.ascontiguousarray(reference[original])
     run_end = np.empty((n_cat, n), dtype=np.int64)
@@ -520,6 +524,28 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
         change[1:] |= rows[1:, d] != rows[:-1, d]
         _run_ends(change, run_end[d])
     return PrefixTree(rows, original, run_end)
+
+
+def _packed_codes(reference: np.ndarray, n_cat: int) -> np.ndarray | None:
+    """The categorical codes of each row as one integer ordered as the codes are (mixed radix), or None.
+
+    Codes are small integers (-1 for missing); None when they are not, or
+    when the packed number would not fit in 63 bits.
+    """
+    if n_cat < 2:
+        return None
+    codes = reference[:, :n_cat]
+    low, high = codes.min(axis=0), codes.max(axis=0)
+    widths = high - low + 1
+    if not np.all(np.isfinite(widths)) or np.prod(widths.astype(float)) >= 2.0**62:
+        return None
+    shifted = codes - low
+    if not np.array_equal(shifted, np.floor(shifted)):
+        return None
+    packed = np.zeros(len(reference), dtype=np.int64)
+    for d in range(n_cat):
+        packed = packed * np.int64(widths[d]) + shifted[:, d].astype(np.int64)
+    return packed
 
 
 @numba.njit(cache=True, nogil=True)

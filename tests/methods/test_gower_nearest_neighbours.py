@@ -247,3 +247,14 @@ def test_prefix_tree_run_ends_are_the_next_run_start_at_every_depth():
     # Sorted by (c0, c1, x): rows 3, 0 | 1 | 2, 4 -> c0 runs [0, 3) [3, 5); (c0, c1) runs [0, 2) [2, 3) [3, 5).
     assert tree.original.tolist() == [3, 0, 1, 2, 4]
     assert tree.run_end.tolist() == [[3, 3, 3, 5, 5], [2, 2, 3, 5, 5]]
+
+
+def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    rng = np.random.default_rng(9)
+    reference = np.column_stack([rng.integers(-1, 3, 5000), rng.integers(0, 20, 5000), rng.integers(-1, 2, 5000),
+                                 rng.choice([0.1, 0.2, 0.3], 5000)]).astype(float)
+    tree = build_prefix_tree(reference, 3)
+    # np.lexsort on every column (last key first) is the definition of the order.
+    assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (3, 2, 1, 0)]).tolist()
