@@ -25,7 +25,13 @@ Rows:
 - ``linkage``: the linkage attack of ``bench/bench_linkage.py`` (n records,
   p = 5, M = 5 sets, criterion sum).
 - ``lp``: the LP reconstruction attack at 10^5 4-way queries
-  (``bench/bench_reconstruction.py``), one solve.
+  (``bench/bench_reconstruction.py``), one solve; shape ``4+5way-indhist`` is its
+  stress case (10^5 4- and 5-way queries on the independent-histogram release).
+- ``dcr-stream``: the four DCR directions with train = holdout = 10^5 rows
+  (mixed12) against a synthetic set of ``rows`` rows written to a temporary
+  Parquet file and streamed through the search shard by shard
+  (``policycheck/methods/streamed_dcr.py``); the note lists every process's peak
+  RSS (MB), the parent's first.
 - ``game``: ``check`` of a policy with one attribute-inference game rule
   (100 repetitions, built-in nonprivate synthesizer, exact-match attack) on the demo
   data, local pool against a Dask LocalCluster (wall includes starting it).
@@ -37,7 +43,10 @@ Run from the repository root::
 
     .venv/bin/python -m bench.run [--quick] [--peer-python /tmp/sure/bin/python] [--json bench/results.json]
 
-``--quick`` runs the small sizes only. Note the machine's load average (printed)
+``--quick`` runs the small sizes only; ``--million`` adds the large rows (DCR and
+linkage at 10^6, ``dcr-stream`` at 10^7). One case alone, its large rows included:
+``--case dcr --rows 1000000``, ``--case linkage --rows 1000000``, ``--case lp``,
+``--case dcr-stream``. Note the machine's load average (printed)
 beside any figure: on a shared machine, repeat and keep the minimum.
 """
 
@@ -58,6 +67,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 
 SHAPES = ("mixed12", "continuous30", "categorical1000")
+
+#: Training and holdout rows of the ``dcr-stream`` case (its ``rows`` are the synthetic set's).
+STREAM_REAL_ROWS = int(os.environ.get("BENCH_STREAM_REAL_ROWS", 100_000))
 
 
 def make_sets(shape: str, n: int, seed: int = 20261121):
@@ -95,6 +107,7 @@ class PeakWatcher:
 
     def __init__(self) -> None:
         self.worker_mb = 0.0
+        self.per_process: dict[int, float] = {}  # peak MB of each descendant process seen
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -117,7 +130,9 @@ class PeakWatcher:
                 with open(f"/proc/{pid}/status") as fh:
                     for line in fh:
                         if line.startswith("VmHWM:"):
-                            self.worker_mb = max(self.worker_mb, int(line.split()[1]) / 1024)
+                            mb = int(line.split()[1]) / 1024
+                            self.worker_mb = max(self.worker_mb, mb)
+                            self.per_process[pid] = max(self.per_process.get(pid, 0.0), mb)
             except OSError:
                 continue
 
@@ -157,14 +172,75 @@ def run_dcr(spec: dict) -> dict:
     else:
         jobs = [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho)]
     with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
-        # Warm-up outside the timing: pool start, numba compile or cache load.
+        # Warm-up outside the timing: pool start, numba compile or cache load. The tiny search alone
+        # runs in this process (its cost pays for no worker), so the pool is started by a map of its own.
         closest_records([SearchJob(x_sy[:64], x_tr[:64])] * 2, enc.kinds, executor)
+        executor.map(abs, [0, 1])
         t0, c0 = time.perf_counter(), cpu_seconds()
         found = closest_records(jobs, enc.kinds, executor)
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     return {"wall": wall, "cpu": round(cpu, 2), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
             "method": sorted({f.method for f in found}),
             "check": float(np.mean(found[0].distance < found[1].distance))}
+
+
+def write_streamed_synthetic(path: Path, train: pd.DataFrame, rows: int, seed: int, group_rows: int = 250_000) -> None:
+    """A noisy bootstrap of ``train`` with ``rows`` rows, written to Parquet one row group at a time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.bench_dcr import noisy_bootstrap
+
+    writer = None
+    for start in range(0, rows, group_rows):
+        rng = np.random.default_rng([seed, start])
+        chunk = noisy_bootstrap(train, rng).iloc[: min(group_rows, rows - start)]
+        while len(chunk) < min(group_rows, rows - start):
+            chunk = pd.concat([chunk, noisy_bootstrap(train, rng)], ignore_index=True)
+        table = pa.Table.from_pandas(chunk.iloc[: min(group_rows, rows - start)], preserve_index=False)
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table, row_group_size=group_rows)
+        del chunk, table
+    writer.close()
+
+
+def run_dcr_stream(spec: dict) -> dict:
+    """The four DCR directions against a synthetic set of ``rows`` rows streamed from Parquet.
+
+    train = holdout = :data:`STREAM_REAL_ROWS` rows (mixed12); the synthetic
+    set (a noisy bootstrap of train) is written to a temporary Parquet file
+    in row groups of 250,000 rows first (not timed) and never loaded whole:
+    each worker reads and searches one shard of 500,000 rows at a time.
+    """
+    import tempfile
+
+    from bench.bench_dcr import LEVELS, NUMERIC, cpu_seconds, make_population
+    from policycheck.executor import make_executor
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.streamed_dcr import fit_on_stream, parquet_shards, streamed_closest_records
+    from policycheck.release.model import ColumnType
+
+    rng = np.random.default_rng(20261121)
+    train, hold = make_population(STREAM_REAL_ROWS, rng), make_population(STREAM_REAL_ROWS, rng)
+    types = {c: ColumnType.NUMERIC for c in NUMERIC} | {c: ColumnType.CATEGORICAL for c in LEVELS}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "synthetic.parquet"
+        t0 = time.perf_counter()
+        write_streamed_synthetic(path, train, spec["rows"], seed=1)
+        written = time.perf_counter() - t0
+        with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
+            executor.map(abs, [0, 1])
+            t0, c0 = time.perf_counter(), cpu_seconds()
+            shards = parquet_shards(path)
+            enc = fit_on_stream(fit_gower([train, hold], types, {}, list(train.columns)), shards)
+            x_tr, x_ho = enc.encode(train), enc.encode(hold)
+            to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)
+            wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    return {"wall": wall, "cpu": round(cpu, 1), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
+            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
+            "shards": len(shards), "write_s": round(written, 1),
+            "method": sorted({f.method for f in [*to_real, *from_real]}),
+            "check": float(np.mean(to_real[0].distance < to_real[1].distance))}
 
 
 def run_sure_formula(spec: dict) -> dict:
@@ -238,13 +314,15 @@ def run_linkage(spec: dict) -> dict:
 
 
 def run_lp(spec: dict) -> dict:
+    """One LP reconstruction solve; shape ``4way`` (nonprivate) or ``4+5way-indhist`` (the stress case)."""
     from bench.bench_reconstruction import DATA, run_case
     from policycheck.synthesizers import BUILTIN
 
+    stress = spec.get("shape") == "4+5way-indhist"
     full = pd.read_csv(DATA, keep_default_na=False, na_values=[""])
     original = full.sample(n=1000, random_state=0).reset_index(drop=True)
-    synthetic = BUILTIN["nonprivate"](original, 100_000, np.random.default_rng(1))
-    result = run_case(original, synthetic, (4,), spec["rows"])
+    synthetic = BUILTIN["indhist" if stress else "nonprivate"](original, 100_000, np.random.default_rng(1))
+    result = run_case(original, synthetic, (4, 5) if stress else (4,), spec["rows"])
     return {"wall": result["total_s"], "rss_self": self_peak_mb(), "rss_worker": 0.0,
             "solve_s": round(result["solve_s"], 2), "accuracy": round(result["accuracy"], 4)}
 
@@ -289,14 +367,17 @@ def run_one(spec: dict) -> dict:
         return run_sure_formula(spec)
     if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure":
         return run_sure(spec, spec["peer_python"])
-    return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game}[spec["case"]](spec)
+    return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game,
+            "dcr-stream": run_dcr_stream}[spec["case"]](spec)
 
 
-def plan(quick: bool, million: bool) -> list[dict]:
+def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
+    """The suite's rows. ``--case X`` also runs X's large rows, which the default suite leaves out."""
     def row(case, rows, workers, executor="local", shape=""):
         return {"case": case, "shape": shape, "rows": rows, "workers": workers, "executor": executor}
 
-    sizes = [5_000, 50_000] if quick else [5_000, 50_000, 500_000] + ([1_000_000] if million else [])
+    big = million or case is not None
+    sizes = [5_000, 50_000] if quick else [5_000, 50_000, 500_000] + ([1_000_000] if big else [])
     rows = [row("dcr", n, w, shape="mixed12") for n in sizes for w in (1, 2)]
     peer_size = 5_000 if quick else 10_000
     for shape in SHAPES:
@@ -304,28 +385,38 @@ def plan(quick: bool, million: bool) -> list[dict]:
         rows.append(row("dcr-share", peer_size, 1, "peer", shape=shape))
         if not quick and shape != "mixed12":
             rows += [row("dcr-share", 50_000, w, shape=shape) for w in (1, 2)]
-    rows += [row("linkage", 10_000 if quick else 100_000, w) for w in (1, 2)]
-    rows.append(row("lp", 10_000 if quick else 100_000, 1, "serial"))
+    linkage_sizes = [10_000] if quick else [100_000] + ([1_000_000] if big else [])
+    rows += [row("linkage", n, w) for n in linkage_sizes for w in (1, 2)]
+    rows.append(row("lp", 10_000 if quick else 100_000, 1, "serial", shape="4way"))
+    if not quick:
+        rows.append(row("lp", 100_000, 1, "serial", shape="4+5way-indhist"))
     reps = 10 if quick else 100
     rows += [row("game", reps, 2, "local"), row("game", reps, 2, "dask")]
+    # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
+    if quick or big:
+        rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
-    parser.add_argument("--million", action="store_true", help="also DCR at 10^6 rows")
+    parser.add_argument("--million", action="store_true", help="also the large rows: DCR and linkage at 10^6, "
+                        "DCR against 10^7 streamed synthetic rows")
     parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
-    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game)")
+    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, "
+                        "dcr-stream), its large sizes included (DCR and linkage at 10^6, the LP stress case)")
+    parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_one(json.loads(args.one))))
         return
-    rows = [r for r in plan(args.quick, args.million) if not args.only or r["case"].startswith(args.only)]
+    rows = [r for r in plan(args.quick, args.million, args.case) if not args.only or r["case"].startswith(args.only)]
     rows = [r for r in rows if not args.case or r["case"] == args.case]
+    rows = [r for r in rows if not args.rows or r["rows"] == args.rows]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     header = f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}{'rss worker':>11}{'ratio':>8}  note"
     print(header)
@@ -351,7 +442,7 @@ def main() -> None:
             mine[key] = min(mine.get(key, np.inf), out["wall"])
         out["peer_ratio"] = ratio
         results.append(out)
-        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value"))
+        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value", "rss_per_process", "shards"))
         print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
               f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
               f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)

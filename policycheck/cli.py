@@ -192,14 +192,18 @@ def schema(which, write_dir):
 @click.argument("policy", type=click.Path(path_type=Path))
 @_release_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@click.option("--workers", type=click.IntRange(min=1), help="Workers the time estimates assume (default: the cores "
+              "available).")
 @_guard
-def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json):
-    """Show what checking POLICY would compute, and with which attacker knowledge."""
+def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json, workers):
+    """Show what checking POLICY would compute, with which attacker knowledge, and (given a release) its estimated
+    time and memory per step."""
     from policycheck.compiler import compile_plan
+    from policycheck.executor import available_cores
     from policycheck.policy.load import load_policy
 
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
-    compiled = compile_plan(load_policy(policy, release), release)
+    compiled = compile_plan(load_policy(policy, release), release, workers or available_cores())
     _echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
 
 

@@ -28,6 +28,9 @@ class IntermediateStep:
     need: Need
     description: str
     used_by: tuple[str, ...]
+    #: Estimated CPU time and memory (a cost_model.StepEstimate), when a release is given
+    #: and the intermediate has a cost model.
+    estimate: Any = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class Plan:
     release: Release | None
     intermediates: tuple[IntermediateStep, ...]
     evaluations: tuple[Evaluation, ...]
+    #: Workers the estimates divide the CPU time over.
+    workers: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,7 +56,8 @@ class Plan:
             "attacker": self.loaded.policy.attacker.model,
             "release": self.release.id if self.release else None,
             "intermediates": [
-                {"need": s.need.label, "description": s.description, "used_by": list(s.used_by)}
+                {"need": s.need.label, "description": s.description, "used_by": list(s.used_by),
+                 **({"estimate": s.estimate.to_dict()} if s.estimate is not None else {})}
                 for s in self.intermediates
             ],
             "evaluations": [
@@ -84,6 +90,8 @@ class Plan:
         for step in self.intermediates:
             lines.append(f"  {step.need.label}: {step.description}")
             lines.append(f"      used by: {', '.join(step.used_by)}")
+            if self.release is not None:
+                lines.append(f"      estimate: {step.estimate.describe(self.workers) if step.estimate else 'none (no cost model)'}")
         lines += ["", "evaluators:"]
         for e in self.evaluations:
             lines.append(f"  {e.rule.id} [{e.rule.severity}]: {e.spec.name} ({e.spec.family}) - {e.spec.summary}")
@@ -98,8 +106,12 @@ class Plan:
         return "\n".join(lines)
 
 
-def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
-    """Turn a validated policy into a plan for ``release`` (or a one-set stand-in)."""
+def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: int = 1) -> Plan:
+    """Turn a validated policy into a plan for ``release`` (or a one-set stand-in).
+
+    With a release, each step with a cost model carries its estimated time
+    and memory (:mod:`policycheck.cost_model`), its time also on ``workers``.
+    """
     shape = release if release is not None else _stand_in(loaded)
     known = registry.intermediates()
     evaluations: list[Evaluation] = []
@@ -122,8 +134,18 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None) -> Plan:
         evaluations.append(Evaluation(rule, spec, params, needs))
     if problems:
         raise InvalidInput(problems)
-    steps = tuple(IntermediateStep(n, known[n.intermediate].description, tuple(ids)) for n, ids in users.items())
-    return Plan(loaded, release, steps, tuple(evaluations))
+    steps = tuple(
+        IntermediateStep(n, known[n.intermediate].description, tuple(ids),
+                         _estimate(known[n.intermediate], n, release))
+        for n, ids in users.items()
+    )
+    return Plan(loaded, release, steps, tuple(evaluations), workers)
+
+
+def _estimate(spec: Any, need: Need, release: Release | None) -> Any:
+    if release is None or spec.estimate is None:
+        return None
+    return spec.estimate(release, **need.kwargs)
 
 
 def _stand_in(loaded: LoadedPolicy) -> Release:

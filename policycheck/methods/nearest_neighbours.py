@@ -6,9 +6,12 @@ smallest index among ties, in three steps:
 
 1. **Exact copies.** A query identical to a reference record has DCR 0; the
    smallest index among its copies is found by a 64-bit hash of every row,
-   an argsort of the reference hashes and an exact comparison of the rows
-   whose hashes agree (so a hash collision never makes a false copy). Each
-   matrix is hashed once per call, whatever its role in the jobs.
+   a stable argsort of each matrix's hashes, one merge of the query and
+   reference hashes and an exact comparison of the rows whose hashes agree
+   (so a hash collision never makes a false copy). Each matrix is hashed
+   and sorted once per call, whatever its role in the jobs; with several
+   workers the matrices, and then the references' search structures, are
+   prepared on as many threads.
 2. **One of two exact searches per job**, chosen by a pilot: both run on the
    same few queries and the faster one searches the rest (their answers are
    identical, so the choice changes only the time).
@@ -65,7 +68,7 @@ import numba
 import numpy as np
 
 from policycheck.executor import Executor, SerialExecutor
-from policycheck.methods.gower import CATEGORY, gower_sums
+from policycheck.methods.gower import CATEGORY
 
 #: Queries per task at most; small enough for progress, large enough to amortise a task.
 MAX_CHUNK = 8192
@@ -172,16 +175,22 @@ def closest_records(
     executor = executor or SerialExecutor()
     compile_search()
     copies = _CopyFinder()
-    index = [copies.find(job.queries, job.reference) for job in jobs]
+    matrices = list({id(x): x for job in jobs for x in (job.queries, job.reference)}.values())
+    # The preparation is per matrix and per reference, independent, and mostly GIL-free
+    # (compiled or NumPy sorts): with several workers, threads do it side by side.
+    _side_by_side(copies.sort, matrices, executor.workers)
+    index = _side_by_side(lambda job: copies.find(job.queries, job.reference), jobs, executor.workers)
     searches: dict[int, _Reference] = {}
+    for job, found in zip(jobs, index, strict=True):
+        if (found < 0).any() and id(job.reference) not in searches:
+            searches[id(job.reference)] = _Reference(job.reference, n_cat)
+    _side_by_side(_Reference.prepare, list(searches.values()), executor.workers)
     plans = []
     for job, found in zip(jobs, index, strict=True):
         rest = np.flatnonzero(found < 0)
         if rest.size == 0:
             plans.append((rest, "exact copies", 0.0))
             continue
-        if id(job.reference) not in searches:
-            searches[id(job.reference)] = _Reference(job.reference, n_cat)
         search = searches[id(job.reference)]
         pilot, rest = rest[:PILOT_QUERIES], rest[PILOT_QUERIES:]
         method, per_query = _pilot(search, job.queries, pilot, found)
@@ -201,9 +210,47 @@ def closest_records(
         index[j][rows] = best
     out = []
     for job, idx, (_, method, _) in zip(jobs, index, plans, strict=True):
-        distance = gower_sums(job.queries, job.reference[idx], kinds) / job.queries.shape[1]
+        distance = _sums_to(job.queries, job.reference, idx, kinds) / job.queries.shape[1]
         out.append(Neighbours(distance=distance, index=idx, method=method))
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sums_to(queries, reference, index, kinds):  # pragma: no cover - compiled
+    """``gower_sums(queries, reference[index], kinds)`` in one pass, without gathering the rows.
+
+    The same terms added in the same order from 0 as
+    :func:`policycheck.methods.gower.gower_sums`, so the same bits.
+    """
+    n, p = queries.shape
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        r = index[i]
+        total = 0.0
+        for k in range(p):
+            x = queries[i, k]
+            y = reference[r, k]
+            if kinds[k] == CATEGORY:
+                d = 1.0 if x != y else 0.0
+            elif x >= 0.0 and y >= 0.0:
+                d = abs(x - y)
+            elif (x < 0.0) != (y < 0.0):
+                d = 1.0
+            else:
+                d = 0.0
+            total = total + d
+        out[i] = total
+    return out
+
+
+def _side_by_side(fn: Callable, items: list, threads: int) -> list:
+    """``[fn(x) for x in items]``, on up to ``threads`` threads (results in order)."""
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(threads, len(items))) as pool:
+        return list(pool.map(fn, items))
 
 
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
@@ -312,17 +359,22 @@ class _CopyFinder:
             self._hashes[id(x)] = _row_hashes(np.ascontiguousarray(x + 0.0).view(np.uint64))
         return self._hashes[id(x)]
 
-    def find(self, queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
-        if id(reference) not in self._sorted:
-            h = self.hashes(reference)
+    def sort(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row order of ``x`` by hash, and the sorted hashes (computed once per matrix)."""
+        if id(x) not in self._sorted:
+            h = self.hashes(x)
             # Stable: rows with equal hashes stay in index order, so the first exact match is the smallest index.
             order = np.argsort(h, kind="stable")
-            self._sorted[id(reference)] = (order, h[order])
-        order, sorted_hashes = self._sorted[id(reference)]
-        h = self.hashes(queries)
-        lo = np.searchsorted(sorted_hashes, h, side="left")
-        hi = np.searchsorted(sorted_hashes, h, side="right")
-        return _first_equal_row(np.ascontiguousarray(queries), np.ascontiguousarray(reference), order, lo, hi)
+            self._sorted[id(x)] = (order, h[order])
+        return self._sorted[id(x)]
+
+    def find(self, queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        # Both sides sorted by hash: one merge pass instead of a binary search per query
+        # (a matrix is usually both, a query set in one direction and a reference in another).
+        q_order, q_sorted = self.sort(queries)
+        r_order, r_sorted = self.sort(reference)
+        return _copies_by_merge(np.ascontiguousarray(queries), np.ascontiguousarray(reference), q_order, q_sorted,
+                                r_order, r_sorted)
 
 
 def compile_search() -> None:
@@ -342,8 +394,10 @@ def compile_search() -> None:
         array.flags.writeable = False
     _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
-    _first_equal_row(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, np.int64))
+    _copies_by_merge(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64),
+                     np.zeros(1, np.uint64))
     _row_hashes(rows.view(np.uint64))
+    _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -363,21 +417,33 @@ def _row_hashes(bits):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_equal_row(queries, reference, order, lo, hi):  # pragma: no cover - compiled
-    """For each query, the first of ``order[lo:hi]`` (same hash) whose row is equal, else -1."""
+def _copies_by_merge(queries, reference, q_order, q_sorted, r_order, r_sorted):  # pragma: no cover - compiled
+    """For each query, the first reference row of equal hash (in ``r_order``) that is equal, else -1."""
     n_q, p = queries.shape
+    n_r = r_sorted.size
     out = np.full(n_q, -1, dtype=np.int64)
-    for i in range(n_q):
-        for s in range(lo[i], hi[i]):
-            j = order[s]
-            equal = True
-            for k in range(p):
-                if queries[i, k] != reference[j, k]:
-                    equal = False
+    i = 0
+    lo = 0
+    while i < n_q:
+        h = q_sorted[i]
+        while lo < n_r and r_sorted[lo] < h:
+            lo += 1
+        hi = lo
+        while hi < n_r and r_sorted[hi] == h:
+            hi += 1
+        while i < n_q and q_sorted[i] == h:
+            qi = q_order[i]
+            for s in range(lo, hi):
+                j = r_order[s]
+                equal = True
+                for k in range(p):
+                    if queries[qi, k] != reference[j, k]:
+                        equal = False
+                        break
+                if equal:
+                    out[qi] = j
                     break
-            if equal:
-                out[i] = j
-                break
+            i += 1
     return out
 
 
@@ -443,6 +509,10 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
     # np.lexsort sorts by the last key first.
     last = n_cat if n_cat < p else n_cat - 1
     keys = [reference[:, d] for d in range(last, -1, -1)]
+    packed = _packed_codes(reference, n_cat)
+    if packed is not None:
+        # The same order from two keys instead of n_cat + 1 (lexsort is stable either way).
+        keys = ([reference[:, n_cat]] if n_cat < p else []) + [packed]
     original = np.lexsort(keys).astype(np.int64) if keys else np.arange(n, dtype=np.int64)
     rows = np.ascontiguousarray(reference[original])
     run_end = np.empty((n_cat, n), dtype=np.int64)
@@ -450,13 +520,42 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
         return PrefixTree(rows, original, run_end)
     change = np.zeros(n, dtype=bool)
     change[0] = True
-    positions = np.arange(n)
     for d in range(n_cat):
         change[1:] |= rows[1:, d] != rows[:-1, d]
-        starts = np.flatnonzero(change)
-        ends = np.append(starts[1:], n)
-        run_end[d] = ends[np.searchsorted(starts, positions, side="right") - 1]
+        _run_ends(change, run_end[d])
     return PrefixTree(rows, original, run_end)
+
+
+def _packed_codes(reference: np.ndarray, n_cat: int) -> np.ndarray | None:
+    """The categorical codes of each row as one integer ordered as the codes are (mixed radix), or None.
+
+    Codes are small integers (-1 for missing); None when they are not, or
+    when the packed number would not fit in 63 bits.
+    """
+    if n_cat < 2:
+        return None
+    codes = reference[:, :n_cat]
+    low, high = codes.min(axis=0), codes.max(axis=0)
+    widths = high - low + 1
+    if not np.all(np.isfinite(widths)) or np.prod(widths.astype(float)) >= 2.0**62:
+        return None
+    shifted = codes - low
+    if not np.array_equal(shifted, np.floor(shifted)):
+        return None
+    packed = np.zeros(len(reference), dtype=np.int64)
+    for d in range(n_cat):
+        packed = packed * np.int64(widths[d]) + shifted[:, d].astype(np.int64)
+    return packed
+
+
+@numba.njit(cache=True, nogil=True)
+def _run_ends(starts, out):  # pragma: no cover - compiled
+    """``out[j]``: the first run start after row ``j`` (``n`` for the last run), one backward pass."""
+    end = starts.size
+    for j in range(starts.size - 1, -1, -1):
+        out[j] = end
+        if starts[j]:
+            end = j
 
 
 @numba.njit(cache=True, nogil=True)

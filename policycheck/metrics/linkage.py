@@ -35,6 +35,7 @@ from typing import Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
 
+from policycheck import cost_model
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import ColumnType, Release
@@ -203,6 +204,7 @@ MISLED_METHOD = Method(
         "or the same attack on the holdout records, as a control."
     ),
     inputs={"original", "holdout", "synthetic"},
+    estimate=cost_model.linkage_attack,
 )
 def linkage_attack(
     ctx: EvaluationContext,

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
 
+from policycheck import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
@@ -180,6 +181,7 @@ class GowerDcr:
         "holdout, training to synthetic and holdout to synthetic."
     ),
     inputs={"original", "holdout", "synthetic"},
+    estimate=cost_model.gower_dcr,
 )
 def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] | None = None) -> GowerDcr:
     """Compute the four DCR directions of synthetic set ``synthetic`` (paper 002, sec. 3-5).

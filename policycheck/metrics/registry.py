@@ -147,6 +147,8 @@ class IntermediateSpec:
     inputs: frozenset[str] = frozenset()
     # compute_batch(ctx, [need.params, ...]) -> [value or Exception, ...]
     compute_batch: Callable[..., list[Any]] | None = None
+    # estimate(release, **need.params) -> cost_model.StepEstimate (time and memory, shown by `plan`)
+    estimate: Callable[..., Any] | None = None
 
 
 _METRICS: dict[str, MetricSpec] = {}
@@ -216,6 +218,7 @@ def intermediate(
     description: str,
     inputs: Iterable[str] = (),
     batch: Callable[..., list[Any]] | None = None,
+    estimate: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a shared intermediate result computed once per distinct Need.
 
@@ -223,12 +226,14 @@ def intermediate(
     intermediate at once and returns, per Need, its value or the exception
     that stopped it: their work then goes to the executor in one call, so
     small jobs (one LP each, say) run side by side instead of one by one.
+    ``estimate(release, **kwargs)``, when given, returns the step's
+    :class:`policycheck.cost_model.StepEstimate`, which ``plan`` prints.
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in _INTERMEDIATES:
             raise ValueError(f"intermediate {name!r} is registered twice")
-        _INTERMEDIATES[name] = IntermediateSpec(name, fn, description, frozenset(inputs), batch)
+        _INTERMEDIATES[name] = IntermediateSpec(name, fn, description, frozenset(inputs), batch, estimate)
         return fn
 
     return register

@@ -29,7 +29,7 @@ from policycheck.release.manifest import ColumnDecl, Manifest
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
-from policycheck.release.read import read_table, sha256_file
+from policycheck.release.read import parquet_columns, read_table, sha256_file
 from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
 from policycheck.yamlio import load_yaml
 
@@ -100,8 +100,10 @@ def build_release(
     Declared roles come from ``columns`` over the SDV ``metadata`` file;
     every other column's role is inferred (:mod:`policycheck.release.roles`).
     """
-    orig_frame = read_table(original)
-    names = list(orig_frame.columns)
+    # Declared ignore columns of a Parquet file are never read (their names come from its footer).
+    skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
+    orig_frame = read_table(original, skip)
+    names = parquet_columns(original) or list(orig_frame.columns)
     declared: dict[str, ColumnDecl] = {}
     if metadata is not None:
         declared.update(read_sdv_metadata(metadata, names))
@@ -112,6 +114,8 @@ def build_release(
     for col in names:
         decl = declared.get(col)
         roles[col] = decl.type if decl is not None else infer_role(original, col, orig_frame[col])
+        if col not in orig_frame.columns:
+            continue  # an ignore column left unread
         check_present(original, col, orig_frame[col], roles[col])
         if decl is None:
             evidence = identifier_evidence(orig_frame[col], roles[col])
@@ -138,8 +142,8 @@ def build_release(
 
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
-    syn = tuple(dataset(p, "synthetic", label, read_table(p), info) for p, label, info in synthetic)
-    hold = dataset(holdout, "holdout", "holdout", read_table(holdout)) if holdout is not None else None
+    syn = tuple(dataset(p, "synthetic", label, read_table(p, skip), info) for p, label, info in synthetic)
+    hold = dataset(holdout, "holdout", "holdout", read_table(holdout, skip)) if holdout is not None else None
     hashes = checks.RowHashes()
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)

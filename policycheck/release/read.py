@@ -26,10 +26,13 @@ _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
 
 
-def read_table(path: Path | InMemoryTable) -> pd.DataFrame:
+def read_table(path: Path | InMemoryTable, skip: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Read a CSV (plain, .gz or .bz2), Parquet or Feather file as strings-or-numbers, never modifying it.
 
     An :class:`InMemoryTable` (the Python API's DataFrame) is read as a copy.
+    Parquet columns named in ``skip`` (declared ``ignore``) are not read at
+    all: Parquet stores each column apart, so a wide file costs only the
+    columns a check uses.
     """
     if isinstance(path, InMemoryTable):
         return path.read()
@@ -45,8 +48,8 @@ def read_table(path: Path | InMemoryTable) -> pd.DataFrame:
         suffix = Path(path.stem).suffix.lower()
     try:
         if suffix in (".parquet", ".pq") and not compression:
-            _check_flat_parquet(path)
-            frame = pd.read_parquet(path)
+            names = _check_flat_parquet(path, skip)
+            frame = pd.read_parquet(path, columns=[c for c in names if c not in skip] or None)
         elif suffix == ".feather" and not compression:
             frame = pd.read_feather(path)
         elif suffix in (".csv", ".txt", ".tsv"):
@@ -141,15 +144,34 @@ def _ragged(name: str, line: int, fields: int, expected: int) -> Problem:
                          "every row needs one field per column (an empty field is a missing value)")
 
 
-def _check_flat_parquet(path: Path) -> None:
-    """Nested Parquet columns (lists, structs, maps) and bytes have no place in a table of records."""
+def parquet_columns(path: Path | InMemoryTable) -> list[str] | None:
+    """Column names of a Parquet file, from its footer (no data read); None for any other input."""
+    if isinstance(path, InMemoryTable) or Path(path).suffix.lower() not in (".parquet", ".pq") or not Path(path).is_file():
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        return [str(n) for n in pq.read_schema(path).names]
+    except Exception:  # read_table names the problem
+        return None
+
+
+def _check_flat_parquet(path: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Nested Parquet columns (lists, structs, maps) and bytes have no place in a table of records.
+
+    Columns in ``skip`` are not read, so they may hold anything. Returns the column names.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    for field in pq.read_schema(path):
+    schema = pq.read_schema(path)
+    for field in schema:
+        if field.name in skip:
+            continue
         kind = field.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
             raise InvalidInput(Problem(display_path(path), f"column {field.name!r} holds {kind} values: only flat "
                                                            "columns of numbers, text, booleans or dates can be checked"))
+    return [str(n) for n in schema.names]

@@ -223,3 +223,38 @@ def test_thirty_continuous_columns_are_searched_by_brute_force():
     x = rng.random((3000, 30))
     (found,) = closest_records([SearchJob(x[:1000], x[1000:])], np.zeros(30, dtype=np.int8))
     assert found.method == BRUTE_FORCE
+
+
+def test_the_compiled_recompute_of_the_chosen_distance_is_gower_sums_bit_for_bit():
+    from policycheck.methods.nearest_neighbours import _sums_to
+
+    rng = np.random.default_rng(5)
+    n, kinds = 2000, np.array([1, 1, 0, 0, 0], dtype=np.int8)
+    def rows(m):
+        x = np.column_stack([rng.integers(-1, 3, m), rng.integers(0, 5, m), rng.random((m, 3))]).astype(float)
+        x[:, 2:][rng.random((m, 3)) < 0.1] = -1.0  # missing numeric values
+        return x
+    queries, reference = rows(n), rows(300)
+    index = rng.integers(0, 300, n)
+    assert _sums_to(queries, reference, index, kinds).tobytes() == gower_sums(queries, reference[index], kinds).tobytes()
+
+
+def test_prefix_tree_run_ends_are_the_next_run_start_at_every_depth():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    reference = np.array([[0, 0, 0.5], [0, 1, 0.1], [1, 0, 0.2], [0, 0, 0.3], [1, 0, 0.9]], dtype=float)
+    tree = build_prefix_tree(reference, 2)
+    # Sorted by (c0, c1, x): rows 3, 0 | 1 | 2, 4 -> c0 runs [0, 3) [3, 5); (c0, c1) runs [0, 2) [2, 3) [3, 5).
+    assert tree.original.tolist() == [3, 0, 1, 2, 4]
+    assert tree.run_end.tolist() == [[3, 3, 3, 5, 5], [2, 2, 3, 5, 5]]
+
+
+def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    rng = np.random.default_rng(9)
+    reference = np.column_stack([rng.integers(-1, 3, 5000), rng.integers(0, 20, 5000), rng.integers(-1, 2, 5000),
+                                 rng.choice([0.1, 0.2, 0.3], 5000)]).astype(float)
+    tree = build_prefix_tree(reference, 3)
+    # np.lexsort on every column (last key first) is the definition of the order.
+    assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (3, 2, 1, 0)]).tolist()

@@ -105,3 +105,20 @@ def test_parquet_text_of_digits_stays_categorical(tmp_path):
     pd.DataFrame({"zip": ["01234", "01234", "99999"], "n": [1.0, 2.0, 3.0]}).to_parquet(tmp_path / "z.parquet")
     release = build_release("r", tmp_path / "z.parquet", [(tmp_path / "z.parquet", "s", SynthesizerInfo())])
     assert release.roles["zip"] == "categorical" and release.original.frame["zip"].tolist() == ["01234", "01234", "99999"]
+
+
+def test_parquet_columns_declared_ignore_are_not_read(tmp_path, monkeypatch):
+    from policycheck.release.manifest import ColumnDecl
+
+    # A nested column would be refused if it were read; declared ignore, it is left in the file.
+    table = pa.table({"age": [30.0, 41.0, 52.0, 23.0], "sex": ["a", "b", "a", "b"], "tags": [[1], [2, 3], [], [4]]})
+    for name in ("o", "s"):
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    asked = []
+    real = pd.read_parquet
+    monkeypatch.setattr(pd, "read_parquet", lambda path, columns=None: asked.append(columns) or real(path, columns=columns))
+    release = build_release("r", tmp_path / "o.parquet", [(tmp_path / "s.parquet", "s", SynthesizerInfo())],
+                            columns={"tags": ColumnDecl(type="ignore")})
+    assert asked == [["age", "sex"], ["age", "sex"]]
+    assert release.roles == {"age": "numeric", "sex": "categorical", "tags": "ignore"}
+    assert list(release.original.frame.columns) == ["age", "sex"]

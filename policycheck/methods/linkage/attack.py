@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from policycheck.cost_model import linkage_set_seconds
 from policycheck.executor import Executor, SerialExecutor
 from policycheck.methods.linkage.presampling import Presampling, presample
 from policycheck.methods.linkage.range_narrowing import AttributeDisclosure, identified_secret
@@ -126,7 +127,9 @@ def run_attack(
         frame = dataset.frame.iloc[rows].reset_index(drop=True)
         items.append((original, np.column_stack([orders[c].codes(frame[c]) for c in columns]), criterion))
         presampled.append(record)
-    sets = (executor or SerialExecutor()).map(attack_one_set, items, progress)
+    # The estimate lets a small attack run here instead of waiting for a pool.
+    cost = len(items) * linkage_set_seconds(len(original_frame), len(attributes))
+    sets = (executor or SerialExecutor()).map(attack_one_set, items, progress, cost=cost)
     true = original[:, -1]
     known = true[~np.isnan(true)]
     if span is None:

@@ -1,0 +1,131 @@
+"""Estimated time and memory of a plan's steps, from the release's sizes and column kinds.
+
+``policycheck plan -r release.yaml`` prints these before anything runs, so a
+user sees that a check of 10^6 rows needs minutes and gigabytes before
+starting it. The formulas are deliberately simple and calibrated against
+the bench figures (``bench/run.py``, 2 cores); they are estimates of the
+order of magnitude, not promises. Pure arithmetic: importing this module
+loads no numerical library (``plan`` must start fast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from policycheck.release.model import Release
+
+#: Seconds per query of the branch-and-bound DCR search, per ``r ** DCR_GROWTH`` reference records
+#: and per 12 columns. Calibrated on ``bench.run --case dcr --rows 500000`` with 1 worker: the four
+#: directions (2 x 10^6 queries against 500,000 records each, 12 mixed columns) took 14.86 s on a
+#: quiet machine: 14.86 / (2e6 * 500000 ** 0.15) = 1.04e-6.
+DCR_TREE_SECONDS = 1.04e-6
+
+#: How the search's time per query grows with the reference size (n ** 1.15 overall, measured
+#: serially from 10^5 to 5 x 10^5 rows: docs in ../shared/guides/perf-hotspots.md).
+DCR_GROWTH = 0.15
+
+#: Per-feature terms per second of the blocked brute force (all columns numeric, no pruning).
+#: Calibrated on the continuous30 shape at 10,000 rows: 3 x 10^9 terms in 0.52 CPU-s (blocks abandoned
+#: early make it faster than the raw arithmetic).
+DCR_BRUTE_TERMS_PER_SECOND = 5.8e9
+
+#: CPU seconds of the linkage attack on one synthetic set, per attacked record, with p = 5 attributes.
+#: Measured (thread CPU time) 1.23-1.35 s per set at 10^5 records, 0.31-0.34 s at 30,000.
+LINKAGE_SECONDS_PER_RECORD = 1.3e-5
+
+#: Bytes the linkage keeps per attacked record and set (its pickled result: 7.2 MB at 10^5 records).
+LINKAGE_RESULT_BYTES = 72
+
+#: Bytes per encoded value (float64).
+VALUE_BYTES = 8
+
+
+@dataclass(frozen=True)
+class StepEstimate:
+    """A step's serial CPU seconds and its peak memory in bytes (beyond the loaded release)."""
+
+    seconds: float
+    bytes: int
+
+    def describe(self, workers: int = 1) -> str:
+        wall = self.seconds / max(1, workers)
+        parts = [f"{_seconds(self.seconds)} of CPU"]
+        if workers > 1 and self.seconds >= 1:
+            parts.append(f"{_seconds(wall)} on {workers} workers")
+        parts.append(f"{_megabytes(self.bytes)} of memory")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, float]:
+        return {"cpu_seconds": round(self.seconds, 3), "memory_bytes": int(self.bytes)}
+
+
+def dcr_search_seconds(queries: int, reference: int, columns: int, categorical: int) -> float:
+    """Serial seconds of one exact DCR search direction (``methods/nearest_neighbours.py``).
+
+    With categorical columns the branch and bound prunes: its time grows
+    with the queries and slowly with the reference, ``q * r ** 0.15``. With
+    numeric columns only the brute force compares every pair: ``q * r * p``
+    terms.
+    """
+    if categorical == 0:
+        return queries * reference * columns / DCR_BRUTE_TERMS_PER_SECOND
+    return DCR_TREE_SECONDS * queries * reference**DCR_GROWTH * columns / 12
+
+
+def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None = None) -> StepEstimate:
+    """The four DCR directions of one synthetic set (``metrics/membership.py``'s ``gower_dcr``).
+
+    Time: synthetic -> training, synthetic -> holdout, training -> synthetic,
+    holdout -> synthetic. Memory: every set encoded (``p`` values a row), one
+    row hash each, and each reference prepared for both searches (the prefix
+    tree's sorted rows, the brute force's transposed copy, ``n_cat`` run ends
+    a row): ``8 * N * (3p + n_cat + 1)`` bytes for ``N`` rows in all.
+    """
+    features = list(columns) if columns else list(release.column_types)
+    p = len(features)
+    n_cat = sum(1 for c in features if release.column_types[c].value == "categorical")
+    n_tr = release.original.n_rows
+    n_ho = release.holdout.n_rows if release.holdout is not None else 0
+    n_sy = release.synthetic[synthetic].n_rows
+    seconds = (dcr_search_seconds(n_sy, n_tr, p, n_cat) + dcr_search_seconds(n_sy, n_ho, p, n_cat)
+               + dcr_search_seconds(n_tr, n_sy, p, n_cat) + dcr_search_seconds(n_ho, n_sy, p, n_cat))
+    rows = n_tr + n_ho + n_sy
+    return StepEstimate(seconds, VALUE_BYTES * rows * (3 * p + n_cat + 1))
+
+
+def linkage_set_seconds(records: int, attributes: int) -> float:
+    """CPU seconds of the linkage attack (paper 000) on one synthetic set: ranks and sorts per column."""
+    return LINKAGE_SECONDS_PER_RECORD * records * (attributes + 1) / 6
+
+
+def linkage_attack(release: Release, secret: str | None, attributes: tuple[str, ...] | None, criterion: str,
+                   orders: tuple = (), records: str = "original") -> StepEstimate:
+    """The linkage attack on every synthetic set (``metrics/linkage.py``'s ``linkage_attack``).
+
+    Without ``attributes`` (the policy's quasi-identifiers, unknown here) every
+    other column is counted: an upper bound. Memory: each set's result, and
+    one set's working arrays (about six float copies of its ``p + 1`` columns).
+    """
+    attacked = release.original if records == "original" or release.holdout is None else release.holdout
+    n, m = attacked.n_rows, len(release.synthetic)
+    p = len(attributes) if attributes else len(release.column_types) - 1
+    return StepEstimate(m * linkage_set_seconds(n, p), m * LINKAGE_RESULT_BYTES * n + 6 * VALUE_BYTES * n * (p + 1))
+
+
+def _seconds(s: float) -> str:
+    if s < 1:
+        return "under 1 s"
+    if s < 120:
+        return f"about {s:.0f} s"
+    return f"about {s / 60:.0f} min"
+
+
+def _megabytes(b: float) -> str:
+    mb = b / 1e6
+    if mb < 1:
+        return "under 1 MB"
+    if mb < 10_000:
+        return f"about {mb:.0f} MB"
+    return f"about {mb / 1000:.0f} GB"

@@ -1,0 +1,112 @@
+"""The plan's time and memory estimates, against hand computations."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from policycheck import cost_model
+from policycheck.cli import cli
+from policycheck.release.model import ColumnType, Dataset, Release
+
+
+class _Rows:
+    """A frame stand-in with a length only: the estimates read sizes, never values."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def release(n_train: int, n_hold: int, n_syn: int, numeric: int, categorical: int) -> Release:
+    types = {f"x{j}": ColumnType.NUMERIC for j in range(numeric)} | {
+        f"c{j}": ColumnType.CATEGORICAL for j in range(categorical)}
+    return Release("r", Dataset("original", "original", _Rows(n_train)),
+                   (Dataset("synthetic", "synthetic[0]", _Rows(n_syn)),), Dataset("holdout", "holdout", _Rows(n_hold)),
+                   types)
+
+
+def test_dcr_estimate_of_mixed_columns_is_the_calibrated_tree_formula():
+    est = cost_model.gower_dcr(release(500_000, 500_000, 500_000, 6, 6), 0)
+    # 4 directions of 500,000 queries against 500,000 records: 1.04e-6 * 2e6 * 500000 ** 0.15
+    # = 2.08 * exp(0.15 * ln 500000) = 2.08 * exp(1.96836) = 2.08 * 7.1585 = 14.89 s (the bench's 14.86 s).
+    assert est.seconds == pytest.approx(14.889, abs=0.002)
+    # 8 bytes * 1.5e6 rows * (3 * 12 + 6 + 1) = 516 MB.
+    assert est.bytes == 516_000_000
+
+
+def test_dcr_estimate_of_numeric_columns_only_counts_every_pair():
+    est = cost_model.gower_dcr(release(10_000, 5_000, 20_000, 30, 0), 0)
+    # syn->train 2e4*1e4, syn->hold 2e4*5e3, train->syn 1e4*2e4, hold->syn 5e3*2e4: 6e8 pairs * 30 terms / 5.8e9.
+    assert est.seconds == pytest.approx(6e8 * 30 / 5.8e9)
+    assert est.bytes == 8 * 35_000 * (3 * 30 + 0 + 1)
+
+
+def test_dcr_estimate_uses_only_the_rule_columns():
+    est = cost_model.gower_dcr(release(100, 100, 100, 6, 6), 0, columns=("x0", "c0", "c1"))
+    assert est.bytes == 8 * 300 * (3 * 3 + 2 + 1)
+
+
+def test_estimate_wording():
+    assert cost_model.StepEstimate(150.0, 2_500_000_000).describe(2) == (
+        "about 2 min of CPU, about 75 s on 2 workers, about 2500 MB of memory")
+    assert cost_model.StepEstimate(0.2, 1000).describe(2) == "under 1 s of CPU, under 1 MB of memory"
+
+
+DCR_POLICY = """\
+metadata: {id: dcr, title: DCR, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [sex], secrets: [income]}
+rules:
+  - id: dcr-share
+    metric: dcr_share
+    threshold: {fail_above: 0.6}
+"""
+
+
+def test_plan_with_a_release_prints_each_step_estimate(write, toy_release):
+    policy = write("p.yaml", DCR_POLICY)
+    text = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(toy_release["manifest"]), "--workers", "2"])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  gower_dcr(synthetic=0): "))
+    assert lines[at + 2] == "      estimate: under 1 s of CPU, under 1 MB of memory"
+    as_json = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(toy_release["manifest"]), "--json"])
+    (step,) = json.loads(as_json.output)["intermediates"]
+    # 6 + 6 + 6 rows, p = 3 (age numeric; sex, income categorical): 8 * 18 * (3 * 3 + 2 + 1) bytes.
+    assert step["estimate"]["memory_bytes"] == 1728
+
+
+def test_plan_without_a_release_prints_no_estimate(write):
+    text = CliRunner().invoke(cli, ["plan", str(write("p.yaml", DCR_POLICY))])
+    assert text.exit_code == 0
+    assert "estimate:" not in text.output
+
+
+def test_linkage_estimate_is_sets_times_records_times_the_calibrated_rate():
+    est = cost_model.linkage_attack(release(100_000, 50_000, 100_000, 4, 2), None, ("x0", "x1", "x2", "x3", "c0"), "sum")
+    # One set, 10^5 records, p = 5: 1.3e-5 * 1e5 * 6 / 6 = 1.3 s; 72 B * 1e5 results + 6 * 8 * 1e5 * 6 work.
+    assert est.seconds == pytest.approx(1.3)
+    assert est.bytes == 7_200_000 + 28_800_000
+    holdout = cost_model.linkage_attack(release(100_000, 50_000, 100_000, 4, 2), None, None, "sum", records="holdout")
+    # The control attacks the 50,000 holdout records; without attributes every other column counts (p = 5).
+    assert holdout.seconds == pytest.approx(0.65)
+
+
+def test_a_small_linkage_attack_runs_in_this_process(monkeypatch):
+    from bench.bench_linkage import make_release
+    from policycheck.executor import LocalProcessExecutor
+    from policycheck.methods.linkage import attack
+    from policycheck.methods.linkage.reverse_mapping import attribute_order
+
+    small = make_release(2_000, 5, 3, seed=0)
+    orders = {c: attribute_order(c, ColumnType.NUMERIC, small.original.frame[c]) for c in small.columns}
+    with LocalProcessExecutor(2) as executor:
+        attack.run_attack(small, "secret", [c for c in small.columns if c != "secret"], "sum", orders,
+                          [np.random.default_rng(m) for m in range(3)], executor)
+        # 3 sets x 2,000 records: 0.078 s of work, under the 0.5 s that pays for a second worker.
+        assert executor._pool is None
