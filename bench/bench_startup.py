@@ -10,8 +10,8 @@ of CPU (issue 12).
 
 The runs use cached bytecode, as an installed package has: a warm-up run
 writes it even where PYTHONDONTWRITEBYTECODE is set (compiling policycheck's
-sources afresh costs about 0.3 s of CPU per run). ``plan`` without a release builds a stand-in release, so
-it imports pandas.
+sources afresh costs about 0.3 s of CPU per run). ``plan`` without a release builds a stand-in release
+of column names only, so it imports no heavy library either.
 
 Run from the repository root: ``.venv/bin/python bench/bench_startup.py [--repeat 5]``
 """

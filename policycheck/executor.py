@@ -32,12 +32,13 @@ import os
 import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from multiprocessing import shared_memory
 from typing import Any, TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # imported inside the functions that use them: commands that run nothing load light
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import shared_memory
+
     import numpy as np
 
 T = TypeVar("T")
@@ -125,6 +126,8 @@ class LocalProcessExecutor(Executor):
         workers = min(self.workers_for(cost), len(items))
         if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
+        from concurrent.futures import ProcessPoolExecutor
+
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
         segments: list[shared_memory.SharedMemory] = []
@@ -150,6 +153,8 @@ def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
     With every worker of the pool allowed, everything is submitted at once, so
     a worker never waits for this process to hand it the next item.
     """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     results: list[Any] = [None] * len(items)
     pending: dict[Any, int] = {}
     queue = iter(enumerate(items))
@@ -227,6 +232,8 @@ class SharedPickle:
 
 def _to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     """Copy ``obj`` into a new shared-memory segment; return its handle (or ``obj`` when small)."""
+    from multiprocessing import shared_memory
+
     import numpy as np
     if isinstance(obj, np.ndarray) and obj.dtype != object:
         data = np.ascontiguousarray(obj)
@@ -278,6 +285,8 @@ def _map_read_only(name: str) -> Any:
     try:
         import _posixshmem
     except ImportError:  # pragma: no cover - Windows: no resource tracker there
+        from multiprocessing import shared_memory
+
         return shared_memory.SharedMemory(name=name).buf
     fd = _posixshmem.shm_open("/" + name.lstrip("/"), os.O_RDONLY, mode=0o600)
     try:

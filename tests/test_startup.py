@@ -99,3 +99,24 @@ def test_every_function_imports_the_heavy_names_it_uses():
                REPO / "policycheck" / "compiler.py", REPO / "policycheck" / "synthesizers.py"]
     problems = [p for module in modules for p in _unimported_uses(module)]
     assert problems == []
+
+
+def test_the_garbage_collector_is_off_only_for_the_commands_without_data(monkeypatch, tmp_path):
+    import gc
+
+    from policycheck import cli
+
+    monkeypatch.setattr(sys, "stdout", sys.stdout)  # main() wraps it
+    monkeypatch.chdir(tmp_path)
+    seen = {}
+    try:
+        for argv in (["config"], ["validate", "missing.policy.yaml"], ["diff", "old.json", "new.json"],
+                     ["check", "missing.policy.yaml"]):
+            gc.enable()
+            monkeypatch.setattr(sys, "argv", ["policycheck", *argv])
+            with pytest.raises(SystemExit):
+                cli.main()
+            seen[argv[0]] = gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen == {"config": False, "validate": False, "diff": True, "check": True}

@@ -17,11 +17,14 @@ from typing import Any, TYPE_CHECKING
 
 
 from policycheck.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
-from policycheck.executor import Executor, SerialExecutor
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
+
+    # NOTE: the executor imports multiprocessing and concurrent.futures (about
+    # 15 ms): commands that run nothing (validate, plan, metrics) never need it.
+    from policycheck.executor import Executor
 
 
 class Knowledge(str, Enum):
@@ -137,6 +140,12 @@ class MetricResult:
     relies_on: tuple[str, ...] = ()
 
 
+def _serial_executor() -> Executor:
+    from policycheck.executor import SerialExecutor
+
+    return SerialExecutor()
+
+
 @dataclass
 class EvaluationContext:
     """Everything an evaluator may use, handed over by the runner."""
@@ -144,7 +153,7 @@ class EvaluationContext:
     release: Release
     attacker: AttackerView
     seed: int
-    executor: Executor = field(default_factory=SerialExecutor)
+    executor: Executor = field(default_factory=_serial_executor)
     #: Folder of the policy file: relative paths in params resolve against it.
     base_dir: Path = field(default_factory=Path.cwd)
     #: Called with (label, done, total) during long steps; drives the progress bar.

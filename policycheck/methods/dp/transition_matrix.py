@@ -58,12 +58,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from policycheck.executor import Executor, SerialExecutor
-
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
     from scipy import special, stats
+
+    from policycheck.executor import Executor
 
 #: Largest transition matrix (rows x outputs) audited exactly by default.
 MAX_MATRIX_CELLS = 20_000_000
@@ -482,7 +482,10 @@ def audit(
     if first.size == 0:
         raise ValueError(f"{matrix.description}: no two rows are neighbouring tables, so there is nothing to audit")
     weights = multinomial_table_weights(matrix.tables) if table_weights is None else np.asarray(table_weights, float)
-    executor = executor or SerialExecutor()
+    if executor is None:
+        from policycheck.executor import SerialExecutor
+
+        executor = SerialExecutor()
     # NOTE: about a million cells per chunk keeps each work item a few MB, and
     # mapping a few chunks per worker at a time bounds memory on large spaces.
     chunk = chunk_pairs or max(1, CHUNK_CELLS // p.shape[1])
