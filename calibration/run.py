@@ -260,6 +260,18 @@ NOTES = [
     "- Adversarial releases declare epsilon 1 (a false claim, as a careless vendor would make), so the DP family",
     "  has a claim to refute; releases that declare no epsilon are not checked by dp-claim.",
     "- A share of 95% of 10 seeds means every seed: one blocking FAIL on a safe release misses the target.",
+    "- Linkage rules compare their lower bound (`compare: lower`): they fail where the interval shows the excess",
+    "  above the level and are inconclusive where only the estimate is. Judged at the estimate, pac-synth at",
+    "  epsilon 1 failed visits-narrowing on 2 of 10 seeds of RAND HIE: at 1,000 records the excess over chance and",
+    "  holdout has a sampling sd of about 0.015, so a 0.02 level at the estimate fails releases that leak nothing.",
+    "- Reconstruction rules run every attack (lp, dcr, exact, ml: the metric's default). With lp, exact and ml",
+    "  only, the 1%-jittered copy of RAND HIE was inconclusive on 9 of 10 seeds (no attack matched jittered",
+    "  quasi-identifiers); the DCR attack reads the copy's secrets back (individual risk 0.44-0.50).",
+    "- pac-synth at epsilon 1 on RAND HIE puts more untied synthetic records closer to training than to holdout:",
+    "  the DCR share averaged 0.54 over 40 releases (0.37-0.78; 3 failed dcr-share), and 0.59 over 12 more",
+    "  (0.41-0.70) with its bins spread over training and holdout together, so it is not the data-dependent",
+    "  bounds. The rule fails the releases whose interval shows a share above 0.55; epsilon 1 allows a membership",
+    "  test an accuracy up to e / (1 + e) = 0.73, so the default line is stricter than the claim.",
 ]
 
 
