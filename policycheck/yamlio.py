@@ -10,13 +10,16 @@ rejects duplicate keys. On top of it this module:
 - caps the file's size and the number of nodes while parsing (a long
   sequence is refused at its node cap, not after minutes of parsing) and
   again while expanding aliases, which stops "billion laughs" bombs;
-- turns every read or parse failure, an impossible date (2099-02-30) or an
-  integer too long to convert included, into one located :class:`InvalidInput` line.
+- turns every read or parse failure, an impossible date (2099-02-30), an
+  integer too long to convert, a mapping used as a key or a value its
+  explicit tag cannot hold (``!!int abc``) included, into one located
+  :class:`InvalidInput` line.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +115,57 @@ class _CheckedConstructor(RoundTripConstructor):
             raise ConstructorError(None, None, f"invalid date {node.value!r}: {exc}", node.start_mark) from None
 
 
+    def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+        # NOTE: ruamel raises plain exceptions (ValueError, KeyError, ...) for a
+        # value its explicit tag cannot hold (`!!int abc`, `!!omap [a]`, `!!map x`);
+        # they become located errors at the node. A mapping or sequence is filled
+        # later, by a generator, so its generator is wrapped the same way.
+        queued = len(self.state_generators)
+        try:
+            data = super().construct_non_recursive_object(node, tag)
+        except _CONSTRUCTION_ERRORS as exc:
+            raise _unreadable(node, exc) from None
+        for i in range(queued, len(self.state_generators)):
+            self.state_generators[i] = _located(self.state_generators[i], node)
+        return data
+
+    def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+        # A mapping or list as a key (`? {a: {b: 1}}`, `{[x]: 1}`) names nothing in
+        # a policy; refused here, before ruamel hashes it (TypeError: unhashable type).
+        _check_key(key_node, key)
+        return super().check_mapping_key(node, key_node, mapping, key, value)
+
+    def check_set_key(self, node: Any, key_node: Any, setting: Any, key: Any) -> None:
+        _check_key(key_node, key)
+        return super().check_set_key(node, key_node, setting, key)
+
+
+#: What ruamel raises, unwrapped, for a value its tag cannot hold.
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError)
+#: Keys a mapping may have: names, numbers, booleans, null and dates (ruamel's subclasses included).
+_KEY_TYPES = (str, int, float, _dt.date, type(None))
+
+
+def _check_key(key_node: Any, key: Any) -> None:
+    if not isinstance(key, _KEY_TYPES):
+        raise ConstructorError(None, None, "a mapping key must be a name or a number, not a mapping or a list",
+                               key_node.start_mark)
+
+
+def _unreadable(node: Any, exc: Exception) -> ConstructorError:
+    tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+    value = node.value if isinstance(node.value, str) else None
+    what = "an empty value" if value == "" else f"{value[:40]!r}" if value is not None else f"this {node.id}"
+    return ConstructorError(None, None, f"{what} cannot be read as {tag}", node.start_mark)
+
+
+def _located(generator: Any, node: Any) -> Any:
+    try:
+        yield from generator
+    except _CONSTRUCTION_ERRORS as exc:
+        raise _unreadable(node, exc) from None
+
+
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:int", _CheckedConstructor.construct_yaml_int)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:timestamp", _CheckedConstructor.construct_yaml_timestamp)
 
@@ -122,7 +176,11 @@ def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
     yaml.Composer = _CappedComposer
     yaml.Constructor = _CheckedConstructor
     try:
-        doc = yaml.load(text)
+        with warnings.catch_warnings():
+            # NOTE: a re-defined anchor is valid YAML 1.2; ruamel's warning would
+            # print several lines on stderr, outside the one-line contract.
+            warnings.simplefilter("ignore")
+            doc = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = _yaml_message(exc)

@@ -25,6 +25,7 @@ from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, check_contract, collector, 
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
+EXIT3: list = []
 collect = collector(COUNTS, FAILURES)
 
 METRICS = ["exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "mi_risk",
@@ -109,7 +110,7 @@ def garbled(draw):
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(text)))
         action = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
-        piece = draw(st.text(alphabet="&*!%:{}[],-#|>'\"\t\n \x00\x1b\u2028abc019", min_size=1, max_size=4))
+        piece = draw(st.text(alphabet="&*!?%:{}[],-#|>'\"\t\n \x00\x1b\u2028abc019", min_size=1, max_size=4))
         if action == "insert":
             text = text[:i] + piece + text[i:]
         elif action == "delete":
@@ -203,6 +204,11 @@ def exercise(release, text: str) -> None:
     code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial")
     check_contract(code, err, FILES, allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
+    if code == 3:
+        # An evaluator failed on a valid policy: keep what it said and the input, to tell
+        # a true evaluator failure (exit 3 is right) from invalid input or a bug.
+        EXIT3.append({"errors": [line.strip() for line in out.splitlines() if line.strip().startswith("error")],
+                      "input": text[:4000]})
 
 
 @settings(max_examples=DEFAULT_EXAMPLES)
@@ -222,7 +228,7 @@ def flush():
     """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
-            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20], "exit 3": EXIT3[:50]}) + "\n")
 
 
 def teardown_module():
