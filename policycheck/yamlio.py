@@ -29,6 +29,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
 
 from policycheck.errors import InvalidInput, Problem, display_path
 
@@ -78,9 +79,16 @@ def read_text(path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        before = raw[:exc.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
         raise InvalidInput(
-            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})")
+            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})", line, col)
         ) from None
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of ``text[index]``."""
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
 
 
 def load_yaml(path: Path, what: str = "policy") -> Located:
@@ -187,12 +195,17 @@ def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
         raise InvalidInput(Problem(name, message, line, col)) from None
+    except ReaderError as exc:
+        # A character YAML does not allow in a file (a control character such as ESC or NUL).
+        line, col = _position(text, exc.position)
+        raise InvalidInput(Problem(name, f"invalid YAML: character U+{exc.character:04X} is not allowed in YAML "
+                                         "(write it as an escape in a double-quoted string)", line, col)) from None
     except YAMLError as exc:
         raise InvalidInput(Problem(name, f"invalid YAML: {' '.join(str(exc).split())}")) from None
     except RecursionError:
         raise InvalidInput(Problem(name, "YAML nesting is too deep")) from None
     if doc is None:
-        raise InvalidInput(Problem(name, f"{what} file is empty"))
+        raise InvalidInput(Problem(name, f"{what} file is empty", 1, 1))
     located = Located(None, name)
     budget = [MAX_NODES]
     located.data = _plain(doc, (), located, budget)

@@ -89,3 +89,18 @@ def test_reused_anchor_is_valid_and_warns_nothing():
         warnings.simplefilter("always")
         assert parse_yaml("a: &x 1\nb: &x 2\nc: *x\n", "p.yaml").data == {"a": 1, "b": 2, "c": 2}
     assert caught == []
+
+
+def test_character_yaml_forbids_is_located_on_one_line():
+    # Found by the policy fuzz suite: ruamel's message spanned two lines, named "<unicode string>" and had no line.
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml('a: 1\nb: "x\x1by"\n', "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:2:6: invalid YAML: character U+001B is not allowed in YAML (write it as an escape in a double-quoted string)"]
+
+
+def test_invalid_utf8_is_located_at_its_line_and_column(write):
+    path = write("p.yaml", b"a: 1\nb: x\xed\xa0\xbd\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_yaml(path)
+    assert (exc.value.problems[0].line, exc.value.problems[0].col) == (2, 5)
