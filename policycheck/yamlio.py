@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -151,7 +151,7 @@ class _CheckedConstructor(RoundTripConstructor):
 #: What ruamel raises, unwrapped, for a value its tag cannot hold.
 _CONSTRUCTION_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError)
 #: Keys a mapping may have: names, numbers, booleans, null and dates (ruamel's subclasses included).
-_KEY_TYPES = (str, int, float, _dt.date, type(None))
+_KEY_TYPES = (str, int, float, _dt.date, type(None), TaggedScalar)
 
 
 def _check_key(key_node: Any, key: Any) -> None:
@@ -174,6 +174,15 @@ def _located(generator: Any, node: Any) -> Any:
         raise _unreadable(node, exc) from None
 
 
+def _construct_unknown_tag(constructor: Any, node: Any) -> Any:
+    # NOTE: ruamel keeps a local tag (`!x 1`) as a TaggedScalar and silently drops one
+    # on a mapping or list; neither is a value of ours, so both are refused at the node.
+    tag = str(node.tag)
+    raise ConstructorError(None, None, f"unknown tag {tag!r}: only plain YAML values are read (remove the tag)",
+                           node.start_mark)
+
+
+_CheckedConstructor.add_constructor(None, _construct_unknown_tag)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:int", _CheckedConstructor.construct_yaml_int)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:timestamp", _CheckedConstructor.construct_yaml_timestamp)
 
@@ -231,15 +240,19 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
-            if not isinstance(key, (str, int, float, bool)) or key is None:
+            name = _plain(key, path, located, budget) if isinstance(key, TaggedScalar) else key  # `!!str 1: x`
+            if not isinstance(name, (str, int, float, bool)) or name is None:
                 line, col = node.lc.key(key) if key in node else (0, 0)
                 raise InvalidInput(Problem(located.file, f"unsupported mapping key {key!r}", line + 1, col + 1))
             try:
                 line, col = node.lc.key(key)
-                located.marks[path + (str(key),)] = (line + 1, col + 1)
+                located.marks[path + (str(name),)] = (line + 1, col + 1)
             except (KeyError, TypeError):
-                pass
-            out[str(key)] = _plain(value, path + (str(key),), located, budget)
+                line, col = None, None
+            if str(name) in out:  # `1:` and `'1':`, or `!!str a:` and `a:`: one key once read
+                raise InvalidInput(Problem(located.file, f"duplicate key {str(name)!r}",
+                                           line + 1 if line is not None else None, col + 1 if col is not None else None))
+            out[str(name)] = _plain(value, path + (str(name),), located, budget)
         if path not in located.marks and node.lc.line is not None:
             located.marks[path] = (node.lc.line + 1, node.lc.col + 1)
         return out
@@ -263,4 +276,6 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
         return str(node)
     if isinstance(node, (_dt.date, _dt.datetime)):
         return node
+    if isinstance(node, TaggedScalar) and str(node.tag) == "tag:yaml.org,2002:str":
+        return str(node.value)  # `!!str 1`: the string "1"
     raise InvalidInput(Problem(located.file, f"unsupported YAML value {node!r}"))

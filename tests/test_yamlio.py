@@ -104,3 +104,23 @@ def test_invalid_utf8_is_located_at_its_line_and_column(write):
     with pytest.raises(InvalidInput) as exc:
         load_yaml(path)
     assert (exc.value.problems[0].line, exc.value.problems[0].col) == (2, 5)
+
+
+@pytest.mark.parametrize("text", ["a: !x 1\n", "a: !x [1]\n", "a: !x {b: 1}\n"])
+def test_unknown_tag_is_a_located_error(text):
+    # Found by the policy fuzz suite: a local tag on a scalar gave an error line without line:col
+    # (and one on a mapping or list was silently dropped).
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml(text, "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:1:4: invalid YAML: unknown tag '!x': only plain YAML values are read (remove the tag)"]
+
+
+def test_explicit_str_tag_gives_a_string():
+    assert parse_yaml("version: !!str 1\n!!str 2: x\n", "p.yaml").data == {"version": "1", "2": "x"}
+
+
+def test_keys_that_read_the_same_are_duplicates():
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml("1: a\n'1': b\n", "p.yaml")
+    assert str(exc.value.problems[0]) == "p.yaml:2:1: duplicate key '1'"
