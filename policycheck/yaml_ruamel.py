@@ -9,16 +9,18 @@ errors, ...), so this module is the one definition of what a document means.
 from __future__ import annotations
 
 import datetime as _dt
+import warnings
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
 
 from policycheck.errors import InvalidInput, Problem
-from policycheck.yamlio import MAX_DIGITS, MAX_NODES, Located, PathKey
+from policycheck.yamlio import MAX_DIGITS, MAX_NODES, Located, PathKey, _position
 
 
 class _CappedComposer(Composer):
@@ -48,6 +50,66 @@ class _CheckedConstructor(RoundTripConstructor):
             raise ConstructorError(None, None, f"invalid date {node.value!r}: {exc}", node.start_mark) from None
 
 
+    def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
+        # NOTE: ruamel raises plain exceptions (ValueError, KeyError, ...) for a
+        # value its explicit tag cannot hold (`!!int abc`, `!!omap [a]`, `!!map x`);
+        # they become located errors at the node. A mapping or sequence is filled
+        # later, by a generator, so its generator is wrapped the same way.
+        queued = len(self.state_generators)
+        try:
+            data = super().construct_non_recursive_object(node, tag)
+        except _CONSTRUCTION_ERRORS as exc:
+            raise _unreadable(node, exc) from None
+        for i in range(queued, len(self.state_generators)):
+            self.state_generators[i] = _located(self.state_generators[i], node)
+        return data
+
+    def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+        # A mapping or list as a key (`? {a: {b: 1}}`, `{[x]: 1}`) names nothing in
+        # a policy; refused here, before ruamel hashes it (TypeError: unhashable type).
+        _check_key(key_node, key)
+        return super().check_mapping_key(node, key_node, mapping, key, value)
+
+    def check_set_key(self, node: Any, key_node: Any, setting: Any, key: Any) -> None:
+        _check_key(key_node, key)
+        return super().check_set_key(node, key_node, setting, key)
+
+
+#: What ruamel raises, unwrapped, for a value its tag cannot hold.
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError)
+#: Keys a mapping may have: names, numbers, booleans, null and dates (ruamel's subclasses included).
+_KEY_TYPES = (str, int, float, _dt.date, type(None), TaggedScalar)
+
+
+def _check_key(key_node: Any, key: Any) -> None:
+    if not isinstance(key, _KEY_TYPES):
+        raise ConstructorError(None, None, "a mapping key must be a name or a number, not a mapping or a list",
+                               key_node.start_mark)
+
+
+def _unreadable(node: Any, exc: Exception) -> ConstructorError:
+    tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+    value = node.value if isinstance(node.value, str) else None
+    what = "an empty value" if value == "" else f"{value[:40]!r}" if value is not None else f"this {node.id}"
+    return ConstructorError(None, None, f"{what} cannot be read as {tag}", node.start_mark)
+
+
+def _located(generator: Any, node: Any) -> Any:
+    try:
+        yield from generator
+    except _CONSTRUCTION_ERRORS as exc:
+        raise _unreadable(node, exc) from None
+
+
+def _construct_unknown_tag(constructor: Any, node: Any) -> Any:
+    # NOTE: ruamel keeps a local tag (`!x 1`) as a TaggedScalar and silently drops one
+    # on a mapping or list; neither is a value of ours, so both are refused at the node.
+    tag = str(node.tag)
+    raise ConstructorError(None, None, f"unknown tag {tag!r}: only plain YAML values are read (remove the tag)",
+                           node.start_mark)
+
+
+_CheckedConstructor.add_constructor(None, _construct_unknown_tag)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:int", _CheckedConstructor.construct_yaml_int)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:timestamp", _CheckedConstructor.construct_yaml_timestamp)
 
@@ -59,19 +121,28 @@ def parse(text: str, name: str, what: str = "policy") -> Located:
     yaml.Composer = _CappedComposer
     yaml.Constructor = _CheckedConstructor
     try:
-        doc = yaml.load(text)
+        with warnings.catch_warnings():
+            # NOTE: a re-defined anchor is valid YAML 1.2; ruamel's warning would
+            # print several lines on stderr, outside the one-line contract.
+            warnings.simplefilter("ignore")
+            doc = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = _yaml_message(exc)
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
         raise InvalidInput(Problem(name, message, line, col)) from None
+    except ReaderError as exc:
+        # A character YAML does not allow in a file (a control character such as ESC or NUL).
+        line, col = _position(text, exc.position)
+        raise InvalidInput(Problem(name, f"invalid YAML: character U+{exc.character:04X} is not allowed in YAML "
+                                         "(write it as an escape in a double-quoted string)", line, col)) from None
     except YAMLError as exc:
         raise InvalidInput(Problem(name, f"invalid YAML: {' '.join(str(exc).split())}")) from None
     except RecursionError:
         raise InvalidInput(Problem(name, "YAML nesting is too deep")) from None
     if doc is None:
-        raise InvalidInput(Problem(name, f"{what} file is empty"))
+        raise InvalidInput(Problem(name, f"{what} file is empty", 1, 1))
     located = Located(None, name)
     budget = [MAX_NODES]
     located.data = _plain(doc, (), located, budget)
@@ -97,15 +168,19 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
-            if not isinstance(key, (str, int, float, bool)) or key is None:
+            name = _plain(key, path, located, budget) if isinstance(key, TaggedScalar) else key  # `!!str 1: x`
+            if not isinstance(name, (str, int, float, bool)) or name is None:
                 line, col = node.lc.key(key) if key in node else (0, 0)
                 raise InvalidInput(Problem(located.file, f"unsupported mapping key {key!r}", line + 1, col + 1))
             try:
                 line, col = node.lc.key(key)
-                located.marks[path + (str(key),)] = (line + 1, col + 1)
+                located.marks[path + (str(name),)] = (line + 1, col + 1)
             except (KeyError, TypeError):
-                pass
-            out[str(key)] = _plain(value, path + (str(key),), located, budget)
+                line, col = None, None
+            if str(name) in out:  # `1:` and `'1':`, or `!!str a:` and `a:`: one key once read
+                raise InvalidInput(Problem(located.file, f"duplicate key {str(name)!r}",
+                                           line + 1 if line is not None else None, col + 1 if col is not None else None))
+            out[str(name)] = _plain(value, path + (str(name),), located, budget)
         if path not in located.marks and node.lc.line is not None:
             located.marks[path] = (node.lc.line + 1, node.lc.col + 1)
         return out
@@ -129,4 +204,6 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
         return str(node)
     if isinstance(node, (_dt.date, _dt.datetime)):
         return node
+    if isinstance(node, TaggedScalar) and str(node.tag) == "tag:yaml.org,2002:str":
+        return str(node.value)  # `!!str 1`: the string "1"
     raise InvalidInput(Problem(located.file, f"unsupported YAML value {node!r}"))

@@ -10,8 +10,10 @@ rejects duplicate keys. On top of it this module:
 - caps the file's size and the number of nodes while parsing (a long
   sequence is refused at its node cap, not after minutes of parsing) and
   again while expanding aliases, which stops "billion laughs" bombs;
-- turns every read or parse failure, an impossible date (2099-02-30) or an
-  integer too long to convert included, into one located :class:`InvalidInput` line.
+- turns every read or parse failure, an impossible date (2099-02-30), an
+  integer too long to convert, a mapping used as a key or a value its
+  explicit tag cannot hold (``!!int abc``) included, into one located
+  :class:`InvalidInput` line.
 
 Two readers share the work (:func:`parse_yaml`): libyaml, in C, reads the
 plain documents policies, manifests and ledgers are (:mod:`policycheck.yaml_libyaml`);
@@ -73,9 +75,16 @@ def read_text(path: Path, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        before = raw[:exc.start].decode("utf-8", "replace")
+        line, col = _position(before, len(before))
         raise InvalidInput(
-            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})")
+            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})", line, col)
         ) from None
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of ``text[index]``."""
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
 
 
 def load_yaml(path: Path, what: str = "policy") -> Located:

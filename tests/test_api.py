@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np
@@ -13,6 +12,7 @@ from click.testing import CliRunner
 import policycheck as pc
 from conftest import DEMO, TOY_POLICY
 from policycheck.cli import cli
+from policycheck.report.integrity import without_run_context
 from policycheck.synthesizers import BUILTIN
 
 #: Real metrics of three families on a small Adult extract: a check in seconds.
@@ -41,10 +41,9 @@ rules:
 
 COLUMNS = ["age", "sex", "race", "education", "hours_per_week", "income"]
 
-#: Fields that differ between any two runs (clock, process, run id and the digests over them, how the data came in).
-RUN_SPECIFIC = ("generated_at", "provenance.run_id", "provenance.integrity", "provenance.started_at", "provenance.finished_at", "provenance.intermediate_seconds",
-                "provenance.command", "provenance.working_directory", "provenance.data_files", "provenance.manifest",
-                "release.manifest", "release.manifest_sha256")
+#: How the data came in (frames in memory, or files): all that differs, beyond the run context, between
+#: the API and the CLI on the same data.
+DATA_SOURCE = ("provenance.data_files", "provenance.manifest", "release.manifest_sha256")
 
 
 def frames():
@@ -55,18 +54,14 @@ def frames():
 
 
 def comparable(report: dict) -> dict:
-    """The report without run-specific fields, timings and data paths."""
-    out = copy.deepcopy(report)
-    for dotted in RUN_SPECIFIC:
+    """The report without its run context (clocks, paths, timings) and how the data came in."""
+    out = without_run_context(report)
+    for dotted in DATA_SOURCE:
         *parents, leaf = dotted.split(".")
         node = out
         for key in parents:
             node = node[key]
         node.pop(leaf, None)
-    for rule in out["rules"]:
-        rule.pop("seconds")
-    for dataset in out["release"]["datasets"]:
-        dataset.pop("path")
     return out
 
 

@@ -15,12 +15,7 @@ from policycheck.checking import check_release  # noqa: E402
 from policycheck.dask_executor import DaskExecutor  # noqa: E402
 from policycheck.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
-
-#: What differs between two runs of the same check: clocks, the run id and the digests over them,
-#: the executor's name, the command line.
-RUN_SPECIFIC = {"generated_at", "started_at", "finished_at", "intermediate_seconds", "seconds", "executor", "command",
-                "run_id", "integrity",
-                "working_directory"}
+from policycheck.report.integrity import without_run_context  # noqa: E402
 
 GAME_POLICY = """\
 metadata: {id: game-on-dask, title: Attribute-inference game, version: "1", owner: tests}
@@ -37,17 +32,9 @@ rules:
 """
 
 
-def without_run_specific(value):
-    if isinstance(value, dict):
-        return {k: without_run_specific(v) for k, v in value.items() if k not in RUN_SPECIFIC}
-    if isinstance(value, list):
-        return [without_run_specific(v) for v in value]
-    return value
-
-
 def report_bytes(out: Path) -> bytes:
     report = json.loads((out / "report.json").read_text())
-    return json.dumps(without_run_specific(report), sort_keys=True).encode()
+    return json.dumps(without_run_context(report), sort_keys=True).encode()
 
 
 @pytest.fixture(scope="module")

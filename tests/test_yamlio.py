@@ -1,3 +1,5 @@
+import warnings
+
 import pytest
 
 from policycheck.errors import InvalidInput
@@ -53,3 +55,72 @@ def test_empty_file_is_an_error(write):
 def test_missing_file_is_an_error(tmp_path):
     with pytest.raises(InvalidInput, match="not found"):
         load_yaml(tmp_path / "nope.yaml")
+
+
+def test_mapping_as_a_key_is_a_located_error_not_unhashable():
+    # Found by the policy fuzz suite: a rule followed by ":" in a flow list makes the
+    # rule a key, and ruamel then hashed a mapping inside it (TypeError: unhashable type: 'CommentedMap').
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml('{"rules": [{"id": "x", "threshold": {"fail_above": 1}}: 1]}\n', "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:1:12: invalid YAML: a mapping key must be a name or a number, not a mapping or a list"]
+
+
+def test_nested_complex_key_is_a_located_error():
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml("? - ? a\n", "p.yaml")
+    assert str(exc.value.problems[0]).startswith("p.yaml:1:")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("seed: !!int\n", "p.yaml:1:7: invalid YAML: an empty value cannot be read as !!int"),
+    ("flag: !!bool 11\n", "p.yaml:1:7: invalid YAML: '11' cannot be read as !!bool"),
+    ("confidence: !!float x\n", "p.yaml:1:13: invalid YAML: 'x' cannot be read as !!float"),
+])
+def test_value_its_tag_cannot_hold_is_a_located_error(text, expected):
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml(text, "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [expected]
+
+
+def test_reused_anchor_is_valid_and_warns_nothing():
+    # ruamel's ReusedAnchorWarning printed several lines on stderr, outside the one-line contract.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert parse_yaml("a: &x 1\nb: &x 2\nc: *x\n", "p.yaml").data == {"a": 1, "b": 2, "c": 2}
+    assert caught == []
+
+
+def test_character_yaml_forbids_is_located_on_one_line():
+    # Found by the policy fuzz suite: ruamel's message spanned two lines, named "<unicode string>" and had no line.
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml('a: 1\nb: "x\x1by"\n', "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:2:6: invalid YAML: character U+001B is not allowed in YAML (write it as an escape in a double-quoted string)"]
+
+
+def test_invalid_utf8_is_located_at_its_line_and_column(write):
+    path = write("p.yaml", b"a: 1\nb: x\xed\xa0\xbd\n")
+    with pytest.raises(InvalidInput) as exc:
+        load_yaml(path)
+    assert (exc.value.problems[0].line, exc.value.problems[0].col) == (2, 5)
+
+
+@pytest.mark.parametrize("text", ["a: !x 1\n", "a: !x [1]\n", "a: !x {b: 1}\n"])
+def test_unknown_tag_is_a_located_error(text):
+    # Found by the policy fuzz suite: a local tag on a scalar gave an error line without line:col
+    # (and one on a mapping or list was silently dropped).
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml(text, "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:1:4: invalid YAML: unknown tag '!x': only plain YAML values are read (remove the tag)"]
+
+
+def test_explicit_str_tag_gives_a_string():
+    assert parse_yaml("version: !!str 1\n!!str 2: x\n", "p.yaml").data == {"version": "1", "2": "x"}
+
+
+def test_keys_that_read_the_same_are_duplicates():
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml("1: a\n'1': b\n", "p.yaml")
+    assert str(exc.value.problems[0]) == "p.yaml:2:1: duplicate key '1'"

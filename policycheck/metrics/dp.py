@@ -46,7 +46,7 @@ from policycheck.metrics.base import (
 from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
-from policycheck.release.model import Dataset, SynthesizerInfo
+from policycheck.release.model import Dataset, Release, SynthesizerInfo
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -189,11 +189,37 @@ EXCESS_ATTRIBUTE_METHOD = Method(
 )
 
 
+def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: the chosen accountant must apply to every mechanism this release's sets declare.
+
+    (The ledger's mechanisms are judged when the rule runs.) An invalid
+    declaration is left to the evaluator, which names it.
+    """
+    from policycheck.methods.dp import composition
+    if params.accountant == "best":
+        return []
+    declared = []
+    for ds in release.synthetic:
+        try:
+            mech = declared_mechanism(ds.synthesizer, f"synthetic set {ds.name!r}")
+        except EvaluationError:
+            continue
+        if mech is not None:
+            declared.append(mech)
+    reason = composition.inapplicable(params.accountant, declared, params.delta) if declared else None
+    if reason is None:
+        return []
+    others = ", ".join(repr(a) for a in ("best", *composition.ACCOUNTANTS) if a != params.accountant)
+    return [(("accountant",), f"accountant {params.accountant!r} cannot account for this release's declared "
+                              f"mechanisms: {reason}; use one of {others}")]
+
+
 @metric(
     name="dp_total_epsilon",
     method=TOTAL_EPSILON_METHOD,
     family="dp",
     params=TotalEpsilonParams,
+    check=check_accountant,
     knowledge={Knowledge.DECLARED_MECHANISM},
     inputs={"synthetic", "ledger"},
     value_range=(0.0, None),

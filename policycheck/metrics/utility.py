@@ -26,7 +26,7 @@ from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
-from policycheck.release.model import ColumnType
+from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -131,8 +131,12 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
     names = [s.name for s in ctx.release.synthetic]
     values = [e.mre if which == "mre" else e.mean_tvd for e in per_set]
     if all(np.isnan(v) for v in values):
+        # NOTE: an original with at most min_count records is refused before running
+        # (check_mre_params); whether some cell of a larger one passes min_count is
+        # known only once the marginals are counted, so this stays an evaluator error.
         raise EvaluationError(
-            f"no 3-way marginal cell of the original has more than min_count={params.min_count} records"
+            f"no 3-way marginal cell of the original has more than min_count={params.min_count} records: "
+            "lower min_count"
         )
     worst = int(np.nanargmax(values))
     errors = per_set[worst]
@@ -209,6 +213,26 @@ def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[
 
 
 # The two marginal metrics read the same comparison and differ in what they report.
+def check_triples(params: MarginalParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: three distinct analysed columns to form triples from (sec. 5.3 measures 3-way marginals)."""
+    cols = list(dict.fromkeys(params.columns or release.columns))
+    if len(cols) >= 3:
+        return []
+    if params.columns:
+        return [(("columns",), f"3-way marginals need three distinct columns; param columns names {len(cols)}")]
+    return [((), f"3-way marginals need three analysed columns; the release has {len(cols)}")]
+
+
+def check_mre_params(params: MarginalParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+    """:func:`check_triples`, and an original with more records than ``min_count``, else no cell can be measured."""
+    problems = check_triples(params, release, attacker)
+    rows = release.original.n_rows
+    if rows <= params.min_count:
+        problems.append((("min_count",), f"the original has {rows} records, so no 3-way marginal cell can hold more "
+                                         f"than min_count={params.min_count}: lower min_count"))
+    return problems
+
+
 marginal_metric = partial(
     metric,
     family="utility",
@@ -224,6 +248,7 @@ marginal_metric = partial(
 @marginal_metric(
     name="three_way_marginal_mre",
     method=MRE_METHOD,
+    check=check_mre_params,
     value_range=(0.0, None),
     meaning="How far, on average, counts of combinations of three attributes in the synthetic data are from the real "
     "counts, relative to the real count (only combinations held by more than 10 real people). 0.2 means counts are "
@@ -239,6 +264,7 @@ def three_way_marginal_mre(ctx: EvaluationContext, params: MarginalParams, needs
 @marginal_metric(
     name="three_way_marginal_tvd",
     method=TVD_METHOD,
+    check=check_triples,
     value_range=(0.0, 1.0),
     meaning="The share of probability mass that sits in the wrong place when the synthetic data's combinations of "
     "three attributes are compared with the real ones, averaged over combinations: 0 is a perfect copy of the "

@@ -115,6 +115,25 @@ def context_fields(report: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ..
     yield from walk(report, ())
 
 
+def without_run_context(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` without its run context and the digests over it: what two runs of one check share.
+
+    Same policy, data and seed give the same numbers (the README's
+    determinism contract), so tests and benchmarks that run a check twice
+    (another executor, the Python API) compare what this leaves.
+    """
+
+    def strip(node: Any, path: tuple[str | int, ...]) -> Any:
+        if isinstance(node, dict):
+            return {key: strip(value, (*path, key)) for key, value in node.items()
+                    if not is_context((*path, key)) and (*path, key) != ("provenance", "integrity")}
+        if isinstance(node, list):
+            return [strip(value, (*path, i)) for i, value in enumerate(node)]
+        return node
+
+    return strip(report, ())
+
+
 def without_integrity(report: dict[str, Any]) -> dict[str, Any]:
     provenance = {k: v for k, v in report["provenance"].items() if k != "integrity"}
     return {**report, "provenance": provenance}

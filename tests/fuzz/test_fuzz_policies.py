@@ -21,10 +21,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, check_contract, collector, run_cli
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SUMMARY, check_contract, collector, run_cli
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
+EXIT3: list = []
+UNPOSITIONED: Counter = Counter()
 collect = collector(COUNTS, FAILURES)
 
 METRICS = ["exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "mi_risk",
@@ -109,7 +111,7 @@ def garbled(draw):
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(text)))
         action = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
-        piece = draw(st.text(alphabet="&*!%:{}[],-#|>'\"\t\n \x00\x1b\u2028abc019", min_size=1, max_size=4))
+        piece = draw(st.text(alphabet="&*!?%:{}[],-#|>'\"\t\n \x00\x1b\u2028abc019", min_size=1, max_size=4))
         if action == "insert":
             text = text[:i] + piece + text[i:]
         elif action == "delete":
@@ -175,6 +177,22 @@ def release(tmp_path):
 FILES = ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "policycheck")
 
 
+#: An error line with a position: ``file:line:col: message``.
+POSITIONED = re.compile(r"^(error: )?[^\s:][^:]*:\d+:\d+: \S")
+
+
+def count_unpositioned(code: int, err: str) -> None:
+    """Count exit-2 error lines that name their file but no line and column (issue 16, item 9)."""
+    if code != 2:
+        return
+    for line in err.splitlines():
+        if line and not SUMMARY.match(line) and not line.startswith("finding: "):
+            COUNTS["error lines"] += 1
+            if not POSITIONED.match(line):
+                COUNTS["error lines without line:col"] += 1
+                UNPOSITIONED[re.sub(r"'[^']*'|\d+", "_", line)[:120]] += 1
+
+
 def exercise(release, text: str) -> None:
     (release / "p.yaml").write_bytes(text.encode("utf-8", "surrogatepass"))
     COUNTS["policies"] += 1
@@ -182,6 +200,7 @@ def exercise(release, text: str) -> None:
         flush()
     code, out, err = run_cli("validate", "p.yaml")
     check_contract(code, err, FILES)
+    count_unpositioned(code, err)
     COUNTS[f"validate exit {code}"] += 1
     code, out, err = run_cli("plan", "p.yaml", "--json")
     check_contract(code, err, FILES)
@@ -190,6 +209,7 @@ def exercise(release, text: str) -> None:
     # NOTE: loading the release costs most of an example: only policies valid on their own get it.
     code, _, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
     check_contract(code, err, FILES)
+    count_unpositioned(code, err)
     COUNTS[f"validate with release exit {code}"] += 1
     if code != 0:
         return
@@ -203,6 +223,11 @@ def exercise(release, text: str) -> None:
     code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial")
     check_contract(code, err, FILES, allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
+    if code == 3:
+        # An evaluator failed on a valid policy: keep what it said and the input, to tell
+        # a true evaluator failure (exit 3 is right) from invalid input or a bug.
+        EXIT3.append({"errors": [line.strip() for line in out.splitlines() if line.strip().startswith("error")],
+                      "input": text[:4000]})
 
 
 @settings(max_examples=DEFAULT_EXAMPLES)
@@ -222,7 +247,8 @@ def flush():
     """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
-            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20], "exit 3": EXIT3[:50],
+                                 "without line:col": dict(UNPOSITIONED.most_common(30))}) + "\n")
 
 
 def teardown_module():

@@ -142,6 +142,27 @@ def test_set_without_a_dp_claim_makes_the_total_infinite():
     assert "synthetic[1]" in result.notes[0]
 
 
+def _accountant_problems(rel, **params):
+    spec = registry.get_metric("dp_total_epsilon")
+    return spec.check(spec.params(**params), rel, AttackerView("no-box", (), ()))
+
+
+def test_renyi_accountant_for_an_epsilon_delta_only_set_is_refused_before_running():
+    # Found by the policy fuzz suite: accountant rdp on a set declaring (epsilon, delta) ended in exit 3.
+    rel = release(SynthesizerInfo("a", epsilon=1.0, delta=1e-6))
+    assert _accountant_problems(rel, delta=1e-5, accountant="rdp") == [
+        (("accountant",), "accountant 'rdp' cannot account for this release's declared mechanisms: an (epsilon, "
+                          "delta)-only mechanism has no Renyi curve; use one of 'best', 'basic', 'advanced', 'pld'")]
+    assert _accountant_problems(rel, delta=1e-5, accountant="pld") == []
+
+
+def test_pld_accountant_for_a_zcdp_set_is_refused_and_rdp_needs_a_positive_delta():
+    rel = release(SynthesizerInfo("a", params={"mechanism": "zcdp", "rho": 0.1}))
+    assert "no privacy loss distribution" in _accountant_problems(rel, delta=1e-5, accountant="pld")[0][1]
+    assert "needs a positive target delta" in _accountant_problems(rel, delta=0.0, accountant="rdp")[0][1]
+    assert _accountant_problems(rel, delta=1e-5, accountant="rdp") == []
+
+
 def test_missing_ledger_is_an_evaluation_error_naming_the_file(tmp_path):
     with pytest.raises(EvaluationError, match=r"ledger .*gone\.yaml: file not found"):
         evaluate("dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5)), base_dir=tmp_path,

@@ -48,3 +48,23 @@ def test_sampled_triples_give_a_bootstrap_interval():
     result = _evaluate("three_way_marginal_tvd", {"n_triples": 3})
     assert result.details["triples"] == 3
     assert result.interval[0] <= result.value <= result.interval[1]
+
+
+def _problems(name, params):
+    spec = registry.get_metric(name)
+    return spec.check(spec.params(**params), _release(), AttackerView("no-box", (), ()))
+
+
+@pytest.mark.parametrize("name", ["three_way_marginal_mre", "three_way_marginal_tvd"])
+def test_fewer_than_three_distinct_columns_are_refused_before_running(name):
+    # Found by the policy fuzz suite: these ended in exit 3 ("3-way marginals need at least three columns").
+    assert _problems(name, {"columns": ["a", "b", "b"]}) == [
+        (("columns",), "3-way marginals need three distinct columns; param columns names 2")]
+
+
+def test_mre_min_count_at_least_the_originals_records_is_refused_before_running():
+    # 300 records: no cell can hold more than 300, so no cell would be measured (exit 3 before).
+    assert _problems("three_way_marginal_mre", {"min_count": 300}) == [
+        (("min_count",), "the original has 300 records, so no 3-way marginal cell can hold more than min_count=300: "
+                         "lower min_count")]
+    assert _problems("three_way_marginal_mre", {"min_count": 299}) == []

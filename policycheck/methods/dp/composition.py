@@ -249,6 +249,22 @@ class Composition:
         return name, usable[name]
 
 
+def inapplicable(accountant: str, mechanisms: Sequence[Mechanism], target_delta: float) -> str | None:
+    """Why ``accountant`` cannot account for ``mechanisms`` at ``target_delta``, or None when it can.
+
+    Read from the mechanisms' kinds alone, so a policy asking for an accountant
+    its release's mechanisms rule out is refused before anything is composed.
+    """
+    if accountant == "rdp":
+        if target_delta <= 0:
+            return "Renyi accounting needs a positive target delta"
+        if any(m.mechanism == "approximate" for m in mechanisms):
+            return "an (epsilon, delta)-only mechanism has no Renyi curve"
+    if accountant == "pld" and any(m.mechanism == "zcdp" for m in mechanisms):
+        return "a zCDP-only mechanism has no privacy loss distribution"
+    return None
+
+
 def compose(mechanisms: Sequence[Mechanism], target_delta: float) -> Composition:
     """Total epsilon at ``target_delta`` of running every mechanism on the same original.
 
@@ -300,14 +316,9 @@ def compose(mechanisms: Sequence[Mechanism], target_delta: float) -> Composition
         reasons["advanced"] = "the declared deltas leave no slack below the target delta"
     if pairs is None:
         pairs = [p if p is not None else (math.inf, 0.0) for p in declared]
-    if target_delta <= 0:
-        by["rdp"] = None
-        reasons["rdp"] = "Renyi accounting needs a positive target delta"
-    else:
-        by["rdp"] = rdp_epsilon(mechanisms, target_delta)
-        if by["rdp"] is None:
-            reasons["rdp"] = "an (epsilon, delta)-only mechanism has no Renyi curve"
-    by["pld"] = pld_epsilon(mechanisms, target_delta)
-    if by["pld"] is None:
-        reasons["pld"] = "a zCDP-only mechanism has no privacy loss distribution"
+    for name, epsilon_of in (("rdp", rdp_epsilon), ("pld", pld_epsilon)):
+        reason = inapplicable(name, mechanisms, target_delta)
+        by[name] = None if reason else epsilon_of(mechanisms, target_delta)
+        if reason:
+            reasons[name] = reason
     return Composition(target_delta, by, tuple(pairs), reasons)
