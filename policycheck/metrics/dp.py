@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TYPE_CHECKING
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from policycheck.methods.dp import transition_matrix
 from policycheck.metrics.base import (
@@ -91,23 +91,17 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
     Raises EvaluationError naming ``where`` when the declaration is invalid.
     """
     from policycheck.methods.dp import composition
-    from policycheck.methods.dp.composition import Mechanism
     if info is None:
         return None
-    fields = {k: v for k, v in info.params.items() if k in composition.MECHANISM_KEYS}
+    fields = dict(info.params)
     if info.epsilon is not None:
         fields["epsilon"] = info.epsilon
     if info.delta is not None:
         fields["delta"] = info.delta
-    if not fields or fields.keys() <= {"delta"}:
-        return None
     try:
-        return Mechanism.model_validate(fields)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        msg = first["msg"].removeprefix("Value error, ")
-        raise EvaluationError(f"{where} declares an invalid DP mechanism: {loc + ': ' if loc else ''}{msg}") from None
+        return composition.declared_mechanism(fields)
+    except composition.InvalidMechanism as exc:
+        raise EvaluationError(f"{where} declares an {exc}") from None
 
 
 class TotalEpsilonParams(Params):

@@ -89,6 +89,28 @@ def test_a_ledger_entry_of_this_release_is_not_judged_before_running(write, toy_
     assert code == 0, err
 
 
+@pytest.mark.parametrize("declared, expected", [
+    ("{name: copy, mechanism: gaussian}",
+     "release.yaml:6:31: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "mechanism 'gaussian' needs rho or noise_multiplier"),
+    ("{name: copy, mechanism: zcdp, rho: -1}",
+     "release.yaml:6:48: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "rho: Input should be greater than 0"),
+    ("{name: copy, mechanism: pure, epsilon: 1.0, delta: 1e-6}",
+     "release.yaml:6:31: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "a pure mechanism has delta 0; use 'approximate' for a positive delta"),
+])
+def test_an_invalid_dp_mechanism_in_the_manifest_exits_2_at_its_line(toy_metric, write, toy_release,
+                                                                     declared, expected):
+    # Refused when the manifest is read, whatever rules the policy has (here none reads it).
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text().replace("{name: copy, epsilon: 1.0, delta: 1e-6}", declared))
+    write("p.yaml", TOY_POLICY)
+    code, _, err = _run("check", "p.yaml", "-r", manifest, "-o", "out", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == f"{expected}\n"
+
+
 def test_an_output_path_that_is_a_file_is_refused_before_computing(toy_metric, write, toy_release):
     write("p.yaml", TOY_POLICY)
     write("taken", "precious")
