@@ -186,6 +186,13 @@ def test_a_bad_synthesizer_declaration_is_refused():
         pc.Release(original=original, synthetic=original, synthesizer={"epsilon": -1})
 
 
+def test_an_invalid_dp_mechanism_declaration_is_refused_with_the_release():
+    original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
+    with pytest.raises(pc.InputError) as caught:
+        pc.Release(original=original, synthetic=original, synthesizer={"name": "x", "mechanism": "gaussian"})
+    assert str(caught.value) == "synthesizer[0]: invalid DP mechanism: mechanism 'gaussian' needs rho or noise_multiplier"
+
+
 def test_named_synthetic_sets_keep_their_names():
     original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
     release = pc.Release(original=original, synthetic={"ctgan": original, "tvae": original})

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TYPE_CHECKING
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from policycheck.methods.dp import transition_matrix
 from policycheck.metrics.base import (
@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     import numpy as np
     from policycheck.methods.dp import composition, lower_bound
     from policycheck.methods.dp.composition import Mechanism
-    from policycheck.methods.dp.ledger import LedgerError, load_ledger
+    from policycheck.methods.dp.ledger import Ledger, LedgerError, load_ledger
 
 REFERENCE = (
     "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
@@ -91,23 +91,17 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
     Raises EvaluationError naming ``where`` when the declaration is invalid.
     """
     from policycheck.methods.dp import composition
-    from policycheck.methods.dp.composition import Mechanism
     if info is None:
         return None
-    fields = {k: v for k, v in info.params.items() if k in composition.MECHANISM_KEYS}
+    fields = dict(info.params)
     if info.epsilon is not None:
         fields["epsilon"] = info.epsilon
     if info.delta is not None:
         fields["delta"] = info.delta
-    if not fields or fields.keys() <= {"delta"}:
-        return None
     try:
-        return Mechanism.model_validate(fields)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        msg = first["msg"].removeprefix("Value error, ")
-        raise EvaluationError(f"{where} declares an invalid DP mechanism: {loc + ': ' if loc else ''}{msg}") from None
+        return composition.declared_mechanism(fields)
+    except composition.InvalidMechanism as exc:
+        raise EvaluationError(f"{where} declares an {exc}") from None
 
 
 class TotalEpsilonParams(Params):
@@ -145,12 +139,9 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
             ledger = load_ledger(path)
         except LedgerError as exc:
             raise EvaluationError(str(exc)) from None
-        sha = ctx.release.original.sha256
-        if ledger.original and ledger.original.sha256 and sha and ledger.original.sha256.lower() != sha.lower():
-            raise EvaluationError(
-                f"ledger {path}: lists releases of an original with sha256 {ledger.original.sha256}, "
-                f"but this release's original has sha256 {sha}"
-            )
+        mismatch = original_mismatch(ledger, path, ctx.release)
+        if mismatch:
+            raise EvaluationError(mismatch)
         for entry in ledger.releases:
             if entry.id == ctx.release.id:
                 notes.append(f"The ledger already lists release {entry.id!r}; it was counted once, as this release.")
@@ -189,15 +180,12 @@ EXCESS_ATTRIBUTE_METHOD = Method(
 )
 
 
-def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
-    """Before running: the chosen accountant must apply to every mechanism this release's sets declare.
+def _release_mechanisms(release: Release) -> list[Mechanism]:
+    """The mechanisms this release's sets declare (sets claiming no DP left out).
 
-    (The ledger's mechanisms are judged when the rule runs.) An invalid
-    declaration is left to the evaluator, which names it.
+    An invalid declaration is refused when the manifest is read; one in a
+    Release built in code is left to the evaluator, which names it.
     """
-    from policycheck.methods.dp import composition
-    if params.accountant == "best":
-        return []
     declared = []
     for ds in release.synthetic:
         try:
@@ -206,12 +194,70 @@ def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any
             continue
         if mech is not None:
             declared.append(mech)
+    return declared
+
+
+def _other_accountants(accountant: str) -> str:
+    from policycheck.methods.dp import composition
+    return ", ".join(repr(a) for a in ("best", *composition.ACCOUNTANTS) if a != accountant)
+
+
+def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: the chosen accountant must apply to every mechanism this release's sets declare.
+
+    (The ledger's mechanisms are judged by :func:`check_ledger`, where the
+    policy loader reads the ledger.)
+    """
+    from policycheck.methods.dp import composition
+    if params.accountant == "best":
+        return []
+    declared = _release_mechanisms(release)
     reason = composition.inapplicable(params.accountant, declared, params.delta) if declared else None
     if reason is None:
         return []
-    others = ", ".join(repr(a) for a in ("best", *composition.ACCOUNTANTS) if a != params.accountant)
     return [(("accountant",), f"accountant {params.accountant!r} cannot account for this release's declared "
-                              f"mechanisms: {reason}; use one of {others}")]
+                              f"mechanisms: {reason}; use one of {_other_accountants(params.accountant)}")]
+
+
+def original_mismatch(ledger: Ledger, path: Path, release: Release) -> str | None:
+    """Why ``ledger`` (read from ``path``) is not of ``release``'s original, or None.
+
+    Only when both hashes are known: a ledger need not name its original.
+    """
+    sha = release.original.sha256
+    recorded = ledger.original.sha256 if ledger.original else None
+    if recorded and sha and recorded.lower() != sha.lower():
+        return (f"ledger {path}: lists releases of an original with sha256 {recorded}, "
+                f"but this release's original has sha256 {sha}")
+    return None
+
+
+def check_ledger(params: TotalEpsilonParams, ledger: Ledger, path: Path, release: Release) -> list[tuple[tuple[str, ...], str]]:
+    """Before running: the ledger at ``path`` must be of this release's original, and the chosen accountant
+    must apply to the mechanisms it records as well as to this release's.
+
+    The policy loader calls this where it reads the ledger (it knows the
+    policy's folder), so a ledger the rule cannot count is invalid input
+    (exit 2), not an evaluator error. Entries with this release's id are
+    skipped, as the rule skips them.
+    """
+    from policycheck.methods.dp import composition
+    problems: list[tuple[tuple[str, ...], str]] = []
+    mismatch = original_mismatch(ledger, path, release)
+    if mismatch:
+        problems.append((("ledger",), mismatch))
+    if params.accountant == "best":
+        return problems
+    own = _release_mechanisms(release)
+    if own and composition.inapplicable(params.accountant, own, params.delta):
+        return problems  # check_accountant names it: one mistake, one message
+    recorded = [m for entry in ledger.releases if entry.id != release.id for m in entry.mechanisms]
+    reason = composition.inapplicable(params.accountant, [*own, *recorded], params.delta) if recorded else None
+    if reason:
+        problems.append((("accountant",), f"accountant {params.accountant!r} cannot account for the mechanisms "
+                                          f"ledger {path} records: {reason}; use one of "
+                                          f"{_other_accountants(params.accountant)}"))
+    return problems
 
 
 @metric(

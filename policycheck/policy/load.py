@@ -84,7 +84,7 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
         problems.extend(_pydantic_problems(exc, source, name, ()))
     params, semantic = _check_semantics(source, name, release, today or dt.date.today())
     problems.extend(semantic)
-    files, missing = _referenced_files(source, name, params, path.parent)
+    files, missing = _referenced_files(source, name, params, path.parent, release)
     problems.extend(missing)
     if problems or policy is None:
         raise InvalidInput(_dedupe(problems))
@@ -96,10 +96,15 @@ FILE_PARAMS = ("ledger", "matrix")
 
 
 def _referenced_files(
-    source: Source, name: str, params_by_rule: dict[str, BaseModel], base_dir: Path
+    source: Source, name: str, params_by_rule: dict[str, BaseModel], base_dir: Path, release: Release | None = None
 ) -> tuple[list[tuple[Path, str]], list[Problem]]:
-    """Hash every file the rules' params name; a missing or invalid one is a problem now, not an evaluator error."""
+    """Hash every file the rules' params name; a missing or invalid one is a problem now, not an evaluator error.
+
+    With a release, a ledger is also checked against it (its original, the
+    rule's accountant against the mechanisms it records).
+    """
     from policycheck.methods.dp.ledger import LedgerError, load_ledger
+    from policycheck.metrics.dp import check_ledger
 
     rules = source.data.get("rules")
     index = {r["id"]: i for i, r in enumerate(rules if isinstance(rules, list) else [])
@@ -118,10 +123,13 @@ def _referenced_files(
                 continue
             if key == "ledger":
                 try:
-                    load_ledger(file)
+                    ledger = load_ledger(file)
                 except LedgerError as exc:
                     problems.append(source.problem(at, str(exc), name))
                     continue
+                if release is not None:
+                    problems.extend(source.problem(at[:-1] + param_path, message, name)
+                                    for param_path, message in check_ledger(params, ledger, file, release))
             files.append((file, sha256_file(file)))
     return list(dict.fromkeys(files)), problems
 

@@ -22,6 +22,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.methods.dp.composition import InvalidMechanism
 from policycheck.release import checks
 from policycheck.release.convert import label as _label
 from policycheck.release.convert import to_days, to_labels, to_numbers
@@ -53,6 +54,13 @@ def load_manifest(path: Path) -> Release:
                 msg = f"unknown key {loc[-1]!r}"
             elif err["type"] == "missing":
                 msg, loc = f"missing required key {loc[-1]!r}", loc[:-1]
+            elif isinstance(err.get("ctx", {}).get("error"), InvalidMechanism):
+                # At the offending key's line, worded as the DP rules word it.
+                invalid = err["ctx"]["error"]
+                block = located.data["synthetic"][loc[1]]["synthesizer"]
+                key = invalid.key or ("mechanism" if "mechanism" in block else None)
+                loc = loc + ((key,) if key else ())
+                msg = f"synthetic set {_set_name(located.data, loc[1])!r} declares an {invalid}"
             else:
                 label = ".".join(str(p) for p in loc if not isinstance(p, int))
                 msg = f"{label}: {msg}"
@@ -85,6 +93,12 @@ def load_manifest(path: Path) -> Release:
     return Release(
         **{**release.__dict__, "manifest_path": path, "manifest_sha256": sha256_file(path)}
     )
+
+
+def _set_name(data: dict[str, Any], index: int) -> str:
+    """The name a manifest's synthetic set ``index`` is reported under, as :func:`load_manifest` names it."""
+    name = data["synthetic"][index].get("name")
+    return name if isinstance(name, str) and name else f"synthetic[{index}]"
 
 
 def build_release(

@@ -15,7 +15,7 @@ Example::
           name: ctgan
           epsilon: 1.0
           delta: 1e-6
-          mechanism: gaussian          # any further key is kept as a declared parameter
+          mechanism: approximate       # any further key is kept as a declared parameter
           command: python synth.py --input {input} --output {output} --rows {rows} --seed {seed}
     metadata: metadata.json            # optional: an SDV metadata file giving column types
     columns:                           # optional: column roles, over the metadata and inference
@@ -52,6 +52,17 @@ class SynthesizerDecl(BaseModel):
         default=None,
         description="Command template to re-run the synthesizer: {input}, {output}, {rows}, {seed}.",
     )
+
+    @model_validator(mode="after")
+    def _mechanism(self) -> SynthesizerDecl:
+        # A DP claim no mechanism fits is refused where it is written, not
+        # when a DP rule reads it (an evaluator error, exit 3, after computing).
+        from policycheck.methods.dp.composition import declared_mechanism
+
+        fields = dict(self.model_extra or {})
+        fields.update({k: v for k, v in (("epsilon", self.epsilon), ("delta", self.delta)) if v is not None})
+        declared_mechanism(fields)  # raises InvalidMechanism, a ValueError naming the key
+        return self
 
 
 class SyntheticDecl(_Strict):

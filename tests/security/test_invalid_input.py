@@ -51,6 +51,66 @@ def test_a_missing_ledger_exits_2_before_computing(write, toy_release):
     assert code == 2 and err == "p.yaml:6:29: ledger file 'ledgers/nope.yaml' not found (paths are relative to the policy)\n"
 
 
+DP_BUDGET = (HEAD.replace("no-box", "maximum-knowledge") + "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
+             "    params: {delta: 1.0e-5, ledger: ledger.yaml, accountant: ACCOUNTANT}\n"
+             "    threshold: {fail_above: 5}\n")
+
+
+def test_a_ledger_of_another_original_exits_2_before_computing(write, toy_release):
+    import hashlib
+
+    write("ledger.yaml", 'ledger_version: 1\noriginal:\n  sha256: "' + "ab" * 32 + '"\nreleases: []\n')
+    write("p.yaml", DP_BUDGET.replace("ACCOUNTANT", "best"))
+    own = hashlib.sha256(toy_release["original"].read_bytes()).hexdigest()
+    code, _, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == (f"p.yaml:6:29: ledger ledger.yaml: lists releases of an original with sha256 {'ab' * 32}, "
+                   f"but this release's original has sha256 {own}\n")
+
+
+def test_an_accountant_only_the_ledgers_mechanisms_rule_out_exits_2_before_computing(write, toy_release):
+    # The release's own set declares (1, 1e-6): PLD accounts for it; the ledger's zCDP set has no PLD.
+    write("ledger.yaml", "ledger_version: 1\nreleases:\n  - id: old\n    mechanisms:\n"
+                         "      - {mechanism: zcdp, rho: 0.01}\n")
+    write("p.yaml", DP_BUDGET.replace("ACCOUNTANT", "pld"))
+    code, _, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == ("p.yaml:6:50: accountant 'pld' cannot account for the mechanisms ledger ledger.yaml records: "
+                   "a zCDP-only mechanism has no privacy loss distribution; use one of 'best', 'basic', 'advanced', "
+                   "'rdp'\n")
+
+
+def test_a_ledger_entry_of_this_release_is_not_judged_before_running(write, toy_release):
+    # The rule counts such an entry once, as this release: its mechanisms do not rule the accountant out.
+    write("ledger.yaml", "ledger_version: 1\nreleases:\n  - id: toy-release\n    mechanisms:\n"
+                         "      - {mechanism: zcdp, rho: 0.01}\n")
+    write("p.yaml", DP_BUDGET.replace("ACCOUNTANT", "pld"))
+    code, out, err = _run("validate", "p.yaml", "-r", toy_release["manifest"])
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("declared, expected", [
+    ("{name: copy, mechanism: gaussian}",
+     "release.yaml:6:31: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "mechanism 'gaussian' needs rho or noise_multiplier"),
+    ("{name: copy, mechanism: zcdp, rho: -1}",
+     "release.yaml:6:48: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "rho: Input should be greater than 0"),
+    ("{name: copy, mechanism: pure, epsilon: 1.0, delta: 1e-6}",
+     "release.yaml:6:31: synthetic set 'synthetic[0]' declares an invalid DP mechanism: "
+     "a pure mechanism has delta 0; use 'approximate' for a positive delta"),
+])
+def test_an_invalid_dp_mechanism_in_the_manifest_exits_2_at_its_line(toy_metric, write, toy_release,
+                                                                     declared, expected):
+    # Refused when the manifest is read, whatever rules the policy has (here none reads it).
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text().replace("{name: copy, epsilon: 1.0, delta: 1e-6}", declared))
+    write("p.yaml", TOY_POLICY)
+    code, _, err = _run("check", "p.yaml", "-r", manifest, "-o", "out", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == f"{expected}\n"
+
+
 def test_an_output_path_that_is_a_file_is_refused_before_computing(toy_metric, write, toy_release):
     write("p.yaml", TOY_POLICY)
     write("taken", "precious")

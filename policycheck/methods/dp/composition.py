@@ -46,11 +46,11 @@ ones leave; advanced composition keeps one more equal share as its slack.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TYPE_CHECKING
+from typing import Any, Literal, TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so validate reads a ledger light
     import dp_accounting
@@ -126,6 +126,33 @@ class Mechanism(BaseModel):
         keys = [f"{k}={getattr(self, k):g}" for k in MECHANISM_KEYS[1:-1] if getattr(self, k) is not None]
         steps = f" x {self.steps}" if self.steps > 1 else ""
         return f"{self.mechanism}({', '.join(keys)}){steps}"
+
+
+class InvalidMechanism(ValueError):
+    """A declaration no mechanism fits; ``key`` is the offending key, None when the combination is at fault."""
+
+    def __init__(self, key: str | None, cause: str) -> None:
+        super().__init__(f"invalid DP mechanism: {key + ': ' if key else ''}{cause}")
+        self.key = key
+
+
+def declared_mechanism(fields: Mapping[str, Any]) -> Mechanism | None:
+    """The mechanism a synthesizer declaration states, or None when it claims no differential privacy.
+
+    ``fields`` are the keys of a manifest's ``synthesizer:`` block; those not
+    in :data:`MECHANISM_KEYS` are ignored. No mechanism key, or a delta
+    alone, claims no DP. Raises :class:`InvalidMechanism` (a ValueError)
+    naming the first offending key.
+    """
+    claimed = {k: v for k, v in fields.items() if k in MECHANISM_KEYS}
+    if not claimed or claimed.keys() <= {"delta"}:
+        return None
+    try:
+        return Mechanism.model_validate(claimed)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or None
+        raise InvalidMechanism(key, first["msg"].removeprefix("Value error, ")) from None
 
 
 def basic_composition(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
