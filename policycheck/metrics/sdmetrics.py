@@ -25,7 +25,7 @@ from policycheck.metrics.registry import Convention, Method, Params, metric
 from policycheck.release.model import ColumnType
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     from policycheck.methods.cap_disclosure import cap_disclosure
     from policycheck.methods.dcr_baseline import fit_reference
     from policycheck.methods.dcr_baseline import median_ratio
@@ -105,7 +105,7 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
     """SDMetrics' disclosure protection: min((1 - mean CAP) / (1 - 1/prod nunique(sensitive)), 1)."""
     from policycheck import stats
     from policycheck.methods.cap_disclosure import cap_disclosure
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     import numpy as np
     release = ctx.release
     known = params.known_columns or list(ctx.attacker.quasi_identifiers)
@@ -196,7 +196,7 @@ def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, n
     from policycheck.methods.dcr_baseline import median_ratio
     from policycheck.methods.dcr_baseline import sdmetrics_dcr
     from policycheck.methods.dcr_baseline import uniform_random_records
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     import numpy as np
     release = ctx.release
     columns = params.columns or release.columns

@@ -31,7 +31,7 @@ from policycheck.metrics.registry import Convention, Method, Params, metric
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.synthpop_disclosure import Disclosure
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     from policycheck.methods.synthpop_disclosure import disclosure
     import numpy as np
     from policycheck import stats
@@ -107,7 +107,7 @@ def _share_result(
     """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
     from policycheck import stats
     from policycheck.methods.synthpop_disclosure import Disclosure
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     import numpy as np
     level = bonferroni(params.confidence, len(results))
     holdout = ctx.release.holdout
@@ -264,7 +264,7 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
     """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
     from policycheck import stats
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     keys, target, results = _run(ctx, params.keys, params.target)
     level = bonferroni(params.confidence, len(results))
     per_set = []

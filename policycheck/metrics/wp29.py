@@ -36,8 +36,9 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.wp29.inference import inference
     from policycheck.methods.wp29.linkability import linkability
-    from policycheck.methods.wp29.rates import AttackCounts, bonferroni
+    from policycheck.methods.wp29.rates import AttackCounts
     from policycheck.methods.wp29.singling_out import singling_out
+    from policycheck.stats import bonferroni
 
 REFERENCES = (
     "Article 29 Data Protection Working Party, Opinion 05/2014 on Anonymisation Techniques (WP216), sec. 2.2.",
@@ -356,7 +357,7 @@ def _worst_of_sets(
 ) -> MetricResult:
     """Run the attacks per synthetic set; report the worst set's risk at the Bonferroni level."""
     import numpy as np
-    from policycheck.methods.wp29.rates import bonferroni
+    from policycheck.stats import bonferroni
     sets = ctx.release.synthetic
     level = bonferroni(confidence, len(sets))
     results = []
@@ -446,7 +447,7 @@ def _fewer_attacks_note(made: int, requested: int) -> list[str]:
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
     'AttackCounts': ('policycheck.methods.wp29.rates', 'AttackCounts'),
-    'bonferroni': ('policycheck.methods.wp29.rates', 'bonferroni'),
+    'bonferroni': ('policycheck.stats', 'bonferroni'),
     'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
     'inference': ('policycheck.methods.wp29.inference', 'inference'),
     'linkability': ('policycheck.methods.wp29.linkability', 'linkability'),

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
-from policycheck.stats import bonferroni  # noqa: F401 - the worst-of-k level every family uses
-
 
 @dataclass(frozen=True)
 class SuccessRate:
