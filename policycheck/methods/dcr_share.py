@@ -19,12 +19,13 @@ records alike, each untied record is as likely to sit closer to either, so
 are not diluted by ties. The strict share and the half-ties share
 ``(closer + ties / 2) / #synthetic`` are reported beside it.
 
-Clusters. Synthetic records that share their nearest training record, or
-their nearest holdout record, share part of their fate: which of the two sets
-that real person landed in decides all of them at once. On coarse data a
-thousand synthetic records may hang on twenty such people, so the share's
-interval counts clusters, not records: the connected groups of synthetic
-records linked through a shared nearest record (:func:`shared_neighbour_clusters`,
+Clusters. With no leakage the split of the real records into training and
+holdout is a random relabelling of the same people, and an untied synthetic
+record counts as closer to training exactly when its nearest real record
+landed in training. Synthetic records with the same nearest real record share
+that one coin; on coarse data a thousand synthetic records may hang on ten
+people. So the share's interval counts clusters, not records: synthetic
+records grouped by their nearest real record (:func:`nearest_real_record`,
 :func:`policycheck.stats.effective_trials`). With distinct nearest records it
 is the plain exact interval.
 """
@@ -122,26 +123,24 @@ def dcr_quantiles(dcr: np.ndarray) -> dict[str, float]:
     return {f"q{level:g}": float(v) for level, v in zip(QUANTILE_LEVELS, values, strict=True)}
 
 
-def shared_neighbour_clusters(training_index: np.ndarray, holdout_index: np.ndarray) -> np.ndarray:
-    """A cluster id per synthetic record: records linked through a shared nearest training or holdout record.
+def nearest_real_record(
+    dcr_to_training: np.ndarray, dcr_to_holdout: np.ndarray, training_index: np.ndarray, holdout_index: np.ndarray
+) -> np.ndarray:
+    """A cluster id per synthetic record: its nearest real record, training or holdout.
 
-    The clusters are the connected components of the bipartite graph whose
-    nodes are real records and whose edges are the synthetic records (each
-    joins its nearest training record to its nearest holdout record). Records
-    in different components depend on different people, so the components
-    are the independent units of :func:`policycheck.stats.effective_trials`;
-    grouping only records with the same *pair* of neighbours would count two
-    records that share one person as independent.
+    Whether an untied synthetic record is closer to training is decided by
+    the set its nearest real record landed in, so records with the same
+    nearest real record are one trial of :func:`policycheck.stats.effective_trials`
+    and records with different ones depend, to first order, on different
+    people. Training records are numbered first, holdout records after them;
+    a tied record takes its nearest training record (ties are no trial of the
+    share). The spread this gives matches the share's spread over random
+    re-splits of the real records (docs/metrics.md, ``dcr_share``).
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     training = np.asarray(training_index, dtype=np.int64).reshape(-1)
     holdout = np.asarray(holdout_index, dtype=np.int64).reshape(-1)
     if training.size == 0:
         return np.zeros(0, dtype=np.int64)
-    offset = int(training.max()) + 1  # holdout nodes follow the training nodes
-    nodes = offset + int(holdout.max()) + 1
-    graph = coo_matrix((np.ones(training.size, dtype=np.int8), (training, offset + holdout)), shape=(nodes, nodes))
-    _, component = connected_components(graph, directed=False)
-    return component[training].astype(np.int64)
+    offset = int(training.max()) + 1  # holdout records follow the training records
+    closer_to_holdout = np.asarray(dcr_to_holdout) < np.asarray(dcr_to_training)
+    return np.where(closer_to_holdout, offset + holdout, training)

@@ -32,7 +32,7 @@ from policycheck.release.model import Release
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, shared_neighbour_clusters
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_real_record
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
@@ -51,7 +51,8 @@ SURE = "SURE (clearbox-sure 0.2.16)"
 DCR_SHARE_METHOD = Method(
     definition="Among synthetic records not equally close to both, the share whose closest record (Gower DCR, one "
     "range per numeric column over every set) is a training rather than a holdout record; 0.5 under no leakage. "
-    "Clopper-Pearson interval over the effective number of untied records.",
+    "Clopper-Pearson interval over the effective number of untied records, synthetic records with the same "
+    "nearest real record counted as one cluster.",
     source="paper 002, sec. 3 (DCR share) and sec. 5 (Gower's distance)",
     conventions=(
         Convention(
@@ -376,13 +377,15 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     """
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, shared_neighbour_clusters
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_real_record
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, shares = [], []
     for dcr in sets:
         counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
-        clusters = shared_neighbour_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
+        clusters = nearest_real_record(
+            dcr.syn_to_training, dcr.syn_to_holdout, dcr.syn_to_training_index, dcr.syn_to_holdout_index
+        )
         closer = dcr.syn_to_training < dcr.syn_to_holdout
         untied = dcr.syn_to_training != dcr.syn_to_holdout
         effective = stats.effective_trials(closer, untied, clusters)
@@ -427,8 +430,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
             "ties": "left out: the share is closer / (closer + farther) among untied synthetic records; "
             "0.5 is its expectation under no leakage whatever the tie rate",
             "interval_method": "Clopper-Pearson over the effective number of untied records: synthetic records "
-            "with the same nearest training and holdout record form one cluster (Kish design effect, Korn and "
-            "Graubard's interval)",
+            "with the same nearest real record form one cluster (Kish design effect, Korn and Graubard's interval)",
             "worst_set": dcr.synthetic_name,
             "per_set": per_set,
             "bonferroni": bonferroni,
@@ -581,13 +583,13 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     exact interval of a difference of paired shares
     (:func:`policycheck.stats.paired_difference`; the same synthetic records
     are compared with both sets), or with ``baseline: none`` the raw share
-    with its Clopper-Pearson interval; copies of the same two real records
+    with its Clopper-Pearson interval; copies of the same real record
     count as one cluster, as in :func:`dcr_share`. With several synthetic sets the value
     is the largest.
     """
     import numpy as np
     from policycheck import stats
-    from policycheck.methods.dcr_share import shared_neighbour_clusters
+    from policycheck.methods.dcr_share import nearest_real_record
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     level = bonferroni["level"]
@@ -598,7 +600,9 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
         k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
         only_train, only_hold = copies_train & ~copies_hold, copies_hold & ~copies_train
         # Copies hanging on the same real people are one event, not many (see dcr_share).
-        clusters = shared_neighbour_clusters(dcr.syn_to_training_index, dcr.syn_to_holdout_index)
+        clusters = nearest_real_record(
+            dcr.syn_to_training, dcr.syn_to_holdout, dcr.syn_to_training_index, dcr.syn_to_holdout_index
+        )
         if params.baseline == "none":
             effective = stats.effective_trials(copies_train, np.ones(n), clusters)
             value, interval = k_train / n, stats.clopper_pearson_share(k_train / n, effective, level)

@@ -54,10 +54,11 @@ def test_dcr_share_counts_closer_records_among_the_untied_ones():
     assert (detail["closer_to_training"], detail["ties"], detail["closer_to_holdout"]) == (2, 1, 1)
     assert result.value == pytest.approx(2 / 3)
     assert detail["strict_share"] == 0.5
-    # The three untied records hang on the same people: (0, a) and (6, b) share H0, (6, b) and
-    # (10, c) share T1. One cluster, so one effective record (Kish's variance is 0 with one cluster).
-    assert (detail["clusters"], detail["effective_records"]) == (1, 1.0)
-    assert result.interval == clopper_pearson_share(2 / 3, 1.0)
+    # The three untied records have three different nearest real records (T0, T1, H1), so three
+    # clusters of one: Kish's variance ((1/3)^2 + (1/3)^2 + (2/3)^2) / 3^2 = 6/81 gives
+    # p (1 - p) / variance = (2/9) / (6/81) = 3 effective records, the plain interval of 2 in 3.
+    assert (detail["clusters"], detail["effective_records"]) == (3, pytest.approx(3.0))
+    assert result.interval == pytest.approx(clopper_pearson(2, 3))
     assert (result.baseline, result.sample_size) == (0.5, 3)
 
 
@@ -207,18 +208,19 @@ def test_exact_copy_share_is_the_excess_over_copies_of_holdout():
     # (0, a) copies T0 and (10, c) copies H1: 1/4 each, excess 0.
     assert (result.raw, result.baseline, result.value) == (0.25, 0.25, 0.0)
     assert (detail["copies_of_training_only"], detail["copies_of_holdout_only"]) == (1, 1)
-    # The share of training-only among the 2 discordant records is 1/2; both hang on the same
-    # people (T1 is nearest to (10, c) and (6, b), H0 to (6, b) and (0, a)), so they are one
-    # effective record; the difference is 2/4 * (2 share - 1).
-    lo, hi = clopper_pearson_share(0.5, 1.0)
+    # The share of training-only among the 2 discordant records is 1/2; they copy different
+    # people (T0 and H1), so they are 2 effective records; the difference is 2/4 * (2 share - 1).
+    lo, hi = clopper_pearson(1, 2)
     assert result.interval == pytest.approx((0.5 * (2 * lo - 1), 0.5 * (2 * hi - 1)))
 
 
 def test_exact_copy_share_without_baseline_is_the_raw_share():
     result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC), baseline="none")
     assert result.value == 0.25 and result.raw is None and result.baseline == 0.25
-    # The four synthetic records form one cluster (see above): one effective record.
-    assert result.interval == clopper_pearson_share(0.25, 1.0)
+    # Clusters by nearest real record: T0 holds (0, a), a copy, and the tie (2, a); T1 holds
+    # (6, b); H1 holds (10, c). Kish: p = 1/4, ((1 - 1/2)^2 + (1/4)^2 + (1/4)^2) / 4^2 = 3/128,
+    # p (1 - p) / variance = 8, capped at the 4 records: the plain interval of 1 in 4.
+    assert result.interval == pytest.approx(clopper_pearson(1, 4))
 
 
 def test_copies_of_common_records_found_in_both_sets_are_not_counted():
