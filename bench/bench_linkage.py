@@ -70,7 +70,7 @@ def main() -> None:
             # NOTE: wall time depends on what else runs on the machine; the CPU time of
             # one set, run here in-process, does not (the pool needs ceil(M / workers) of it).
             cpu = time.process_time()
-            attack_one_set((_codes(release.original.frame, orders), _codes(release.synthetic[0].frame, orders), criterion))
+            attack_one_set((_codes(release.original.frame, orders), _codes(release.synthetic[0].frame, orders), criterion, "reverse"))
             cpu = time.process_time() - cpu
             rows.append({
                 "criterion": criterion,

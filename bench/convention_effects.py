@@ -61,6 +61,11 @@ RULE_PAIRS: dict[str, tuple[str, tuple, tuple]] = {
     "linkage_range_narrowing/baseline": (
         "share of records whose age the demo's age-narrowing rule narrows (ours: minus the baseline)",
         ("linkage_range_narrowing", "age-narrowing"), ("linkage_range_narrowing", "age-narrowing", {"baseline": "none"})),
+    "linkage_range_narrowing/mapping": (
+        "share of records whose age the demo's age-narrowing rule narrows beyond the baseline (ours: the worse of "
+        "reverse mapping and the values as released)",
+        ("linkage_range_narrowing", "age-narrowing"),
+        ("linkage_range_narrowing", "age-narrowing", {"mappings": ["reverse"]})),
     "reconstruction_individual_risk/control": (
         "income inference from the quasi-identifiers (the demo's attacks): ours the individual risk against the "
         "holdout control, theirs the raw accuracy",

@@ -101,8 +101,8 @@ def linkage_set_seconds(records: int, attributes: int) -> float:
 
 
 def linkage_attack(release: Release, secret: str | None, attributes: tuple[str, ...] | None, criterion: str,
-                   orders: tuple = (), records: str = "original") -> StepEstimate:
-    """The linkage attack on every synthetic set (``metrics/linkage.py``'s ``linkage_attack``).
+                   orders: tuple = (), records: str = "original", mapping: str = "reverse") -> StepEstimate:
+    """The linkage attack on every synthetic set (``metrics/linkage.py``'s ``linkage_attack``), either mapping.
 
     Without ``attributes`` (the policy's quasi-identifiers, unknown here) every
     other column is counted: an upper bound. Memory: each set's result, and

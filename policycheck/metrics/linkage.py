@@ -3,7 +3,11 @@
 The attacker holds the original data and every released set. He ignores one
 secret attribute of the original, reverse-maps each synthetic set, links
 every original record to each set by ranks of the other attributes, and
-reads the secret values the linked synthetic records carry (secs. 3-4). The
+reads the secret values the linked synthetic records carry (secs. 3-4). By
+default he also runs the same linkage on the values as released, which a
+release of original records in changed proportions (a bootstrap) does not
+shift, and each rule reports the worse of the two
+(:mod:`..methods.linkage.attack`). The
 rules bound how often that pins a real person's value to a narrow range
 (``linkage_range_narrowing``), reveals it exactly
 (``linkage_exact_disclosure``), or, in the releaser's favour, misleads the
@@ -93,6 +97,16 @@ class LinkageParams(Params):
     confidence: float = Field(
         0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval (default: the policy's)."
     )
+    mappings: list[Literal["reverse", "released"]] = Field(
+        default_factory=lambda: ["reverse", "released"],
+        min_length=1,
+        description=(
+            "How the attacker reads each released set before linking: 'reverse' maps the value of rank k to the "
+            "original value of rank k (paper 000, sec. 3.1; undoes permuting and perturbing), 'released' links on "
+            "the values as released (not shifted when original records are released in changed proportions, as in "
+            "a bootstrap). The value is the worse of the listed ones, each interval at the Bonferroni level."
+        ),
+    )
     baseline: Literal["auto", "chance", "holdout", "none"] = Field(
         "auto",
         description=(
@@ -151,7 +165,7 @@ def check_secret_orderable(params: LinkageParams, release: Release, attacker) ->
     return []
 
 
-def _attack_need(params: LinkageParams, records: str) -> Need:
+def _attack_need(params: LinkageParams, records: str, mapping: str) -> Need:
     return Need.of(
         "linkage_attack",
         secret=params.secret,
@@ -159,14 +173,17 @@ def _attack_need(params: LinkageParams, records: str) -> Need:
         criterion=params.criterion,
         orders=tuple(sorted((c, tuple(v)) for c, v in params.orders.items())),
         records=records,
+        mapping=mapping,
     )
 
 
 def _linkage_need(params: LinkageParams, release: Release) -> list[Need]:
-    """The attack on the original records, and on the holdout ones when the baseline may use them."""
-    needs = [_attack_need(params, "original")]
-    if params.baseline in ("auto", "holdout") and release.holdout is not None:
-        needs.append(_attack_need(params, "holdout"))
+    """Per mapping: the attack on the original records, and on the holdout ones when the baseline may use them."""
+    needs = []
+    for mapping in dict.fromkeys(params.mappings):
+        needs.append(_attack_need(params, "original", mapping))
+        if params.baseline in ("auto", "holdout") and release.holdout is not None:
+            needs.append(_attack_need(params, "holdout", mapping))
     return needs
 
 
@@ -177,31 +194,37 @@ LINKAGE_BASELINE = Convention(
     ours="minus what chance or the same attack on holdout records gives (baseline: auto; none gives the raw share)",
     effect="linkage_range_narrowing/baseline",
 )
+LINKAGE_MAPPING = Convention(
+    topic="mapping", peer="paper 000, sec. 3.1",
+    theirs="the attacker reverse-maps every set before linking",
+    ours="the worse of reverse mapping and linking on the values as released (mappings: [reverse] for the paper's)",
+    effect="linkage_range_narrowing/mapping",
+)
 LINKAGE_SOURCE = "paper 000, sec. 3.1 (reverse mapping), sec. 3.2 (rank-based linkage), sec. 4"
 RANGE_NARROWING_METHOD = Method(
-    definition="Share of original records whose secret the maximum-knowledge attacker (reverse mapping, rank-based "
-    "linkage of every set) pins to a range that holds the true value and is at most `fraction` of the secret's "
-    "range, minus the baseline.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+    definition="Share of original records whose secret the maximum-knowledge attacker (reverse mapping or the values "
+    "as released, rank-based linkage of every set) pins to a range that holds the true value and is at most "
+    "`fraction` of the secret's range, minus the baseline; the worse mapping.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 EXACT_DISCLOSURE_METHOD = Method(
     definition="Share of original records whose exact secret at least `k` of the M linked sets reveal without "
-    "ambiguity, minus the baseline.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+    "ambiguity, minus the baseline; the worse mapping.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 MISLED_METHOD = Method(
     definition="Share of original records every linked set misleads to the same side of the true secret, minus "
-    "the baseline; higher is safer.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE,),
+    "the baseline; higher is safer; the worse mapping.",
+    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 
 
 @intermediate(
     name="linkage_attack",
     description=(
-        "Multiple reverse mapping and multiple rank-based record linkage of every original record against every "
-        "synthetic set, on the attacker's attributes, with the secret values identified (paper 000, secs. 3-4); "
-        "or the same attack on the holdout records, as a control."
+        "Multiple reverse mapping (or the values as released) and multiple rank-based record linkage of every "
+        "original record against every synthetic set, on the attacker's attributes, with the secret values "
+        "identified (paper 000, secs. 3-4); or the same attack on the holdout records, as a control."
     ),
     inputs={"original", "holdout", "synthetic"},
     estimate=cost_model.linkage_attack,
@@ -213,6 +236,7 @@ def linkage_attack(
     criterion: str,
     orders: tuple[tuple[str, tuple[str, ...]], ...],
     records: str = "original",
+    mapping: str = "reverse",
 ) -> LinkageAttack:
     """Mount the attribute-disclosure attack of paper 000 (sec. 4) on one secret.
 
@@ -220,7 +244,8 @@ def linkage_attack(
     quasi-identifiers without the secret. Each set is pre-sampled with
     ``ctx.rng("linkage", "presample", m)`` (``ctx.rng("linkage", "presample",
     "holdout", m)`` for the control on the holdout records) and linked as one
-    executor item. Categories are ranked as in the original for both.
+    executor item. Categories are ranked as in the original for both. Both
+    mappings pre-sample the same records, so they differ only in how the sets are read.
     """
     import numpy as np
     from policycheck.methods.linkage.attack import run_attack
@@ -257,7 +282,7 @@ def linkage_attack(
             _check_order_covers(release, col, policy_orders[col], attacked)
     key = ("linkage", "presample") if records == "original" else ("linkage", "presample", "holdout")
     rngs = [ctx.rng(*key, m) for m in range(len(release.synthetic))]
-    label = f"linkage ({criterion}) on {secret}" + ("" if records == "original" else " (holdout control)")
+    label = f"linkage ({criterion}, {mapping}) on {secret}" + ("" if records == "original" else " (holdout control)")
     span = None
     if records != "original":
         # Widths of the control are measured against the same range as the original's.
@@ -274,6 +299,7 @@ def linkage_attack(
         progress=lambda done, total: ctx.progress(label, done, total),
         records=records,
         span=span,
+        mapping=mapping,
     )
 
 
@@ -422,11 +448,23 @@ def _against_baseline(
 
 
 def _marginal_and_counts(attack: LinkageAttack) -> tuple[chance.SecretMarginal, np.ndarray, np.ndarray]:
-    """The secret's marginal in the original, and the known records' true codes and candidates per set."""
+    """The marginal chance draws from, and the known records' true codes and candidates per set.
+
+    Reverse-mapped secrets are the original's values, so chance draws from the
+    original's marginal; secrets read as released draw from the released
+    secrets' own marginal, pooled over the sets (a release that puts every
+    record at the most common value reveals it to that value's share of people
+    by chance, not to the original's sum of squares).
+    """
+    import numpy as np
     from policycheck.methods.linkage import chance
     d = attack.disclosure
     known = d.known
-    return chance.SecretMarginal.of(d.true), d.true[known], attack.candidates_by_set()[known]
+    if attack.mapping == "released":
+        marginal = chance.SecretMarginal.of(np.concatenate([s.secret for s in attack.sets]), also=d.true)
+    else:
+        marginal = chance.SecretMarginal.of(d.true)
+    return marginal, d.true[known], attack.candidates_by_set()[known]
 
 
 def _result(
@@ -458,6 +496,7 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
         "secret": attack.secret,
         "attributes": list(attack.attributes),
         "criterion": attack.criterion,
+        "mapping": attack.mapping,
         "sets": len(attack.sets),
         "single_set": len(attack.sets) == 1,
         "records": int(np.count_nonzero(attack.disclosure.known)),
@@ -473,7 +512,8 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
         ],
         "tie_breaking": (
             "Reverse mapping ranks equal synthetic values in row order; linkage compares mid-ranks in the "
-            "original, so equal values are at distance 0, and keeps every tied closest record."
+            "original (a value as released is placed at its mid-rank there), so equal values are at distance 0, "
+            "and keeps every tied closest record."
         ),
     }
 
@@ -495,7 +535,7 @@ def _notes(attack: LinkageAttack) -> tuple[str, ...]:
     if resized:
         notes.append(
             f"{len(resized)} synthetic set(s) differ in size from the original and were randomly "
-            f"{'/'.join(sorted({r.action for r in resized}))} to its size before reverse mapping."
+            f"{'/'.join(sorted({r.action for r in resized}))} to its size before linkage."
         )
     nominal: dict[str, list[str]] = {}
     for col in attack.attributes:
@@ -556,7 +596,8 @@ def _record_view(attack: LinkageAttack, i: int, show_values: bool, ctx: Evaluati
         ranks, values = [], []
         for s in attack.sets:
             # Distinct values identified in this set, with their mid-ranks in the original.
-            found = np.unique(attack.sorted_secret[s.secret_ranks[s.linkage.candidates(i)] - 1])
+            found = np.unique(s.secret[s.linkage.candidates(i)])
+            found = found[~np.isnan(found)]
             shown = found[:TOP_RANKS]
             more = [f"... {found.size - TOP_RANKS} more"] if found.size > TOP_RANKS else []
             ranks.append([_number(r) for r in mid_ranks(attack.sorted_secret, shown)] + more)
@@ -591,10 +632,51 @@ def _top_records(attack: LinkageAttack, flags: np.ndarray, show_values: bool, ct
     return [_record_view(attack, int(i), show_values, ctx) for i in chosen]
 
 
-def _attacks_of(needs: Mapping[Need, Any]) -> tuple[LinkageAttack, LinkageAttack | None]:
-    """The attack on the original records, and its holdout control if it ran."""
-    by_records = {need.kwargs.get("records", "original"): attack for need, attack in needs.items()}
-    return by_records["original"], by_records.get("holdout")
+def _attacks_by_mapping(needs: Mapping[Need, Any]) -> dict[str, tuple[LinkageAttack, LinkageAttack | None]]:
+    """Per mapping, in the order asked: the attack on the original records, and its holdout control if it ran."""
+    runs: dict[str, dict[str, LinkageAttack]] = {}
+    for need, attack in needs.items():
+        runs.setdefault(need.kwargs.get("mapping", "reverse"), {})[need.kwargs.get("records", "original")] = attack
+    return {mapping: (by["original"], by.get("holdout")) for mapping, by in runs.items()}
+
+
+def _worse_mapping(
+    ctx: EvaluationContext,
+    params: LinkageParams,
+    needs: Mapping[Need, Any],
+    one: Callable[[EvaluationContext, LinkageParams, LinkageAttack, LinkageAttack | None], MetricResult],
+    higher_is_riskier: bool = True,
+) -> MetricResult:
+    """The rule's result under the mapping worse for the releaser, its interval accounting for the choice.
+
+    Each mapping is evaluated with its intervals at the Bonferroni level for
+    the number of mappings, so the interval of the worse value
+    (:func:`policycheck.stats.worst_interval`) holds at the rule's confidence
+    whichever mapping turns out worse. The evidence shown is the worse
+    mapping's; every mapping's value is in ``details["mappings"]``.
+    """
+    import dataclasses
+    from policycheck import stats
+    runs = _attacks_by_mapping(needs)
+    level = stats.bonferroni(params.confidence, len(runs))
+    each = params.model_copy(update={"confidence": level})
+    results = {mapping: one(ctx, each, attack, control) for mapping, (attack, control) in runs.items()}
+    pick = max if higher_is_riskier else min
+    worse = pick(results, key=lambda mapping: results[mapping].value)  # the first listed among equals
+    chosen = results[worse]
+    details = {
+        **chosen.details,
+        "mappings": {
+            mapping: {"value": r.value, "interval": list(r.interval), "raw": r.raw, "baseline": r.baseline}
+            for mapping, r in results.items()
+        },
+        "mapping_rule": (
+            f"the {'larger' if higher_is_riskier else 'smaller'} value of the {len(results)} mapping(s), each "
+            f"interval at the Bonferroni level {level:.4g}"
+        ),
+    }
+    interval = stats.worst_interval([r.interval for r in results.values()], "max" if higher_is_riskier else "min")
+    return dataclasses.replace(chosen, interval=interval, confidence=params.confidence, details=details)
 
 
 # ---------------------------------------------------------------- metrics
@@ -632,11 +714,17 @@ def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams
     """Share of original records whose secret is narrowed to a correct, narrow range across all released sets.
 
     The value is that share minus its baseline (chance, or the same attack on
-    holdout records; see :func:`_against_baseline`) unless ``baseline: none``.
+    holdout records; see :func:`_against_baseline`) unless ``baseline: none``;
+    the worse of the mappings (:func:`_worse_mapping`).
     """
+    return _worse_mapping(ctx, params, needs, _range_narrowing)
+
+
+def _range_narrowing(
+    ctx: EvaluationContext, params: RangeNarrowingParams, attack: LinkageAttack, control: LinkageAttack | None
+) -> MetricResult:
     import numpy as np
     from policycheck.methods.linkage import chance
-    attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
     marginal, true, candidates = _marginal_and_counts(attack)
@@ -696,11 +784,16 @@ def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosurePara
 
     The value is that share minus its baseline (chance: sum of p^2 with one
     set and one linked record; or the same attack on holdout records) unless
-    ``baseline: none``.
+    ``baseline: none``; the worse of the mappings (:func:`_worse_mapping`).
     """
+    return _worse_mapping(ctx, params, needs, _exact_disclosure)
+
+
+def _exact_disclosure(
+    ctx: EvaluationContext, params: ExactDisclosureParams, attack: LinkageAttack, control: LinkageAttack | None
+) -> MetricResult:
     import numpy as np
     from policycheck.methods.linkage import chance
-    attack, control = _attacks_of(needs)
     d = attack.disclosure
     if params.k > d.n_sets:
         raise EvaluationError(
@@ -750,11 +843,16 @@ def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, ne
     of chance and the same attack on holdout records: how rarely an attacker
     without the release's individual information is misled) unless
     ``baseline: none``; a value below 0 means the release misleads less
-    than chance.
+    than chance. The smaller of the mappings (:func:`_worse_mapping`).
     """
+    return _worse_mapping(ctx, params, needs, _consistently_misled, higher_is_riskier=False)
+
+
+def _consistently_misled(
+    ctx: EvaluationContext, params: MisledParams, attack: LinkageAttack, control: LinkageAttack | None
+) -> MetricResult:
     import numpy as np
     from policycheck.methods.linkage import chance
-    attack, control = _attacks_of(needs)
     d = attack.disclosure
     flags = d.consistently_misled()
     marginal, true, candidates = _marginal_and_counts(attack)

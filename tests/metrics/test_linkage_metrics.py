@@ -24,7 +24,12 @@ def make_release(*sets: pd.DataFrame) -> Release:
 
 
 def evaluate(name, release, secrets=("s",), qis=("a",), **params):
-    """Evaluate a linkage rule; tests of the attack's mechanics pass baseline="none" (the raw rate)."""
+    """Evaluate a linkage rule; tests of the attack's mechanics pass baseline="none" (the raw rate).
+
+    The paper's attack reverse-maps, so that is the mapping here unless a test names others
+    (the choice between mappings has its own tests at the end).
+    """
+    params.setdefault("mappings", ["reverse"])
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", qis, secrets), seed=3)
     spec = registry.get_metric(name)
     parsed = spec.params(**params)
@@ -163,7 +168,7 @@ def test_sets_run_through_the_executor_with_the_same_result():
     from policycheck.executor import LocalProcessExecutor
 
     release = make_release(COPY, REVERSED)
-    serial = evaluate("linkage_range_narrowing", release, fraction=0.5)
+    serial = evaluate("linkage_range_narrowing", release, fraction=0.5, mappings=["reverse", "released"])
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("a",), ("s",)), seed=3)
     with LocalProcessExecutor(2) as executor:
         ctx.executor = executor
@@ -290,3 +295,53 @@ def test_missing_linkage_attributes_and_repeated_attributes_link():
     result = evaluate("linkage_exact_disclosure", release, attributes=["a", "a"], baseline="none")
     assert result.details["attributes"] == ["a"]
     assert result.value == 1.0
+
+
+# A bootstrap of a 4-record original: record 1 twice, records 2 and 3, record 4 left out.
+SHUFFLED = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": [30.0, 10.0, 40.0, 20.0]})
+BOOTSTRAP = SHUFFLED.iloc[[0, 0, 1, 2]].reset_index(drop=True)
+
+
+def _bootstrap_release() -> Release:
+    types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
+    return Release("r", Dataset("original", "original", SHUFFLED), (Dataset("synthetic", "boot", BOOTSTRAP),), None,
+                   types)
+
+
+def test_reverse_mapping_shifts_a_bootstrap_off_its_records():
+    # Reverse mapping: a = 1, 1, 2, 3 ranks 1-4 -> 1, 2, 3, 4; s = 30, 30, 10, 40 ranks 2, 3, 1, 4
+    # -> 20, 30, 10, 40. Each original record links to the one record with its a and reads a
+    # wrong secret (30 -> 20, 10 -> 30, 40 -> 10, 20 -> 40): nothing disclosed.
+    result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="none")
+    assert result.value == 0.0 and result.details["mapping"] == "reverse"
+    assert result.interval == pytest.approx(clopper_pearson(0, 4, 0.95))
+
+
+def test_released_mapping_reads_a_bootstrap_as_released():
+    # As released: a = 1 links both copies of record 1 (secret 30, right), a = 2 and a = 3 their
+    # copies (10 and 40, right); a = 4 is absent and links the nearest rank, a = 3 (40, wrong): 3 of 4.
+    result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="none", mappings=["released"])
+    assert result.value == 0.75 and result.details["mapping"] == "released"
+
+
+def test_default_mappings_take_the_worse_with_a_bonferroni_interval():
+    result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="none", mappings=["reverse", "released"])
+    assert result.value == 0.75 and result.details["mapping"] == "released"
+    assert {m: r["value"] for m, r in result.details["mappings"].items()} == {"reverse": 0.0, "released": 0.75}
+    # Each interval at 1 - 0.05 / 2; the larger value lies between the larger ends.
+    reverse, released = clopper_pearson(0, 4, 0.975), clopper_pearson(3, 4, 0.975)
+    assert result.interval == pytest.approx((max(reverse[0], released[0]), max(reverse[1], released[1])))
+    assert result.confidence == 0.95
+
+
+def test_both_mappings_are_the_default():
+    assert registry.get_metric("linkage_range_narrowing").params().mappings == ["reverse", "released"]
+
+
+def test_chance_of_the_released_mapping_draws_from_the_released_secrets():
+    # Released secrets 30, 30, 10, 40: shares 1/4, 1/2, 1/4 (20 none). Exact disclosure by chance
+    # with c linked records is pi(v)^c: record 1 (30, two copies linked) 1/4, record 2 (10) 1/4,
+    # record 3 (40) 1/4, record 4 (20, linked to record 3's copy) 0; mean 3/16.
+    result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="chance", mappings=["released"])
+    assert result.baseline == pytest.approx(3 / 16)
+    assert result.value == pytest.approx(0.75 - 3 / 16)

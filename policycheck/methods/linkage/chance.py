@@ -45,7 +45,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class SecretMarginal:
-    """The original's marginal distribution of the secret (codes), missing values included.
+    """A marginal distribution of the secret (codes), missing values included: the original's, or the release's.
 
     ``values`` are the distinct present codes in increasing order, ``share``
     the share of all records holding each, ``missing`` the share of records
@@ -57,12 +57,24 @@ class SecretMarginal:
     missing: float
 
     @classmethod
-    def of(cls, codes: np.ndarray) -> SecretMarginal:
+    def of(cls, codes: np.ndarray, also: np.ndarray | None = None) -> SecretMarginal:
+        """The marginal of ``codes``; values in ``also`` that ``codes`` lacks are kept with share 0.
+
+        ``also`` holds the true values when the marginal is that of the secrets as released
+        (the ``released`` mapping), so that every true value has a position.
+        """
         codes = np.asarray(codes, dtype=float)
         present = codes[~np.isnan(codes)]
         values, counts = np.unique(present, return_counts=True)
         n = max(codes.size, 1)
-        return cls(values, counts / n, float(1.0 - present.size / n) if codes.size else 0.0)
+        share = counts / n
+        if also is not None:
+            extra = np.asarray(also, dtype=float)
+            support = np.union1d(values, extra[~np.isnan(extra)])
+            full = np.zeros(support.size)
+            full[np.searchsorted(support, values)] = share
+            values, share = support, full
+        return cls(values, share, float(1.0 - present.size / n) if codes.size else 0.0)
 
     @property
     def sum_of_squares(self) -> float:
