@@ -116,6 +116,19 @@ def merge_duplicate_queries(
     return matrix[rows], answers[rows], weight
 
 
+
+def _quiet_solver() -> Any:
+    """A HiGHS solver that writes nothing to stdout.
+
+    highspy 1.16's ``Highs()`` prints its banner while it enables callbacks,
+    before any option can be set, so it would land in the middle of a
+    report written to stdout. The core solver it wraps takes the same calls
+    (we use no callbacks) and prints nothing until ``output_flag`` is off.
+    """
+    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    return core() if core is not None else highspy.Highs()
+
+
 def solve_l1_reconstruction(
     matrix: sp.spmatrix,
     answers: np.ndarray,
@@ -181,7 +194,7 @@ def solve_l1_reconstruction(
     lp.a_matrix_.value_ = full.data.astype(np.float64)
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = full.shape[1], full.shape[0]
 
-    h = highspy.Highs()
+    h = _quiet_solver()
     for key, value in SOLVER_OPTIONS.items():
         h.setOptionValue(key, value)
     h.setOptionValue("time_limit", float(time_limit))

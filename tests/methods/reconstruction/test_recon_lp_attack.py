@@ -73,3 +73,18 @@ def test_merging_duplicates_keeps_the_objective(form):
     t, info = solve_l1_reconstruction(a, np.array([0.0, 1.0, 0.0]), form=form)
     assert t[0] == pytest.approx(0.0, abs=1e-7) and info.objective == pytest.approx(1.0)
     assert info.rows == (2 if form == "primal" else 1)
+
+
+def test_the_solver_writes_nothing_to_stdout():
+    # HiGHS writes from C, so only a separate process shows it; a banner there would land in
+    # the middle of a report written to stdout.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, scipy.sparse as sp\n"
+        "from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction\n"
+        "solve_l1_reconstruction(sp.csr_matrix([[1, 0], [1, 1]]), np.array([1.0, 1.0]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == ""
