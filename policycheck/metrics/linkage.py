@@ -386,18 +386,26 @@ def _against_baseline(
     treated as known), or Newcombe's interval of the difference with the
     holdout rate; with both, each at the Bonferroni level for 2 and the
     interval of the smaller (larger) difference. ``baseline: none`` compares
-    the raw rate, with its Clopper-Pearson interval.
+    the raw rate, with its Clopper-Pearson interval. Every interval counts
+    effective records: records linked to the same synthetic records share one
+    identified range, so they are one cluster
+    (:meth:`LinkageAttack.linked_set_clusters`, Kish's design effect).
     """
     import numpy as np
     from policycheck import stats
     known = attack.disclosure.known
     n = int(np.count_nonzero(known))
-    count = int(np.count_nonzero(flags_of(attack.disclosure) & known))
+    flags = flags_of(attack.disclosure) & known
+    count = int(np.count_nonzero(flags))
     raw = count / n
+    effective = stats.effective_trials(flags[known], np.ones(n), attack.linked_set_clusters()[known])
     holdout = None
     if control is not None and control.disclosure.known.any():
         c_known = control.disclosure.known
-        holdout = (int(np.count_nonzero(flags_of(control.disclosure) & c_known)), int(np.count_nonzero(c_known)))
+        c_flags = flags_of(control.disclosure) & c_known
+        c_n = int(np.count_nonzero(c_known))
+        c_effective = stats.effective_trials(c_flags[c_known], np.ones(c_n), control.linked_set_clusters()[c_known])
+        holdout = (int(np.count_nonzero(c_flags)), c_n, c_effective)
     if params.baseline == "holdout" and holdout is None:
         raise EvaluationError(
             "params.baseline is 'holdout', but the release has no holdout records with a value of the secret; "
@@ -424,6 +432,8 @@ def _against_baseline(
         "used": best,
         "raw": raw,
         "records": n,
+        "effective_records": effective,
+        "holdout_effective_records": None if holdout is None else holdout[2],
         "rule": (
             "value = raw rate - baseline; the baseline is the "
             + ("larger" if higher_is_riskier else "smaller")
@@ -432,16 +442,18 @@ def _against_baseline(
     }
     if params.baseline == "none":
         details["rule"] = "value = raw rate (baseline: none); the baseline is reported, not subtracted"
-        interval = stats.clopper_pearson(count, n, params.confidence)
+        interval = stats.clopper_pearson_share(raw, effective, params.confidence)
         return Compared(raw, interval, None, baseline, label, details, n)
     level = stats.bonferroni(params.confidence, len(used))
     intervals = []
     for name in used:
         if name == "chance":
-            lo, hi = stats.clopper_pearson(count, n, level)
+            lo, hi = stats.clopper_pearson_share(raw, effective, level)
             intervals.append((lo - chance_rate, hi - chance_rate))
         else:
-            intervals.append(stats.newcombe_difference(count, n, holdout[0], holdout[1], level))
+            # Newcombe's interval over effective sizes: the Wilson score formula takes fractional counts.
+            share = holdout[0] / holdout[1]
+            intervals.append(stats.newcombe_difference(raw * effective, effective, share * holdout[2], holdout[2], level))
     details["level"] = level
     worst = "min" if higher_is_riskier else "max"
     return Compared(raw - baseline, stats.worst_interval(intervals, worst), raw, baseline, label, details, n)

@@ -345,3 +345,35 @@ def test_chance_of_the_released_mapping_draws_from_the_released_secrets():
     result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="chance", mappings=["released"])
     assert result.baseline == pytest.approx(3 / 16)
     assert result.value == pytest.approx(0.75 - 3 / 16)
+
+
+def _two_groups_release() -> Release:
+    # Four records with a = 1 and secret 10, four with a = 2 and secrets 20, 30, 40, 50; a copy.
+    frame = pd.DataFrame({"a": [1.0] * 4 + [2.0] * 4, "s": [10.0] * 4 + [20.0, 30.0, 40.0, 50.0]})
+    types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
+    return Release("r", Dataset("original", "original", frame), (Dataset("synthetic", "copy", frame.copy()),), None,
+                   types)
+
+
+def test_records_linked_to_the_same_synthetic_records_count_as_one():
+    # The four a = 1 records all link to the four synthetic a = 1 records (range [10, 10]:
+    # narrowed), the four a = 2 records to the other four (range [20, 50], 0.75 of the range 40:
+    # not narrowed). Raw 4/8, but two clusters: Kish's variance ((4 - 2)^2 + (0 - 2)^2) / 8^2 =
+    # 1/8 gives p (1 - p) / variance = 2 effective records, the interval of 1 in 2.
+    result = evaluate("linkage_range_narrowing", _two_groups_release(), fraction=0.1, baseline="none")
+    assert result.value == 0.5
+    assert result.details["baseline"]["effective_records"] == pytest.approx(2.0)
+    assert result.interval == pytest.approx(clopper_pearson(1, 2))
+
+
+def test_records_linked_to_one_record_through_different_attributes_share_a_cluster():
+    # Original a = 1, 2, 3; the synthetic set holds a = 2 only, so every record links to it and
+    # reads 20: one cluster of three records, one of which (a = 2) is narrowed.
+    original = pd.DataFrame({"a": [1.0, 2.0, 3.0], "s": [10.0, 20.0, 30.0]})
+    synthetic = pd.DataFrame({"a": [2.0, 2.0, 2.0], "s": [20.0, 20.0, 20.0]})
+    types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
+    rel = Release("r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),), None, types)
+    result = evaluate("linkage_range_narrowing", rel, fraction=0.1, baseline="none", mappings=["released"])
+    assert result.value == pytest.approx(1 / 3)
+    # One cluster: Kish's variance (1 - 3 p)^2 / 3^2 = 0, so the cluster counts as one trial.
+    assert result.details["baseline"]["effective_records"] == 1.0
