@@ -23,7 +23,9 @@ Rows:
   published row-by-row formula (``sure/distance_metrics/gower_matrix_c.pyx``:
   float32, one query against all records at a time), marked ``sure-formula``.
 - ``linkage``: the linkage attack of ``bench/bench_linkage.py`` (n records,
-  p = 5, M = 5 sets, criterion sum).
+  p = 5, M = 5 sets, criterion sum); shape: the mapping, ``reverse`` or
+  ``released`` (a check with a holdout runs each twice, on the original and
+  on the holdout records).
 - ``lp``: the LP reconstruction attack at 10^5 4-way queries
   (``bench/bench_reconstruction.py``), one solve; shape ``4+5way-indhist`` is its
   stress case (10^5 4- and 5-way queries on the independent-histogram release).
@@ -321,7 +323,7 @@ def run_linkage(spec: dict) -> dict:
         executor.map(abs, [0, 1])
         t0 = time.perf_counter()
         run_attack(release, "secret", attributes, "sum", orders, [np.random.default_rng([1, m]) for m in range(5)],
-                   executor)
+                   executor, mapping=spec.get("shape") or "reverse")
         wall = time.perf_counter() - t0
     return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb}
 
@@ -399,7 +401,8 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
         if not quick and shape != "mixed12":
             rows += [row("dcr-share", 50_000, w, shape=shape) for w in (1, 2)]
     linkage_sizes = [10_000] if quick else [100_000] + ([1_000_000] if big else [])
-    rows += [row("linkage", n, w) for n in linkage_sizes for w in (1, 2)]
+    # Shape: the mapping (a check runs both, on the original and on the holdout records).
+    rows += [row("linkage", n, w, shape=m) for n in linkage_sizes for m in ("reverse", "released") for w in (1, 2)]
     rows.append(row("lp", 10_000 if quick else 100_000, 1, "serial", shape="4way"))
     if not quick:
         rows.append(row("lp", 100_000, 1, "serial", shape="4+5way-indhist"))

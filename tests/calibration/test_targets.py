@@ -17,26 +17,15 @@ pytestmark = pytest.mark.calibration
 for _module in ("copulas", "DataSynthesizer", "pacsynth"):
     pytest.importorskip(_module, reason="needs the calibration extra: pip install -e '.[test,calibration]'")
 
-#: Targets the merged code misses, each with what the CI sweep measured. Both releases are functions of
-#: the seed, so these are strict: a fix makes them pass and the mark must go.
-KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("adult", "bootstrap"): (
-        "linkage (age-narrowing, compare: lower) fails 7 of 10 seeds, is inconclusive on 2 and passes seed 9 "
-        "(excess 0.014 = raw 0.028 - holdout 0.014, below 0.02). Over the 10 bootstraps the raw narrowing rate "
-        "runs from 0.028 to 0.117 against a holdout baseline of 0.007-0.016: which records a bootstrap draws "
-        "decides how many ages six coarse quasi-identifiers pin down (membership, reconstruction and dp fail "
-        "every seed)"
-    ),
-}
+#: Targets the merged code misses, (dataset, release) -> what the CI sweep measured; none today. A seeded
+#: release's miss is a strict xfail: a fix makes it pass and the mark must go.
+KNOWN_MISSES: dict[tuple[str, str], str] = {}
 
 #: pac-synth takes no seed (its Rust core draws from the operating system), so its releases differ from run
-#: to run and a miss cannot be strict. On RAND HIE at epsilon 1 its DCR share averaged 0.54 over 40 releases
-#: (0.37-0.78): the blocking dcr-share rule (fail above 0.55 where the lower bound shows it) failed 3 of the 40,
-#: 2 of them in the published sweep; epsilon 1 allows a membership test an accuracy up to e / (1 + e) = 0.73.
-UNSEEDABLE: dict[tuple[str, str], str] = {
-    ("randhie", "pacsynth-eps1"): "pac-synth cannot be seeded; its DCR share on RAND HIE is 0.54 on average and "
-                                  "above 0.55 on some releases; the rule fails 3 in 40, where a release shows it",
-}
+#: to run and a miss could not be strict. Its target (RAND HIE and Adult at epsilon 1) is met without a mark:
+#: 0 blocking FAILs in the published sweep and in 20 more RAND HIE releases, now that the DCR share and the
+#: linkage rates count clustered records as such (docs/metrics.md); before, dcr-share failed 3 of 40.
+UNSEEDABLE: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module")
