@@ -60,6 +60,8 @@ class DaskExecutor(Executor):
                 "the dask executor needs the distributed package: pip install 'policycheck[dask]'"
             ) from exc
         self.scheduler = scheduler
+        # Workers of a remote cluster need not see this machine's files.
+        self.sees_local_files = scheduler == "local"
         self._cluster = None
         try:
             if scheduler == "local":

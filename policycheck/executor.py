@@ -60,6 +60,9 @@ class Executor(ABC):
 
     #: How many items may run at once; metrics use it to size their chunks.
     workers: int = 1
+    #: Whether tasks see the files this process reads (same machine): only then may a task
+    #: read a data file itself, as the streamed DCR search does.
+    sees_local_files: bool = True
 
     @abstractmethod
     def map(

@@ -50,6 +50,10 @@ SHARD_ROWS = 500_000
 #: only this many shards per worker at once (at 10^7 rows all of them would double its memory).
 SHARDS_PER_WORKER = 4
 
+#: ``check`` streams a Parquet synthetic set through the DCR search when it has more rows than this (one
+#: shard): the set is then never encoded, nor shared with the workers, as a whole.
+STREAM_ABOVE_ROWS = SHARD_ROWS
+
 
 @dataclass(frozen=True)
 class ParquetShard:
@@ -79,15 +83,26 @@ def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[Parqu
     return shards
 
 
-def read_shard(shard: ParquetShard, encoding: GowerEncoding) -> np.ndarray:
-    """Encoded rows of one shard, read one row group at a time and only the encoding's columns."""
+def read_shard(shard: ParquetShard, encoding: GowerEncoding,
+               coerce: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> np.ndarray:
+    """Encoded rows of one shard, read one row group at a time and only the encoding's columns.
+
+    ``coerce`` turns a row group's columns into the values the release loader
+    gives them (:func:`policycheck.release.load.coerce_like_loader`: dates as
+    days, numbers as floats, categories as labels); without it categories are
+    relabelled and every other column is taken as stored.
+    """
     import pyarrow.parquet as pq
 
     source = pq.ParquetFile(shard.path)
     out = np.empty((shard.rows, encoding.p), dtype=np.float64)
     at = 0
     for g in shard.row_groups:
-        frame = _as_release_values(source.read_row_group(g, columns=list(encoding.features)).to_pandas(strings_to_categorical=True), encoding)
+        table = source.read_row_group(g, columns=list(encoding.features))
+        if coerce is not None:
+            frame = coerce(table.to_pandas())
+        else:
+            frame = _as_release_values(table.to_pandas(strings_to_categorical=True), encoding)
         out[at : at + len(frame)] = encoding.encode(frame)
         at += len(frame)
         del frame
@@ -141,30 +156,36 @@ def streamed_closest_records(
     real: Sequence[np.ndarray],
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    coerce: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    targets: Sequence[np.ndarray] | None = None,
 ) -> tuple[list[Neighbours], list[Neighbours]]:
-    """Both DCR directions between each encoded real set and a streamed synthetic set.
+    """Both DCR directions between encoded real sets and a streamed synthetic set.
 
     Returns ``(synthetic_to, to_synthetic)``: for each set of ``real``, the
-    closest real record of every synthetic record, and the closest synthetic
-    record (global row index) of every real record. Equal, number for number,
-    to :func:`policycheck.methods.nearest_neighbours.closest_records` on the
-    whole synthetic set in memory.
+    closest real record of every synthetic record, and for each set of
+    ``targets`` (``real`` by default) the closest synthetic record (global row
+    index) of every real record. Equal, number for number, to
+    :func:`policycheck.methods.nearest_neighbours.closest_records` on the
+    whole synthetic set in memory. ``coerce``: see :func:`read_shard`.
     """
     executor = executor or SerialExecutor()
     real = [np.ascontiguousarray(x) for x in real]
+    targets = real if targets is None else [np.ascontiguousarray(x) for x in targets]
     kinds = encoding.kinds
     total = sum(shard.rows for shard in shards)
     to_dist = [np.empty(total) for _ in real]
     to_index = [np.empty(total, dtype=np.int64) for _ in real]
-    best = [np.full(len(x), np.inf) for x in real]
-    from_index = [np.full(len(x), -1, dtype=np.int64) for x in real]
-    methods: list[set[str]] = [set() for _ in range(2 * len(real))]
+    best = [np.full(len(x), np.inf) for x in targets]
+    from_index = [np.full(len(x), -1, dtype=np.int64) for x in targets]
+    methods: list[set[str]] = [set() for _ in range(len(real) + len(targets))]
     # A few shards per worker at a time: the parent keeps the answers, not every shard's results at once.
     batch = SHARDS_PER_WORKER * max(1, executor.workers)
     done = 0
     for first in range(0, len(shards), batch):
         part = shards[first : first + batch]
-        found = executor.map(search_shard, [(shard, encoding, kinds, *real) for shard in part])
+        # Flat tuples: the executor shares the arrays repeated across items once (policycheck.executor).
+        found = executor.map(search_shard, [(shard, encoding, kinds, coerce, len(real), *real, *targets)
+                                            for shard in part])
         for shard, (to_real, from_real) in zip(part, found, strict=True):
             rows = slice(shard.offset, shard.offset + shard.rows)
             for r, f in enumerate(to_real):
@@ -182,22 +203,24 @@ def streamed_closest_records(
         del found
     synthetic_to = [Neighbours(to_dist[r], to_index[r], "+".join(sorted(methods[r]))) for r in range(len(real))]
     to_synthetic = [Neighbours(best[r] / x.shape[1], from_index[r], "+".join(sorted(methods[len(real) + r])))
-                    for r, x in enumerate(real)]
+                    for r, x in enumerate(targets)]
     return synthetic_to, to_synthetic
 
 
 def search_shard(item: tuple) -> tuple[list[Neighbours], list[tuple[np.ndarray, np.ndarray, str]]]:
     """Executor task: read and encode one shard, then search it both ways against every real set.
 
-    Returns the shard's records' closest real records, and for every real
-    set its records' closest record in this shard as ``(p * D, shard row, method)``.
+    Returns the shard's records' closest records in each real set, and for
+    every target set its records' closest record in this shard as
+    ``(p * D, shard row, method)``.
     """
-    shard, encoding, kinds, *real = item
-    x = read_shard(shard, encoding)
-    jobs = [SearchJob(x, r) for r in real] + [SearchJob(r, x) for r in real]
+    shard, encoding, kinds, coerce, n_real, *sets = item
+    real, targets = sets[:n_real], sets[n_real:]
+    x = read_shard(shard, encoding, coerce)
+    jobs = [SearchJob(x, r) for r in real] + [SearchJob(r, x) for r in targets]
     found = closest_records(jobs, kinds)
     to_real = found[: len(real)]
     from_real: list[Any] = []
-    for r, f in zip(real, found[len(real) :], strict=True):
+    for r, f in zip(targets, found[len(real) :], strict=True):
         from_real.append((gower_sums(r, x[f.index], kinds), f.index, f.method))
     return to_real, from_real

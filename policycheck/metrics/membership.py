@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
@@ -27,7 +28,7 @@ from policycheck import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
-from policycheck.release.model import Release
+from policycheck.release.model import Dataset, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -219,7 +220,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             )
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale.
     enc = fit_gower(frames, release.column_types, release.orders, features)
-    x_train, x_hold, x_syn = (enc.encode(f) for f in (release.original.frame, release.holdout.frame, syn.frame))
+    x_train, x_hold = (enc.encode(f) for f in (release.original.frame, release.holdout.frame))
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
     rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
@@ -229,16 +230,28 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             rows_train = rows
         else:
             rows_hold = rows
-    jobs = [
-        SearchJob(x_syn, np.ascontiguousarray(x_train[rows_train])),
-        SearchJob(x_syn, np.ascontiguousarray(x_hold[rows_hold])),
-        SearchJob(x_train, x_syn),
-        SearchJob(x_hold, x_syn),
-    ]
     label = f"gower_dcr({syn.name})"
-    to_train, to_hold, train_to, hold_to = closest_records(
-        jobs, enc.kinds, ctx.executor, lambda done, total: ctx.progress(label, done, total)
-    )
+    shards = _stream_shards(syn) if ctx.executor.sees_local_files else []
+    if shards:
+        # A large Parquet set: each worker reads, encodes and searches its own row groups (same numbers).
+        from policycheck.methods.streamed_dcr import streamed_closest_records
+        from policycheck.release.load import coerce_like_loader
+        coerce = partial(coerce_like_loader, syn.path, {c: release.column_types[c] for c in enc.features},
+                         release.roles, release.orders, release.formats)
+        (to_train, to_hold), (train_to, hold_to) = streamed_closest_records(
+            shards, enc, [x_train[rows_train], x_hold[rows_hold]], ctx.executor,
+            lambda done, total: ctx.progress(label, done, total), coerce=coerce, targets=[x_train, x_hold])
+    else:
+        x_syn = enc.encode(syn.frame)
+        jobs = [
+            SearchJob(x_syn, np.ascontiguousarray(x_train[rows_train])),
+            SearchJob(x_syn, np.ascontiguousarray(x_hold[rows_hold])),
+            SearchJob(x_train, x_syn),
+            SearchJob(x_hold, x_syn),
+        ]
+        to_train, to_hold, train_to, hold_to = closest_records(
+            jobs, enc.kinds, ctx.executor, lambda done, total: ctx.progress(label, done, total)
+        )
     share_subsample = None
     if sub is not None:
         role, rows = sub
@@ -262,6 +275,22 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         share_subsample=share_subsample,
         synthetic_name=syn.name,
     )
+
+
+def _stream_shards(syn: Dataset) -> list:
+    """The row-group shards of a Parquet synthetic set large enough to stream, else none.
+
+    Above :data:`policycheck.methods.streamed_dcr.STREAM_ABOVE_ROWS` rows the
+    DCR search streams the file (:mod:`policycheck.methods.streamed_dcr`), so
+    the whole set is never encoded nor handed to the workers at once. The
+    workers read the file themselves, so a remote Dask cluster (which need
+    not see this machine's files) gets the set in memory instead.
+    """
+    from policycheck.methods import streamed_dcr
+    path = syn.path
+    if path is None or Path(path).suffix.lower() not in (".parquet", ".pq") or syn.n_rows <= streamed_dcr.STREAM_ABOVE_ROWS:
+        return []
+    return streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS)
 
 
 class DcrShareParams(Params):

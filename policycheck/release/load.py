@@ -190,6 +190,17 @@ def _check_columns(path: Path, frame: pd.DataFrame, names: list[str], optional: 
         raise InvalidInput(Problem(display_path(path), "columns differ from the original: " + "; ".join(parts)))
 
 
+def coerce_like_loader(path: Path, types: dict[str, ColumnType], roles: dict[str, str],
+                       orders: dict[str, list[Any]], formats: dict[str, str], frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, a piece of the data file at ``path``, with ``types``' columns as the loader gives them.
+
+    For reading a file the release has already loaded and checked, piece by
+    piece (a streamed synthetic set's row groups): the same conversions, the
+    findings already made.
+    """
+    return _coerce(path, frame, types, roles, orders, formats, [], display_path(path))
+
+
 def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], roles: dict[str, str],
            orders: dict[str, list[Any]], formats: dict[str, str], notes: list[str], label: str) -> pd.DataFrame:
     """The analysed columns as evaluators see them (see :mod:`policycheck.release.convert`)."""
