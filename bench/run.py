@@ -29,6 +29,9 @@ Rows:
 - ``lp``: the LP reconstruction attack at 10^5 4-way queries
   (``bench/bench_reconstruction.py``), one solve; shape ``4+5way-indhist`` is its
   stress case (10^5 4- and 5-way queries on the independent-histogram release).
+- ``check-stream``: ``check`` with one dcr_share rule on a Parquet synthetic set
+  of 2 x 10^6 rows (train = holdout = 10^5), ``streamed`` (the default above one
+  shard) or ``in-memory`` (streaming off): wall and every process's peak memory.
 - ``dcr-stream``: the four DCR directions with train = holdout = 10^5 rows
   (mixed12) against a synthetic set of ``rows`` rows written to a temporary
   Parquet file and streamed through the search shard by shard
@@ -309,6 +312,51 @@ def run_sure(spec: dict, python: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+CHECK_STREAM_POLICY = """\
+metadata: {id: bench-check-stream, title: DCR share of a large synthetic set, version: "1", owner: bench}
+attacker: {model: no-box}
+seed: 1
+rules:
+  - {id: dcr-share, metric: dcr_share, threshold: {fail_above: 0.55}}
+"""
+
+
+def run_check_stream(spec: dict) -> dict:
+    """``check`` (dcr_share) on a Parquet synthetic set of ``rows`` rows, streamed or loaded whole.
+
+    Shape ``streamed``: the default path above one shard; ``in-memory``: the same check with
+    streaming switched off. train = holdout = :data:`STREAM_REAL_ROWS` rows (mixed12), written
+    to CSV; the timed part includes loading the release.
+    """
+    import tempfile
+
+    from bench.bench_dcr import make_population
+    from policycheck.checking import check_release
+    from policycheck.methods import streamed_dcr
+    from policycheck.release.load import load_manifest
+
+    if spec.get("shape") == "in-memory":
+        streamed_dcr.STREAM_ABOVE_ROWS = 1 << 62
+    rng = np.random.default_rng(20261121)
+    train, hold = make_population(STREAM_REAL_ROWS, rng), make_population(STREAM_REAL_ROWS, rng)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        train.to_csv(root / "training.csv", index=False)
+        hold.to_csv(root / "holdout.csv", index=False)
+        write_streamed_synthetic(root / "synthetic.parquet", train, spec["rows"], seed=1)
+        (root / "release.yaml").write_text("release: {id: bench}\noriginal: training.csv\nholdout: holdout.csv\n"
+                                           "synthetic: [{name: s, path: synthetic.parquet}]\n")
+        (root / "policy.yaml").write_text(CHECK_STREAM_POLICY)
+        with PeakWatcher() as watch:
+            t0 = time.perf_counter()
+            check_release(root / "policy.yaml", load_manifest(root / "release.yaml"), root / "out", formats=("json",),
+                          executor=spec["executor"], workers=spec["workers"], progress=False)
+            wall = time.perf_counter() - t0
+        value = json.loads((root / "out" / "report.json").read_text())["rules"][0]["value"]
+    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb, "value": round(value, 6),
+            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values())}
+
+
 def run_linkage(spec: dict) -> dict:
     from bench.bench_linkage import make_release
     from policycheck.executor import make_executor
@@ -383,7 +431,7 @@ def run_one(spec: dict) -> dict:
     if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure":
         return run_sure(spec, spec["peer_python"])
     return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game,
-            "dcr-stream": run_dcr_stream}[spec["case"]](spec)
+            "dcr-stream": run_dcr_stream, "check-stream": run_check_stream}[spec["case"]](spec)
 
 
 def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
@@ -411,6 +459,9 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
     if quick or big:
         rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))
+    # check itself on a Parquet synthetic set, streamed (the default above one shard) and loaded whole.
+    if big:
+        rows += [row("check-stream", 2_000_000, 2, shape=s) for s in ("streamed", "in-memory")]
     return rows
 
 
@@ -422,7 +473,7 @@ def main() -> None:
     parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
-    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, "
+    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, check-stream, "
                         "dcr-stream), its large sizes included (DCR and linkage at 10^6, the LP stress case)")
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--one", help=argparse.SUPPRESS)

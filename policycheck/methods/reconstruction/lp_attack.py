@@ -29,7 +29,12 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-#: HiGHS options every solve uses; reported with each result.
+#: HiGHS options every solve uses; reported with each result. Measured against the alternatives on the
+#: 4+5-way stress case (10^5 queries, 1,000 records, the dual form: 1,000 rows, 71,499 columns; HiGHS
+#: 1.16, quiet machine): IPM with crossover 8.5 s; without crossover 8.4 s, but its interior point rounds
+#: to other guesses (accuracy 0.666 against 0.655), so a guess would depend on the algorithm, not the LP's
+#: vertex; presolve off 7.6 s (within the machine's spread); dual simplex 54 s; HiPO 52 s (this build lacks
+#: its BLAS and orderings); PDLP 246 s; primal simplex past 300 s.
 SOLVER_OPTIONS: dict[str, Any] = {
     "solver": "ipm",
     "run_crossover": "on",
