@@ -238,8 +238,11 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         from policycheck.release.load import coerce_like_loader
         coerce = partial(coerce_like_loader, syn.path, {c: release.column_types[c] for c in enc.features},
                          release.roles, release.orders, release.formats)
+        # The whole sets when no subsample is taken: the same arrays both ways, shared with the workers once.
+        def part(x, rows):
+            return x if rows.size == len(x) else x[rows]
         (to_train, to_hold), (train_to, hold_to) = streamed_closest_records(
-            shards, enc, [x_train[rows_train], x_hold[rows_hold]], ctx.executor,
+            shards, enc, [part(x_train, rows_train), part(x_hold, rows_hold)], ctx.executor,
             lambda done, total: ctx.progress(label, done, total), coerce=coerce, targets=[x_train, x_hold])
     else:
         x_syn = enc.encode(syn.frame)
