@@ -11,7 +11,7 @@ loads no numerical library (``plan`` must start fast).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from policycheck.release.model import Release
@@ -92,18 +92,11 @@ def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None 
     seconds = (dcr_search_seconds(n_sy, n_tr, p, n_cat) + dcr_search_seconds(n_sy, n_ho, p, n_cat)
                + dcr_search_seconds(n_tr, n_sy, p, n_cat) + dcr_search_seconds(n_ho, n_sy, p, n_cat))
     rows = n_tr + n_ho + n_sy
-    if _streamed(release.synthetic[synthetic]):
+    from policycheck.methods import streamed_dcr
+    if streamed_dcr.streams(release.synthetic[synthetic]):
         # Streamed from Parquet: the synthetic set is held a shard at a time (per worker), never whole.
-        from policycheck.methods.streamed_dcr import SHARD_ROWS
-        rows = n_tr + n_ho + min(n_sy, SHARD_ROWS)
+        rows = n_tr + n_ho + min(n_sy, streamed_dcr.SHARD_ROWS)
     return StepEstimate(seconds, VALUE_BYTES * rows * (3 * p + n_cat + 1))
-
-
-def _streamed(dataset: Any) -> bool:
-    """Whether the DCR search streams this synthetic set (see ``metrics/membership.py``'s ``_stream_shards``)."""
-    from policycheck.methods.streamed_dcr import STREAM_ABOVE_ROWS
-    path = getattr(dataset, "path", None)
-    return path is not None and str(path).lower().endswith((".parquet", ".pq")) and dataset.n_rows > STREAM_ABOVE_ROWS
 
 
 def linkage_set_seconds(records: int, attributes: int) -> float:

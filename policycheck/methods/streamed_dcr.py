@@ -65,6 +65,14 @@ class ParquetShard:
     rows: int
 
 
+def streams(dataset: Any) -> bool:
+    """Whether ``check``'s DCR search streams this synthetic set: a Parquet file of more than
+    :data:`STREAM_ABOVE_ROWS` rows (``metrics/membership.py``'s ``gower_dcr``, ``cost_model.gower_dcr``)."""
+    path = getattr(dataset, "path", None)
+    return (path is not None and Path(path).suffix.lower() in (".parquet", ".pq")
+            and dataset.n_rows > STREAM_ABOVE_ROWS)
+
+
 def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[ParquetShard]:
     """Cut a Parquet file into shards of whole row groups, about ``shard_rows`` rows each (metadata only)."""
     import pyarrow.parquet as pq

@@ -389,7 +389,7 @@ def _against_baseline(
     the raw rate, with its Clopper-Pearson interval. Every interval counts
     effective records: records linked to the same synthetic records share one
     identified range, so they are one cluster
-    (:meth:`LinkageAttack.linked_set_clusters`, Kish's design effect).
+    (:attr:`LinkageAttack.linked_set_clusters`, Kish's design effect).
     """
     import numpy as np
     from policycheck import stats
@@ -398,13 +398,13 @@ def _against_baseline(
     flags = flags_of(attack.disclosure) & known
     count = int(np.count_nonzero(flags))
     raw = count / n
-    effective = stats.effective_trials(flags[known], np.ones(n), attack.linked_set_clusters()[known])
+    effective = stats.effective_trials(flags[known], np.ones(n), attack.linked_set_clusters[known])
     holdout = None
     if control is not None and control.disclosure.known.any():
         c_known = control.disclosure.known
         c_flags = flags_of(control.disclosure) & c_known
         c_n = int(np.count_nonzero(c_known))
-        c_effective = stats.effective_trials(c_flags[c_known], np.ones(c_n), control.linked_set_clusters()[c_known])
+        c_effective = stats.effective_trials(c_flags[c_known], np.ones(c_n), control.linked_set_clusters[c_known])
         holdout = (int(np.count_nonzero(c_flags)), c_n, c_effective)
     if params.baseline == "holdout" and holdout is None:
         raise EvaluationError(

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
@@ -28,7 +27,7 @@ from policycheck import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
-from policycheck.release.model import Dataset, Release
+from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -224,37 +223,39 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
     rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
+    # The real records the synthetic ones are searched against: the whole sets (the very arrays of the
+    # other direction, so the executor shares each once) unless one set is subsampled to the other's size.
+    against_train, against_hold = x_train, x_hold
     if sub is not None:
         role, rows = sub
         if role == "original":
-            rows_train = rows
+            rows_train, against_train = rows, x_train[rows]
         else:
-            rows_hold = rows
+            rows_hold, against_hold = rows, x_hold[rows]
     label = f"gower_dcr({syn.name})"
-    shards = _stream_shards(syn) if ctx.executor.sees_local_files else []
-    if shards:
+
+    def progress(done: int, total: int) -> None:
+        ctx.progress(label, done, total)
+
+    from policycheck.methods import streamed_dcr
+    if ctx.executor.sees_local_files and streamed_dcr.streams(syn):
         # A large Parquet set: each worker reads, encodes and searches its own row groups (same numbers).
-        from policycheck.methods.streamed_dcr import streamed_closest_records
+        # Workers of a remote Dask cluster need not see this machine's files, so they get the set in memory.
         from policycheck.release.load import coerce_like_loader
         coerce = partial(coerce_like_loader, syn.path, {c: release.column_types[c] for c in enc.features},
                          release.roles, release.orders, release.formats)
-        # The whole sets when no subsample is taken: the same arrays both ways, shared with the workers once.
-        def part(x, rows):
-            return x if rows.size == len(x) else x[rows]
-        (to_train, to_hold), (train_to, hold_to) = streamed_closest_records(
-            shards, enc, [part(x_train, rows_train), part(x_hold, rows_hold)], ctx.executor,
-            lambda done, total: ctx.progress(label, done, total), coerce=coerce, targets=[x_train, x_hold])
+        (to_train, to_hold), (train_to, hold_to) = streamed_dcr.streamed_closest_records(
+            streamed_dcr.parquet_shards(syn.path, streamed_dcr.SHARD_ROWS), enc, [against_train, against_hold],
+            ctx.executor, progress, coerce=coerce, targets=[x_train, x_hold])
     else:
         x_syn = enc.encode(syn.frame)
         jobs = [
-            SearchJob(x_syn, np.ascontiguousarray(x_train[rows_train])),
-            SearchJob(x_syn, np.ascontiguousarray(x_hold[rows_hold])),
+            SearchJob(x_syn, against_train),
+            SearchJob(x_syn, against_hold),
             SearchJob(x_train, x_syn),
             SearchJob(x_hold, x_syn),
         ]
-        to_train, to_hold, train_to, hold_to = closest_records(
-            jobs, enc.kinds, ctx.executor, lambda done, total: ctx.progress(label, done, total)
-        )
+        to_train, to_hold, train_to, hold_to = closest_records(jobs, enc.kinds, ctx.executor, progress)
     share_subsample = None
     if sub is not None:
         role, rows = sub
@@ -278,22 +279,6 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         share_subsample=share_subsample,
         synthetic_name=syn.name,
     )
-
-
-def _stream_shards(syn: Dataset) -> list:
-    """The row-group shards of a Parquet synthetic set large enough to stream, else none.
-
-    Above :data:`policycheck.methods.streamed_dcr.STREAM_ABOVE_ROWS` rows the
-    DCR search streams the file (:mod:`policycheck.methods.streamed_dcr`), so
-    the whole set is never encoded nor handed to the workers at once. The
-    workers read the file themselves, so a remote Dask cluster (which need
-    not see this machine's files) gets the set in memory instead.
-    """
-    from policycheck.methods import streamed_dcr
-    path = syn.path
-    if path is None or Path(path).suffix.lower() not in (".parquet", ".pq") or syn.n_rows <= streamed_dcr.STREAM_ABOVE_ROWS:
-        return []
-    return streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS)
 
 
 class DcrShareParams(Params):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -66,6 +67,7 @@ class LinkageAttack:
     records: str = "original"  # whose records were attacked: "original" or "holdout"
     mapping: str = "reverse"  # how the sets were read: "reverse" (sec. 3.1) or "released"
 
+    @cached_property
     def linked_set_clusters(self) -> np.ndarray:
         """A cluster id per attacked record: records linked to the same synthetic records in every set.
 
