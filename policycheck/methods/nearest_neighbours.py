@@ -199,11 +199,17 @@ def closest_records(
     workers = executor.workers_for(cost)
     total_rest = sum(rest.size for rest, _, _ in plans)
     chunk = max(256, min(MAX_CHUNK, -(-total_rest // (4 * workers))))
+    chosen: dict[int, set[str]] = {}
+    for job, (_, method, _) in zip(jobs, plans, strict=True):
+        chosen.setdefault(id(job.reference), set()).add(method)
+    for key, search in searches.items():
+        search.keep(chosen[key])
     tasks, owners = [], []
     for j, (job, (rest, method, _)) in enumerate(zip(jobs, plans, strict=True)):
         for start in range(0, rest.size, chunk):
             rows = rest[start : start + chunk]
-            tasks.append(searches[id(job.reference)].task(method, np.ascontiguousarray(job.queries[rows])))
+            # The whole query matrix in every task (shared with the workers once); each task gathers its rows.
+            tasks.append(searches[id(job.reference)].task(method, job.queries, rows))
             owners.append((j, rows))
     found_rest = executor.map(search_chunk, tasks, progress, cost=cost) if tasks else []
     for (j, rows), best in zip(owners, found_rest, strict=True):
@@ -265,16 +271,16 @@ def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np
     """
     search.prepare()
     t0 = time.thread_time()
-    found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries[pilot]))
+    found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries, pilot))
     brute = (time.thread_time() - t0) / pilot.size
     head = pilot[: max(1, pilot.size // 4)]
     t0 = time.thread_time()
-    search_chunk(search.task(TREE, queries[head]))
+    search_chunk(search.task(TREE, queries, head))
     tree = (time.thread_time() - t0) / head.size
     if tree <= 4 * brute and head.size < pilot.size:
         tail = pilot[head.size :]
         t0 = time.thread_time()
-        search_chunk(search.task(TREE, queries[tail]))
+        search_chunk(search.task(TREE, queries, tail))
         tree = (tree * head.size + time.thread_time() - t0) / pilot.size
     return (TREE, tree) if tree <= brute else (BRUTE_FORCE, brute)
 
@@ -296,23 +302,36 @@ class _Reference:
         if self._by_column is None:
             self._by_column = np.ascontiguousarray(self.reference.T)
 
-    def task(self, method: str, queries: np.ndarray) -> tuple:
-        """An executor item: the method, the queries and the (shared) reference arrays."""
-        self.prepare()
+    def keep(self, methods: set[str]) -> None:
+        """Drop the arrays of a search no job chose (each is as large as the reference set)."""
+        if TREE not in methods:
+            self._tree = None
+        if BRUTE_FORCE not in methods:
+            self._by_column = None
+
+    def task(self, method: str, queries: np.ndarray, rows: np.ndarray | None = None) -> tuple:
+        """An executor item: the method, the queries (``rows`` of them, all by default) and the reference arrays.
+
+        Every chunk of a job carries the same query and reference arrays, so the
+        executor shares them once; :func:`search_chunk` gathers its rows.
+        """
+        if (method == TREE and self._tree is None) or (method == BRUTE_FORCE and self._by_column is None):
+            self.prepare()
         if method == TREE:
             tree = self._tree
-            return (TREE, np.ascontiguousarray(queries[:, self.columns]), tree.rows, tree.original, tree.run_end,
-                    self.n_cat)
-        return (BRUTE_FORCE, np.ascontiguousarray(queries), self._by_column)
+            return (TREE, queries, rows, self.columns, tree.rows, tree.original, tree.run_end, self.n_cat)
+        return (BRUTE_FORCE, queries, rows, self._by_column)
 
 
 def search_chunk(task: tuple) -> np.ndarray:
     """Executor task: the closest reference record of each query in one chunk (smallest index among ties)."""
     if task[0] == TREE:
-        _, queries, rows, original, run_end, n_cat = task
-        return _branch_and_bound(queries, rows, original, run_end, n_cat)
-    _, queries, by_column = task
-    return _brute_force(queries, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+        _, queries, rows, columns, tree_rows, original, run_end, n_cat = task
+        chunk = queries[:, columns] if rows is None else queries[np.ix_(rows, columns)]
+        return _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat)
+    _, queries, rows, by_column = task
+    chunk = queries if rows is None else queries[rows]
+    return _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
 
 
 def tree_search(queries: np.ndarray, reference: np.ndarray, n_cat: int) -> np.ndarray:
