@@ -108,13 +108,25 @@ def make_sets(shape: str, n: int, seed: int = 20261121):
 
 
 class PeakWatcher:
-    """Samples the peak resident memory (VmHWM) of every descendant process while it runs."""
+    """Samples the peak memory of every descendant process while it runs.
+
+    Two figures per process: ``VmHWM``, the kernel's peak resident set, and the
+    peak private memory (``Private_Clean + Private_Dirty`` of
+    ``/proc/PID/smaps_rollup``, sampled). A worker forked from a process that
+    holds a large release counts that process's pages it shares, untouched, in
+    its resident set; the private figure is the memory the worker adds.
+    """
 
     def __init__(self) -> None:
         self.worker_mb = 0.0
-        self.per_process: dict[int, float] = {}  # peak MB of each descendant process seen
+        self.per_process: dict[int, float] = {}  # peak MB (VmHWM) of each descendant process seen
+        self.private: dict[int, float] = {}  # peak private MB of each, as sampled
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    @property
+    def worker_private_mb(self) -> float:
+        return max(self.private.values(), default=0.0)
 
     def __enter__(self) -> PeakWatcher:
         self._thread.start()
@@ -138,7 +150,10 @@ class PeakWatcher:
                             mb = int(line.split()[1]) / 1024
                             self.worker_mb = max(self.worker_mb, mb)
                             self.per_process[pid] = max(self.per_process.get(pid, 0.0), mb)
-            except OSError:
+                with open(f"/proc/{pid}/smaps_rollup") as fh:
+                    private = sum(int(line.split()[1]) for line in fh if line.startswith("Private_")) / 1024
+                self.private[pid] = max(self.private.get(pid, 0.0), private)
+            except (OSError, ValueError):
                 continue
 
 
@@ -256,7 +271,7 @@ def run_dcr_stream(spec: dict) -> dict:
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     return {"wall": wall, "cpu": round(cpu, 1), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
             "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
-            "shards": len(shards), "write_s": round(written, 1),
+            "private_worker": round(watch.worker_private_mb), "shards": len(shards), "write_s": round(written, 1),
             "method": sorted({f.method for f in [*to_real, *from_real]}),
             "check": float(np.mean(to_real[0].distance < to_real[1].distance))}
 
@@ -332,11 +347,11 @@ def run_check_stream(spec: dict) -> dict:
 
     from bench.bench_dcr import make_population
     from policycheck.checking import check_release
-    from policycheck.methods import streamed_dcr
+    from policycheck.release import stream
     from policycheck.release.load import load_manifest
 
     if spec.get("shape") == "in-memory":
-        streamed_dcr.STREAM_ABOVE_ROWS = 1 << 62
+        stream.STREAM_ABOVE_ROWS = 1 << 62
     rng = np.random.default_rng(20261121)
     train, hold = make_population(STREAM_REAL_ROWS, rng), make_population(STREAM_REAL_ROWS, rng)
     with tempfile.TemporaryDirectory() as folder:
@@ -354,7 +369,8 @@ def run_check_stream(spec: dict) -> dict:
             wall = time.perf_counter() - t0
         value = json.loads((root / "out" / "report.json").read_text())["rules"][0]["value"]
     return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb, "value": round(value, 6),
-            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values())}
+            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
+            "private_worker": round(watch.worker_private_mb)}
 
 
 def run_linkage(spec: dict) -> dict:
@@ -509,7 +525,7 @@ def main() -> None:
             mine[key] = min(mine.get(key, np.inf), out["wall"])
         out["peer_ratio"] = ratio
         results.append(out)
-        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value", "rss_per_process", "shards"))
+        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards"))
         print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
               f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
               f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)

@@ -259,7 +259,7 @@ def _without_commands(release: Release) -> Release:
     def strip(d):
         if d.synthesizer is None or d.synthesizer.command is None:
             return d
-        return dataclasses.replace(d, synthesizer=dataclasses.replace(d.synthesizer, command=None))
+        return d.with_synthesizer(dataclasses.replace(d.synthesizer, command=None))
 
     return dataclasses.replace(release, synthetic=tuple(strip(d) for d in release.synthetic))
 

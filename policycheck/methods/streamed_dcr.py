@@ -50,9 +50,6 @@ SHARD_ROWS = 500_000
 #: only this many shards per worker at once (at 10^7 rows all of them would double its memory).
 SHARDS_PER_WORKER = 4
 
-#: ``check`` streams a Parquet synthetic set through the DCR search when it has more rows than this (one
-#: shard): the set is then never encoded, nor shared with the workers, as a whole.
-STREAM_ABOVE_ROWS = SHARD_ROWS
 
 
 @dataclass(frozen=True)
@@ -66,11 +63,12 @@ class ParquetShard:
 
 
 def streams(dataset: Any) -> bool:
-    """Whether ``check``'s DCR search streams this synthetic set: a Parquet file of more than
-    :data:`STREAM_ABOVE_ROWS` rows (``metrics/membership.py``'s ``gower_dcr``, ``cost_model.gower_dcr``)."""
-    path = getattr(dataset, "path", None)
-    return (path is not None and Path(path).suffix.lower() in (".parquet", ".pq")
-            and dataset.n_rows > STREAM_ABOVE_ROWS)
+    """Whether ``check``'s DCR search streams this synthetic set: one the loader left on disk
+    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership.py``'s ``gower_dcr``,
+    ``cost_model.gower_dcr``)."""
+    from policycheck.release.stream import StreamedDataset
+
+    return isinstance(dataset, StreamedDataset)
 
 
 def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[ParquetShard]:
@@ -100,21 +98,33 @@ def read_shard(shard: ParquetShard, encoding: GowerEncoding,
     days, numbers as floats, categories as labels); without it categories are
     relabelled and every other column is taken as stored.
     """
-    import pyarrow.parquet as pq
-
-    source = pq.ParquetFile(shard.path)
     out = np.empty((shard.rows, encoding.p), dtype=np.float64)
     at = 0
-    for g in shard.row_groups:
-        table = source.read_row_group(g, columns=list(encoding.features))
+    for batch in _batches(shard, encoding.features):
         if coerce is not None:
-            frame = coerce(table.to_pandas())
+            frame = coerce(batch.to_pandas())
         else:
-            frame = _as_release_values(table.to_pandas(strings_to_categorical=True), encoding)
+            frame = _as_release_values(batch.to_pandas(strings_to_categorical=True), encoding)
         out[at : at + len(frame)] = encoding.encode(frame)
         at += len(frame)
-        del frame
+        del frame, batch
     return out
+
+
+def _batches(shard: ParquetShard, columns: Sequence[str]):
+    """The shard's rows as Arrow record batches of at most :data:`policycheck.release.stream.BATCH_ROWS` rows, in order.
+
+    A batch, not a whole row group, is converted at a time: a row group may
+    hold a million rows, and its text columns as Python objects would cost
+    a worker more than the shard's encoded rows.
+    """
+    import pyarrow.parquet as pq
+
+    from policycheck.release import stream
+
+    source = pq.ParquetFile(shard.path)
+    yield from source.iter_batches(batch_size=stream.BATCH_ROWS, row_groups=list(shard.row_groups), columns=list(columns),
+                                   use_threads=False)
 
 
 def _as_release_values(frame: pd.DataFrame, encoding: GowerEncoding) -> pd.DataFrame:
@@ -134,17 +144,15 @@ def fit_on_stream(encoding: GowerEncoding, shards: Sequence[ParquetShard]) -> Go
 
     The ranges ``R_k`` and the categorical levels must cover every set, as
     in :func:`policycheck.methods.gower.fit_gower`; the summation order stays
-    the one fitted on the real sets. One pass, one row group at a time.
+    the one fitted on the real sets. One pass, one batch at a time.
     """
     import pandas as pd
-    import pyarrow.parquet as pq
 
     ranges = dict(encoding.numeric_range)
     levels = {k: list(v) for k, v in encoding.levels.items()}
     for shard in shards:
-        source = pq.ParquetFile(shard.path)
-        for g in shard.row_groups:
-            frame = _as_release_values(source.read_row_group(g, columns=list(encoding.features)).to_pandas(strings_to_categorical=True), encoding)
+        for batch in _batches(shard, encoding.features):
+            frame = _as_release_values(batch.to_pandas(strings_to_categorical=True), encoding)
             for name, kind in encoding.types.items():
                 if kind == "numeric":
                     x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)

@@ -210,7 +210,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             "The membership metrics need a holdout set of real records that were not used for training."
         )
     features = list(columns) if columns else release.columns
-    frames = [release.original.frame, release.holdout.frame, *(d.frame for d in release.synthetic)]
+    # A streamed set gives its columns one at a time: the encoding is fitted on the same values, never the whole set.
+    frames = [release.original.frame, release.holdout.frame, *(d.column_reader() for d in release.synthetic)]
     syn = release.synthetic[synthetic]
     for dataset in (release.original, release.holdout, syn):
         if dataset.n_rows == 0:

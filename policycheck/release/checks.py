@@ -48,7 +48,7 @@ class RowHashes:
 
     def __call__(self, data: Dataset) -> np.ndarray:
         if id(data) not in self._done:
-            self._done[id(data)] = row_hashes(data.frame)
+            self._done[id(data)] = np.concatenate([row_hashes(piece.frame) for piece in data.pieces()])
         return self._done[id(data)]
 
 
@@ -111,25 +111,32 @@ def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str
     if original.id_frame is None:
         return findings
     for syn in synthetic:
-        if syn.id_frame is None:
+        columns = [c for c in original.id_frame.columns if c in syn.id_columns]
+        if not columns:
             continue
-        for column in original.id_frame.columns:
-            if column not in syn.id_frame.columns:
-                continue
-            real = original.id_frame[column]
-            ids = syn.id_frame[column]
-            shared = ids.notna().to_numpy() & ids.isin(set(real.dropna())).to_numpy()
-            k = int(shared.sum())
+        real = {c: original.id_frame[c] for c in columns}
+        known = {c: set(real[c].dropna()) for c in columns}
+        # The original row each id names (its first, if ids repeat).
+        first_row = {c: pd.Series(np.arange(len(real[c])), index=real[c].to_numpy()).groupby(level=0).first()
+                     for c in columns}
+        shared_rows = dict.fromkeys(columns, 0)
+        copies = dict.fromkeys(columns, 0)
+        for piece in syn.pieces():  # a streamed set batch by batch
+            for column in columns:
+                ids = piece.ids[column]
+                rows = np.flatnonzero(ids.notna().to_numpy() & ids.isin(known[column]).to_numpy())
+                if not rows.size:
+                    continue
+                matched = first_row[column].reindex(ids.to_numpy()[rows]).to_numpy(dtype=int)
+                shared_rows[column] += rows.size
+                copies[column] += int(_rows_equal(piece.frame, rows, original.frame, matched).sum())
+        for column in columns:
+            k, n = shared_rows[column], syn.n_rows
             if not k:
                 continue
-            # The original row each shared id names (its first, if ids repeat).
-            first_row = pd.Series(np.arange(len(real)), index=real.to_numpy()).groupby(level=0).first()
-            rows = np.flatnonzero(shared)
-            matched = first_row.reindex(ids.to_numpy()[rows]).to_numpy(dtype=int)
-            copies = int(_rows_equal(syn.frame, rows, original.frame, matched).sum())
             findings.append(
-                f"{_what(syn)}: {k:,} of {len(ids):,} rows ({k / len(ids):.1%}) carry the id of an original "
-                f"record in id column {column!r}, and {copies:,} of them equal that record in every analysed "
+                f"{_what(syn)}: {k:,} of {n:,} rows ({k / n:.1%}) carry the id of an original "
+                f"record in id column {column!r}, and {copies[column]:,} of them equal that record in every analysed "
                 "column; an id shared with the original publishes that the person was in the data: give "
                 "synthetic records new ids")
     return findings
@@ -147,6 +154,7 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
     """
     findings = []
     original = datasets[0]
+    bulks: dict[str, tuple[float, float, float]] = {}  # column -> (low, high, width) of the original's bulk
     for column, kind in types.items():
         if kind is not ColumnType.NUMERIC:
             continue
@@ -161,23 +169,36 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             raise InvalidInput(Problem(display_path(original.path or original.name), (
                 f"column {column!r} spans beyond the floating-point range ({bulk.min():g} to {bulk.max():g}): "
                 "no distance can be computed on it")))
-        if width == 0:
-            continue
-        for data in datasets:
-            values = data.frame[column].to_numpy(dtype=float)
-            with np.errstate(over="ignore", invalid="ignore"):
-                beyond = np.nan_to_num(np.maximum(low - values, values - high) / width, nan=0.0)
-            worst = int(np.argmax(beyond))
-            times = beyond[worst]
+        if width > 0:
+            bulks[column] = (low, high, width)
+    # Each data set in one pass (a streamed set batch by batch): per column its farthest value and how many are far.
+    farthest: dict[tuple[str, int], tuple[float, float, int, int]] = {}  # (times, value, row, count beyond noted)
+    for d, data in enumerate(datasets):
+        if not bulks:
+            break
+        for piece in data.pieces(list(bulks)):
+            for column, (low, high, width) in bulks.items():
+                values = piece.frame[column].to_numpy(dtype=float)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    beyond = np.nan_to_num(np.maximum(low - values, values - high) / width, nan=0.0)
+                worst = int(np.argmax(beyond))
+                times, value, row, count = farthest.get((column, d), (0.0, 0.0, 0, 0))
+                count += int((beyond > EXTREME_NOTED).sum())
+                if beyond[worst] > times:
+                    times, value, row = float(beyond[worst]), float(values[worst]), piece.offset + worst
+                farthest[(column, d)] = (times, value, row, count)
+    for column, (low, high, width) in bulks.items():
+        for d, data in enumerate(datasets):
+            times, value, row, count = farthest[(column, d)]
             if times <= EXTREME_NOTED:
                 continue
-            said = (f"column {column!r} row {row_number(worst)} holds {values[worst]:g}, {times:.3g} times the width "
+            said = (f"column {column!r} row {row_number(row)} holds {value:g}, {times:.3g} times the width "
                     f"of the original's central 98% ({low:g} to {high:g}) beyond it")
             if times > EXTREME_REFUSED:
                 raise InvalidInput(Problem(display_path(data.path or data.name), (
                     f"{said}: it would stretch the column's Gower range so every other difference in it counts "
                     f"as nothing (refused beyond {EXTREME_REFUSED:.0e} widths); correct or remove the value")))
-            findings.append(f"{_what(data)}: {said}, and {int((beyond > EXTREME_NOTED).sum())} value(s) in all that "
+            findings.append(f"{_what(data)}: {said}, and {count} value(s) in all that "
                             "far out; they stretch the column's Gower range, shrinking every other difference in it")
     return findings
 
@@ -200,7 +221,7 @@ def _rows_equal(a: pd.DataFrame, rows_a: np.ndarray, b: pd.DataFrame, rows_b: np
 def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
     if a.sha256 is not None and a.sha256 == b.sha256:
         return "file (sha256)"
-    if len(a.frame) != len(b.frame) or list(a.frame.columns) != list(b.frame.columns):
+    if a.n_rows != b.n_rows or a.columns != b.columns:
         return None
     order_a = np.argsort(hashes(a), kind="stable")
     order_b = np.argsort(hashes(b), kind="stable")

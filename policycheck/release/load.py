@@ -10,7 +10,9 @@ training data, extreme values. What does not stop the check is a finding
 After loading, each data set's frame holds the analysed columns only (id
 and ignore columns are set aside, id values in ``Dataset.id_frame``);
 datetime columns are float days since 1970-01-01 and numeric in
-``column_types``; ``Release.roles`` gives every input column's role.
+``column_types``; ``Release.roles`` gives every input column's role. A
+Parquet synthetic set of more than ``STREAM_ABOVE_ROWS`` rows is checked
+batch by batch and left on disk (:mod:`policycheck.release.stream`).
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ from pydantic import ValidationError
 from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.methods.dp.composition import InvalidMechanism
 from policycheck.release import checks
-from policycheck.release.convert import label as _label
-from policycheck.release.convert import to_days, to_labels, to_numbers
+from policycheck.release.convert import coerce_frame, to_labels
 from policycheck.release.manifest import ColumnDecl, Manifest
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
-from policycheck.release.read import parquet_columns, read_table, sha256_file
+from policycheck.release.read import check_flat_parquet, parquet_columns, read_table, sha256_file
 from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
+from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
 from policycheck.yamlio import load_yaml
 
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
@@ -144,19 +146,38 @@ def build_release(
     formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}
     findings: list[str] = []
 
+    optional = [c for c in names if c not in analysed]
+
     def dataset(path: Path, role: str, label: str, frame: pd.DataFrame, info=None) -> Dataset:
-        _check_columns(path, frame, analysed, optional=[c for c in names if c not in analysed])
+        _check_columns(path, list(frame.columns), analysed, optional)
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
-        coerced = _coerce(path, frame, types, roles, orders, formats, findings, named)
+        coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named)
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
         if isinstance(path, InMemoryTable):
             return Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
         return Dataset(role, label, coerced, path=path, sha256=sha256_file(path), synthesizer=info, id_frame=id_frame)
 
+    def streamed(path: Path, label: str, info: SynthesizerInfo) -> StreamedDataset:
+        """A large Parquet synthetic set, checked batch by batch instead of read whole (release/stream.py)."""
+        present = check_flat_parquet(path, skip)
+        _check_columns(path, present, analysed, optional)
+        named = f"synthetic set {label!r}"
+        source = ParquetSource(path, types, roles, orders, formats, tuple(c for c in ids if c in present), named)
+        try:
+            for _ in source.pieces(notes=findings):  # every value converted as a whole file's would be
+                pass
+        except InvalidInput:
+            raise
+        except Exception as exc:  # pyarrow raises many kinds
+            raise InvalidInput(Problem(display_path(path), f"cannot read data file: {type(exc).__name__}: {exc}")) from None
+        return StreamedDataset("synthetic", label, None, path=path, sha256=sha256_file(path), synthesizer=info,
+                               source=source, rows=parquet_rows(path))
+
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
-    syn = tuple(dataset(p, "synthetic", label, read_table(p, skip), info) for p, label, info in synthetic)
+    syn = tuple(streamed(p, label, info) if is_streamed(p) else dataset(p, "synthetic", label, read_table(p, skip), info)
+                for p, label, info in synthetic)
     hold = dataset(holdout, "holdout", "holdout", read_table(holdout, skip)) if holdout is not None else None
     hashes = checks.RowHashes()
     findings += checks.check_same_files(orig, hold, syn, hashes)
@@ -177,10 +198,10 @@ def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[s
                                                              f"data{suggest(col, names)}"))
 
 
-def _check_columns(path: Path, frame: pd.DataFrame, names: list[str], optional: list[str]) -> None:
+def _check_columns(path: Path, present: list[str], names: list[str], optional: list[str]) -> None:
     """Every analysed column, and no column the original lacks (id and ignore columns may be left out)."""
-    missing = [c for c in names if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in names and c not in optional]
+    missing = [c for c in names if c not in present]
+    extra = [c for c in present if c not in names and c not in optional]
     parts = []
     if missing:
         parts.append(f"missing columns {missing}")
@@ -198,31 +219,7 @@ def coerce_like_loader(path: Path, types: dict[str, ColumnType], roles: dict[str
     piece (a streamed synthetic set's row groups): the same conversions, the
     findings already made.
     """
-    return _coerce(path, frame, types, roles, orders, formats, [], display_path(path))
-
-
-def _coerce(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], roles: dict[str, str],
-           orders: dict[str, list[Any]], formats: dict[str, str], notes: list[str], label: str) -> pd.DataFrame:
-    """The analysed columns as evaluators see them (see :mod:`policycheck.release.convert`)."""
-    name = display_path(path)
-    out = {}
-    for col, kind in types.items():
-        s = frame[col]
-        if roles[col] == "datetime":
-            out[col] = to_days(path, col, s, formats.get(col))
-        elif kind is ColumnType.NUMERIC:
-            out[col] = to_numbers(path, col, s, notes, label)
-        else:
-            labels = to_labels(s)
-            if kind is ColumnType.ORDINAL:
-                allowed = {_label(v) for v in orders[col]}
-                unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
-                if unknown:
-                    raise InvalidInput(
-                        Problem(name, f"ordinal column {col!r} holds values not in its declared order: {unknown[:5]}")
-                    )
-            out[col] = pd.Series(labels, dtype=object)  # object: pandas would make None a NaN in a str column
-    return pd.DataFrame(out, columns=list(types))
+    return coerce_frame(path, frame, types, roles, orders, formats, [], display_path(path))
 
 
 def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:

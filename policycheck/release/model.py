@@ -6,6 +6,8 @@ never modified: evaluators copy before they transform.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -60,6 +62,44 @@ class Dataset:
     @property
     def n_rows(self) -> int:
         return len(self.frame)
+
+    @property
+    def columns(self) -> list[str]:
+        """The analysed columns."""
+        return list(self.frame.columns)
+
+    @property
+    def id_columns(self) -> list[str]:
+        """The id columns the file holds."""
+        return [] if self.id_frame is None else list(self.id_frame.columns)
+
+    def pieces(self, columns: Sequence[str] | None = None) -> Iterator[Piece]:
+        """The data set as pieces of consecutive rows: here one, the whole frame (a streamed set gives batches).
+
+        Checks that need every row but not all at once go through this, so
+        they run on a set too large to hold (:mod:`policycheck.release.stream`).
+        """
+        yield Piece(0, self.frame if columns is None else self.frame[list(columns)], self.id_frame)
+
+    def with_synthesizer(self, info: SynthesizerInfo) -> Dataset:
+        """This data set described by another synthesizer declaration."""
+        return dataclasses.replace(self, synthesizer=info)
+
+    def column_reader(self) -> Any:
+        """A table whose ``[name]`` is the whole column ``name`` (here the frame itself)."""
+        return self.frame
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Consecutive rows of a data set: ``frame`` (analysed columns, as the loader gives them) and ``ids``.
+
+    ``offset`` is the 0-based row of the file where the piece starts.
+    """
+
+    offset: int
+    frame: pd.DataFrame
+    ids: pd.DataFrame | None
 
 
 @dataclass(frozen=True)

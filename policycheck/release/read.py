@@ -48,7 +48,7 @@ def read_table(path: Path | InMemoryTable, skip: frozenset[str] = frozenset()) -
         suffix = Path(path.stem).suffix.lower()
     try:
         if suffix in (".parquet", ".pq") and not compression:
-            names = _check_flat_parquet(path, skip)
+            names = check_flat_parquet(path, skip)
             frame = pd.read_parquet(path, columns=[c for c in names if c not in skip] or None)
         elif suffix == ".feather" and not compression:
             frame = pd.read_feather(path)
@@ -156,7 +156,7 @@ def parquet_columns(path: Path | InMemoryTable) -> list[str] | None:
         return None
 
 
-def _check_flat_parquet(path: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+def check_flat_parquet(path: Path, skip: frozenset[str] = frozenset()) -> list[str]:
     """Nested Parquet columns (lists, structs, maps) and bytes have no place in a table of records.
 
     Columns in ``skip`` are not read, so they may hold anything. Returns the column names.

@@ -13,6 +13,7 @@ import pytest
 
 from policycheck.checking import check_release
 from policycheck.methods import streamed_dcr
+from policycheck.release import stream
 from policycheck.release.load import load_manifest
 from policycheck.report.integrity import without_run_context
 
@@ -69,9 +70,19 @@ def test_a_streamed_synthetic_set_gives_the_in_memory_report(manifest, tmp_path,
     in_memory = report(manifest, tmp_path / "in-memory", "serial")
     calls = []
     search = streamed_dcr.streamed_closest_records
-    monkeypatch.setattr(streamed_dcr, "STREAM_ABOVE_ROWS", 100)
+    monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 100)
     monkeypatch.setattr(streamed_dcr, "SHARD_ROWS", 300)  # 1,000 rows in groups of 130: 4 shards
     monkeypatch.setattr(streamed_dcr, "streamed_closest_records", lambda shards, *a, **k: calls.append(len(shards)) or search(shards, *a, **k))
     assert report(manifest, tmp_path / "streamed", "serial") == in_memory
     assert calls == [4]
     assert report(manifest, tmp_path / "streamed-local", "local") == in_memory
+
+
+def test_a_check_of_membership_rules_never_reads_the_streamed_set_whole(manifest, tmp_path, monkeypatch):
+    monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 100)
+    monkeypatch.setattr(stream.ParquetSource, "read", lambda self: pytest.fail("the whole synthetic set was read"))
+    release = load_manifest(manifest)
+    check_release(manifest.parent / "policy.yaml", release, tmp_path / "out", formats=("json",), executor="serial",
+                  progress=False)
+    assert isinstance(release.synthetic[0], stream.StreamedDataset)
+    assert not release.synthetic[0].loaded
