@@ -107,8 +107,14 @@ def dcr_mode(
     synthetic, secret = synthetic.loc[keep], synthetic_secret[keep]
     # Mode-collapse: one record per distinct quasi-identifier vector.
     keys = record_keys(synthetic, qis)
-    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    counts = np.zeros((uniq.size, n_classes))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    # Groups in the order the synthetic records first show them, not in the order of their hashes: the
+    # tie-breaks and the nearest record's index must not depend on how a pandas version hashes text.
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    first, inverse = first[order], rank[inverse.ravel()]
+    counts = np.zeros((first.size, n_classes))
     np.add.at(counts, (inverse, secret), 1.0)
     tie_break = rng.random(counts.shape)
     is_mode = counts == counts.max(axis=1, keepdims=True)

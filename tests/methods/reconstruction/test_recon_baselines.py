@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from policycheck.methods.reconstruction import baselines
 from policycheck.methods.reconstruction.attacks import AttackConfig, run_attack
 from policycheck.methods.reconstruction.baselines import dcr_mode, exact_match_majority, ml_inference
 
@@ -35,6 +36,22 @@ def test_dcr_collapses_duplicates_by_mode_before_measuring_distance():
     # (x,p,1) at 2/3, or a secret-0 record plus the mismatch at 2/3: guess 0, score 1/3.
     assert guess[2] == 0
     np.testing.assert_allclose(scores[2], [2 / 3, 1 / 3])
+
+
+def test_dcr_breaks_mode_ties_in_the_order_the_synthetic_records_show_their_groups(monkeypatch):
+    # Four groups, each with one record of each secret: every mode is a tie, drawn from the seed.
+    synthetic = pd.DataFrame({"a": ["z", "x", "w", "y", "z", "x", "w", "y"]})
+    secret = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    targets = pd.DataFrame({"a": ["z", "x", "w", "y"]})  # the groups in order of first appearance
+    draws = np.random.default_rng(0).random((4, 2))
+    expected = np.argmax(draws, axis=1)  # group i's collapsed secret; its target sits at distance 0 from it
+    _, guess = dcr_mode(targets, synthetic, ["a"], [], secret, 2, np.random.default_rng(0))
+    assert guess.tolist() == expected.tolist()
+    # The same under a hash that orders the groups the other way (as another pandas version's may).
+    keys = baselines.record_keys
+    monkeypatch.setattr(baselines, "record_keys", lambda frame, columns: ~keys(frame, columns))
+    _, again = dcr_mode(targets, synthetic, ["a"], [], secret, 2, np.random.default_rng(0))
+    assert again.tolist() == expected.tolist()
 
 
 def test_dcr_scales_numeric_differences_by_the_range_over_targets_and_synthetic_data():
