@@ -406,24 +406,10 @@ def run_lp(spec: dict) -> dict:
             "solve_s": round(result["solve_s"], 2), "accuracy": round(result["accuracy"], 4)}
 
 
-GAME_POLICY = """\
-metadata: {id: bench-game, title: Attribute-inference game, version: "1", owner: bench}
-attacker:
-  model: partially-informed
-  quasi_identifiers: [age, sex, race, marital_status, education]
-  secrets: [income]
-seed: 7
-rules:
-  - id: income-game
-    metric: attribute_inference_advantage
-    params: {secret: income, attack: exact, synthesizer: nonprivate, repetitions: REPS}
-    threshold: {fail_above: 0.5}
-"""
-
-
 def run_game(spec: dict) -> dict:
     import tempfile
 
+    from bench.game_policy import game_policy
     from policycheck.checking import check_release
     from policycheck.demo import write_release
     from policycheck.release.load import load_manifest
@@ -432,7 +418,7 @@ def run_game(spec: dict) -> dict:
         folder = Path(folder)
         release = load_manifest(write_release("nonprivate", folder, seed=20261121))
         policy = folder / "game.policy.yaml"
-        policy.write_text(GAME_POLICY.replace("REPS", str(spec["rows"])))
+        policy.write_text(game_policy(spec["rows"]))
         t0 = time.perf_counter()
         report = check_release(policy, release, folder / "out", formats=("json",), executor=spec["executor"],
                                workers=spec["workers"], progress=False, scheduler="local")

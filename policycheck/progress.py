@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from collections.abc import Iterable
+from typing import Any, TextIO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from policycheck.metrics.base import Need
 
 #: Seconds between two plain progress lines of one long step.
 PLAIN_EVERY = 15.0
@@ -21,8 +25,37 @@ LABEL_WIDTH = 60
 
 
 def short(label: str, width: int = LABEL_WIDTH) -> str:
-    """``label`` cut to ``width`` characters (intermediate labels carry whole parameter tuples)."""
+    """``label`` cut to ``width`` characters, so a step's bar, count and ETA stay on its line."""
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
+    """Each Need named by its intermediate and only the parameters that tell it
+    apart from the other Needs of that intermediate in ``needs``.
+
+    ``Need.label`` carries every parameter (it keys the report's timings), so
+    cut to ``LABEL_WIDTH`` it hid the one that varies, e.g. a linkage attack's
+    mapping behind ``attributes=None, criterion=sum, ...``. A parameter equal
+    across all the Needs of an intermediate tells the user nothing.
+    """
+    needs = list(needs)
+    keys: dict[str, set[str]] = {}
+    for need in needs:
+        keys.setdefault(need.intermediate, set()).update(k for k, _ in need.params)
+    values: dict[tuple[str, str], set[str]] = {}
+    for need in needs:
+        kwargs = need.kwargs
+        for key in keys[need.intermediate]:
+            # NOTE: repr, as parameter values may be unhashable; a missing parameter differs from any value.
+            values.setdefault((need.intermediate, key), set()).add(repr(kwargs[key]) if key in kwargs else "")
+    return {need: _named(need, {k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
+            for need in needs}
+
+
+def _named(need: Need, shown: set[str]) -> str:
+    """``need``'s intermediate with the parameters in ``shown``, as ``Need.label`` writes them."""
+    args = ", ".join(f"{k}={v}" for k, v in need.params if k in shown)
+    return f"{need.intermediate}({args})" if args else need.intermediate
 
 
 def eta_text(seconds: float | None) -> str:

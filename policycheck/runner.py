@@ -23,7 +23,7 @@ from policycheck.executor import Executor, SerialExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
 from policycheck.policy.model import Waiver
-from policycheck.progress import Progress
+from policycheck.progress import Progress, step_labels
 from policycheck.release.model import Release
 from policycheck.verdicts import WAIVABLE, judge_result
 
@@ -79,9 +79,10 @@ def run_plan(
     failed: dict[Need, str] = {}
     timings: dict[str, float] = {}
     done = 0
+    labels = step_labels(step.need for step in plan.intermediates)
     for group in _groups([step.need for step in plan.intermediates], ctx.executor.workers > 1):
         done += len(group)
-        progress.step(done, total, "computing " + " + ".join(need.label for need in group))
+        progress.step(done, total, "computing " + " + ".join(labels[need] for need in group))
         t0 = time.perf_counter()
         try:
             if len(group) == 1:

@@ -11,25 +11,12 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from bench.game_policy import game_policy  # noqa: E402
 from policycheck.checking import check_release  # noqa: E402
 from policycheck.dask_executor import DaskExecutor  # noqa: E402
 from policycheck.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
 from policycheck.report.integrity import without_run_context  # noqa: E402
-
-GAME_POLICY = """\
-metadata: {id: game-on-dask, title: Attribute-inference game, version: "1", owner: tests}
-attacker:
-  model: partially-informed
-  quasi_identifiers: [age, sex, race, marital_status, education]
-  secrets: [income]
-seed: 7
-rules:
-  - id: income-game
-    metric: attribute_inference_advantage
-    params: {secret: income, attack: exact, synthesizer: nonprivate, repetitions: 12}
-    threshold: {fail_above: 0.5}
-"""
 
 
 def report_bytes(out: Path) -> bytes:
@@ -61,7 +48,7 @@ def test_demo_policy_gives_the_same_report_on_dask_local_and_serial(release, tmp
 
 def test_a_game_gives_the_same_report_on_dask_local_and_serial(release, tmp_path):
     policy = tmp_path / "game.policy.yaml"
-    policy.write_text(GAME_POLICY)
+    policy.write_text(game_policy(repetitions=12))
     reports = run_everywhere(policy, release, tmp_path)
     assert reports["dask"] == reports["serial"]
     assert reports["local"] == reports["serial"]

@@ -3,7 +3,8 @@
 import io
 
 from policycheck import progress as progress_module
-from policycheck.progress import Progress, eta_text, short
+from policycheck.metrics.base import Need
+from policycheck.progress import Progress, eta_text, short, step_labels
 
 
 class Terminal(io.StringIO):
@@ -45,6 +46,35 @@ def test_a_non_terminal_stream_gets_plain_lines_even_without_plain():
 def test_labels_with_whole_parameter_tuples_are_cut():
     label = "computing gower_dcr(synthetic=0, columns=('age', 'sex', 'race', 'education', 'marital_status'))"
     assert short(label) == label[:59] + "…" and len(short(label)) == 60
+
+
+def _linkage(mapping, records):
+    return Need.of("linkage_attack", secret="age", attributes=None, criterion="sum", orders=(),
+                   records=records, mapping=mapping)
+
+
+def test_a_linkage_steps_label_shows_its_mapping():
+    needs = [_linkage(m, r) for m in ("reverse", "released") for r in ("original", "holdout")]
+    labels = step_labels(needs)
+    assert [labels[n] for n in needs] == [
+        "linkage_attack(mapping=reverse, records=original)",
+        "linkage_attack(mapping=reverse, records=holdout)",
+        "linkage_attack(mapping=released, records=original)",
+        "linkage_attack(mapping=released, records=holdout)",
+    ]
+    assert short("computing " + labels[needs[2]]) == "computing linkage_attack(mapping=released, records=original)"
+
+
+def test_an_intermediate_needed_once_is_labelled_by_its_name_alone():
+    needs = [Need.of("three_way_marginal_errors", columns=None, min_count=10), Need.of("gower_dcr", synthetic=0),
+             Need.of("gower_dcr", synthetic=1)]
+    assert list(step_labels(needs).values()) == ["three_way_marginal_errors", "gower_dcr(synthetic=0)",
+                                                 "gower_dcr(synthetic=1)"]
+
+
+def test_a_parameter_only_some_needs_have_is_shown_where_present():
+    needs = [Need.of("gower_dcr", synthetic=0), Need.of("gower_dcr", synthetic=0, stream=True)]
+    assert list(step_labels(needs).values()) == ["gower_dcr", "gower_dcr(stream=True)"]
 
 
 def test_eta_reads_in_minutes_and_hours():

@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, worst_of_sets
 from policycheck.metrics.registry import Convention, Method, Params, metric
-from policycheck.release.model import ColumnType
+from policycheck.release.model import ColumnType, Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    from policycheck.stats import bonferroni
-    from policycheck.methods.cap_disclosure import cap_disclosure
+    from policycheck.methods.cap_disclosure import CapOutcome, cap_disclosure
     from policycheck.methods.dcr_baseline import fit_reference
     from policycheck.methods.dcr_baseline import median_ratio
     import numpy as np
@@ -105,7 +104,6 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
     """SDMetrics' disclosure protection: min((1 - mean CAP) / (1 - 1/prod nunique(sensitive)), 1)."""
     from policycheck import stats
     from policycheck.methods.cap_disclosure import cap_disclosure
-    from policycheck.stats import bonferroni
     import numpy as np
     release = ctx.release
     known = params.known_columns or list(ctx.attacker.quasi_identifiers)
@@ -118,9 +116,8 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
         if params.continuous_columns is not None
         else [c for c in used if release.column_types[c] is ColumnType.NUMERIC]
     )
-    level = bonferroni(params.confidence, len(release.synthetic))
-    per_set, results = [], []
-    for i, dataset in enumerate(release.synthetic):
+
+    def protection(i: int, dataset: Dataset, level: float) -> tuple[float, tuple[float, float], CapOutcome, dict[str, Any]]:
         outcome = cap_disclosure(release.original.frame, dataset.frame, known, sensitive, continuous, params.num_discrete_bins)
         score = outcome.score()
         if np.isnan(score):
@@ -133,20 +130,20 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
         interval = stats.bootstrap_interval(
             lambda idx: outcome.score(outcome.cap[idx]), outcome.cap.size, rng, params.bootstrap_resamples, level
         )
-        results.append((score, interval, outcome, dataset.name))
-        per_set.append(
-            {
-                "synthetic": dataset.name,
-                "score": score,
-                "interval": list(interval),
-                "cap_protection": outcome.cap_protection,
-                "baseline_protection": outcome.baseline_protection,
-                "real_records_matched": outcome.matched,
-                "real_records": outcome.total,
-            }
-        )
-    worst = int(np.argmin([r[0] for r in results]))
-    score, interval, outcome, name = results[worst]
+        entry = {
+            "synthetic": dataset.name,
+            "score": score,
+            "interval": list(interval),
+            "cap_protection": outcome.cap_protection,
+            "baseline_protection": outcome.baseline_protection,
+            "real_records_matched": outcome.matched,
+            "real_records": outcome.total,
+        }
+        return score, interval, outcome, entry
+
+    sets = worst_of_sets(ctx, params.confidence, protection, lambda r: r[0], higher_is_worse=False)
+    level, per_set = sets.level, [r[3] for r in sets.per_set]
+    score, interval, outcome, chosen = sets.worst
     notes = [
         f"{outcome.total - outcome.matched} of {outcome.total} real records have a key the synthetic data lacks; "
         "SDMetrics' CAP leaves them out."
@@ -156,7 +153,7 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
         interval=interval,
         confidence=level,
         details={
-            "worst_set": name,
+            "worst_set": chosen["synthetic"],
             "known_columns": known,
             "sensitive_columns": sensitive,
             "binned_columns": continuous,
@@ -196,15 +193,13 @@ def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, n
     from policycheck.methods.dcr_baseline import median_ratio
     from policycheck.methods.dcr_baseline import sdmetrics_dcr
     from policycheck.methods.dcr_baseline import uniform_random_records
-    from policycheck.stats import bonferroni
     import numpy as np
     release = ctx.release
     columns = params.columns or release.columns
     numeric = [release.column_types[c] is ColumnType.NUMERIC for c in columns]
     real = release.original.frame[columns]
-    level = bonferroni(params.confidence, len(release.synthetic))
-    per_set, results = [], []
-    for i, dataset in enumerate(release.synthetic):
+
+    def protection(i: int, dataset: Dataset, level: float) -> tuple[float, tuple[float, float], dict[str, Any]]:
         synthetic = dataset.frame[columns]
         random = uniform_random_records(
             real, len(synthetic), ctx.rng("dcr_baseline_protection", "random", i), ctx.rng("dcr_baseline_protection", "mask", i)
@@ -225,27 +220,26 @@ def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, n
             return median_ratio(dcr_syn[idx], dcr_rand[rng.integers(0, dcr_rand.size, dcr_rand.size)])
 
         interval = stats.bootstrap_interval(resampled, dcr_syn.size, rng, params.bootstrap_resamples, level)
-        med_syn, med_rand = float(np.median(dcr_syn)), float(np.median(dcr_rand))
-        results.append((score, interval, med_syn, med_rand, dataset.name, dcr_syn.size))
-        per_set.append(
-            {
-                "synthetic": dataset.name,
-                "score": score,
-                "interval": list(interval),
-                "median_dcr_synthetic": med_syn,
-                "median_dcr_random": med_rand,
-                "synthetic_records": int(dcr_syn.size),
-                "synthetic_records_copying_a_real_record": int(np.sum(dcr_syn == 0)),
-            }
-        )
-    worst = int(np.argmin([r[0] for r in results]))
-    score, interval, med_syn, med_rand, name, n = results[worst]
+        entry = {
+            "synthetic": dataset.name,
+            "score": score,
+            "interval": list(interval),
+            "median_dcr_synthetic": float(np.median(dcr_syn)),
+            "median_dcr_random": float(np.median(dcr_rand)),
+            "synthetic_records": int(dcr_syn.size),
+            "synthetic_records_copying_a_real_record": int(np.sum(dcr_syn == 0)),
+        }
+        return score, interval, entry
+
+    sets = worst_of_sets(ctx, params.confidence, protection, lambda r: r[0], higher_is_worse=False)
+    level, per_set = sets.level, [r[2] for r in sets.per_set]
+    score, interval, chosen = sets.worst
     return MetricResult(
         value=score,
         interval=interval,
         confidence=level,
         details={
-            "worst_set": name,
+            "worst_set": chosen["synthetic"],
             "convention": (
                 "SDMetrics' Gower DCR: numeric |x - y| / R with R the real data's range only, clipped at 1; a numeric "
                 "column constant in the real data compares by equality; categorical 0/1; missing vs present 1, both "
@@ -255,8 +249,8 @@ def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, n
             "over the real distinct values; the real missing share kept; as many records as the synthetic set",
             "per_set": per_set,
         },
-        baseline=med_rand,
-        raw=med_syn,
+        baseline=chosen["median_dcr_random"],
+        raw=chosen["median_dcr_synthetic"],
         baseline_label="median distance to the closest real record of uniformly random records of the same schema",
-        sample_size=n,
+        sample_size=chosen["synthetic_records"],
     )

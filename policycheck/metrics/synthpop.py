@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, worst_of_sets
 from policycheck.metrics.registry import Convention, Method, Params, metric
+from policycheck.release.model import Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.synthpop_disclosure import Disclosure
-    from policycheck.stats import bonferroni
     from policycheck.methods.synthpop_disclosure import disclosure
-    import numpy as np
     from policycheck import stats
 
 
@@ -107,16 +106,13 @@ def _share_result(
     """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
     from policycheck import stats
     from policycheck.methods.synthpop_disclosure import Disclosure
-    from policycheck.stats import bonferroni
-    import numpy as np
-    level = bonferroni(params.confidence, len(results))
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
     if params.baseline == "holdout" and holdout is not None:
         _, _, controls = _run(ctx, keys, target, holdout.frame)  # type: ignore[assignment]
-    per_set = []
-    for dataset, result, control in zip(ctx.release.synthetic, results, controls, strict=True):
-        c = result.counts
+
+    def share(i: int, dataset: Dataset, level: float) -> dict[str, Any]:
+        c, control = results[i].counts, controls[i]
         k = getattr(c, measure)
         raw_interval = stats.clopper_pearson(k, c.n_original, level)
         entry = {
@@ -136,9 +132,10 @@ def _share_result(
             entry["value"] = k / c.n_original - kc / nc
             # The difference of the two exact intervals' ends: conservative.
             entry["interval"] = [raw_interval[0] - base_interval[1], raw_interval[1] - base_interval[0]]
-        per_set.append(entry)
-    worst = int(np.argmax([p["value"] for p in per_set]))
-    chosen = per_set[worst]
+        return entry
+
+    sets = worst_of_sets(ctx, params.confidence, share, lambda p: p["value"])
+    level, per_set, chosen = sets.level, sets.per_set, sets.worst
     has_control = "holdout_" + measure in chosen
     notes: tuple[str, ...] = ()
     if params.baseline == "holdout" and holdout is None:
@@ -264,35 +261,31 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
     """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
     from policycheck import stats
-    from policycheck.stats import bonferroni
     keys, target, results = _run(ctx, params.keys, params.target)
-    level = bonferroni(params.confidence, len(results))
-    per_set = []
-    for i, (dataset, result) in enumerate(zip(ctx.release.synthetic, results, strict=True)):
-        c = result.counts
+
+    def attribution(i: int, dataset: Dataset, level: float) -> dict[str, Any]:
+        c = results[i].counts
         if c.tcap_records == 0:
-            per_set.append({"synthetic": dataset.name, "tcap": None, "records": 0})
-            continue
-        values = result.tcap_per_record
+            return {"synthetic": dataset.name, "tcap": None, "records": 0}
+        values = results[i].tcap_per_record
         interval = stats.bootstrap_interval(
             lambda idx: float(values[idx].mean()), values.size, ctx.rng("tcap", i), 200, level
         )
-        per_set.append(
-            {
-                "synthetic": dataset.name,
-                "tcap": c.tcap,
-                "interval": list(interval),
-                "baseline": c.tcap_baseline,
-                "records": c.tcap_records,
-                "synthpop_TCAP_column": c.shares()["synthpop_TCAP"],
-            }
-        )
-    measured = [p for p in per_set if p["tcap"] is not None]
-    if not measured:
+        return {
+            "synthetic": dataset.name,
+            "tcap": c.tcap,
+            "interval": list(interval),
+            "baseline": c.tcap_baseline,
+            "records": c.tcap_records,
+            "synthpop_TCAP_column": c.shares()["synthpop_TCAP"],
+        }
+
+    sets = worst_of_sets(ctx, params.confidence, attribution, lambda p: p["tcap"])
+    level, per_set, chosen = sets.level, sets.per_set, sets.worst
+    if chosen is None:
         raise EvaluationError(
             "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
         )
-    chosen = max(measured, key=lambda p: p["tcap"])
     return MetricResult(
         value=chosen["tcap"],
         interval=tuple(chosen["interval"]),

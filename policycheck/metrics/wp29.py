@@ -27,16 +27,16 @@ from typing import Any, Literal, TYPE_CHECKING
 
 from pydantic import Field, field_validator
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, worst_of_sets
 from policycheck.metrics.registry import Convention, Method, Params, metric, imported_where_used
-from policycheck.release.model import ColumnType, Release
+from policycheck.release.model import ColumnType, Dataset, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.wp29.inference import inference
     from policycheck.methods.wp29.linkability import linkability
-    from policycheck.methods.wp29.rates import AttackCounts
+    from policycheck.methods.wp29.rates import AttackCounts, Risk, SuccessRate
     from policycheck.methods.wp29.singling_out import singling_out
     from policycheck.stats import bonferroni
 
@@ -226,7 +226,7 @@ def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: 
         }
         return outcome.counts, extra, notes
 
-    return _worst_of_sets(ctx, params.confidence, run, "singling out")
+    return _risk_of_worst_set(ctx, params.confidence, run, "singling out")
 
 
 @wp29_metric(
@@ -283,7 +283,7 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
         extra = {"aux_columns": halves, "n_neighbors": params.n_neighbors, "gower": encodings[0].describe()["convention"]}
         return outcome.counts, extra, notes
 
-    return _worst_of_sets(ctx, params.confidence, run, "linkability")
+    return _risk_of_worst_set(ctx, params.confidence, run, "linkability")
 
 
 @wp29_metric(
@@ -346,22 +346,20 @@ def inference_risk(ctx: EvaluationContext, params: InferenceParams, needs: Mappi
         }
         return outcome.counts, extra, _fewer_attacks_note(outcome.counts.n_attacks, params.n_attacks)
 
-    return _worst_of_sets(ctx, params.confidence, run, "inference")
+    return _risk_of_worst_set(ctx, params.confidence, run, "inference")
 
 
-def _worst_of_sets(
+def _risk_of_worst_set(
     ctx: EvaluationContext,
     confidence: float,
     run: Callable[[int], tuple[AttackCounts, dict[str, Any], list[str]]],
     criterion: str,
 ) -> MetricResult:
-    """Run the attacks per synthetic set; report the worst set's risk at the Bonferroni level."""
-    import numpy as np
-    from policycheck.stats import bonferroni
-    sets = ctx.release.synthetic
-    level = bonferroni(confidence, len(sets))
-    results = []
-    for i, dataset in enumerate(sets):
+    """Run the attacks per synthetic set; report the worst set's risk, with anonymeter's rates and notes beside it."""
+
+    def measure(
+        i: int, dataset: Dataset, level: float
+    ) -> tuple[Risk, dict[str, SuccessRate | None], AttackCounts, dict[str, Any], list[str]]:
         counts, extra, notes = run(i)
         rates = counts.rates(level)
         risk = counts.risk(level)
@@ -385,9 +383,11 @@ def _worst_of_sets(
                 f"({rates['main'].value:.3f} against {rates['baseline'].value:.3f}); anonymeter warns that such a "
                 "result cannot be trusted as a measure of the attack's strength."
             )
-        results.append((risk, rates, counts, entry, notes))
-    worst = int(np.argmax([r[0].value for r in results]))
-    risk, rates, counts, entry, notes = results[worst]
+        return risk, rates, counts, entry, notes
+
+    sets = worst_of_sets(ctx, confidence, measure, lambda r: r[0].value)
+    level, results = sets.level, sets.per_set
+    risk, rates, counts, entry, notes = sets.worst
     has_control = rates["control"] is not None
     if not has_control:
         notes = [
