@@ -464,6 +464,7 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     # check itself on a Parquet synthetic set, streamed (the default above one shard) and loaded whole.
     if big:
         rows += [row("check-stream", 2_000_000, 2, shape=s) for s in ("streamed", "in-memory")]
+        rows.append(row("check-stream", 10_000_000, 2, shape="streamed"))  # the parent never holds the set
     return rows
 
 
