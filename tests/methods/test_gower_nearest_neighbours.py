@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policycheck.executor import LocalProcessExecutor, SerialExecutor
+from policycheck.methods import nearest_neighbours
 from policycheck.methods.gower import fit_gower, gower_sums
 from policycheck.methods.nearest_neighbours import (
     BRUTE_FORCE,
@@ -258,3 +259,12 @@ def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
     tree = build_prefix_tree(reference, 3)
     # np.lexsort on every column (last key first) is the definition of the order.
     assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (3, 2, 1, 0)]).tolist()
+
+
+def test_tree_queries_are_searched_in_the_order_of_the_trees_leaves():
+    # Two categorical columns of two levels each, then a number: leaves sort by (first, second) code.
+    reference = np.array([[0.0, 0.0, 0.5], [1.0, 1.0, 0.2]])
+    queries = np.array([[1.0, 0.0, 0.1], [0.0, 1.0, 0.9], [0.0, 0.0, 0.3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.4]])
+    order = nearest_neighbours._Reference(reference, 2).walk_order(queries, np.arange(5))
+    # (0,0): row 2; (0,1): rows 1, 4 in row order; (1,0): rows 0, 3.
+    assert order.tolist() == [2, 1, 4, 0, 3]
