@@ -17,14 +17,15 @@ if TYPE_CHECKING:
     from policycheck.release.model import Release
 
 #: Seconds per query of the branch-and-bound DCR search, per ``r ** DCR_GROWTH`` reference records
-#: and per 12 columns. Calibrated on ``bench.run --case dcr --rows 500000`` with 1 worker: the four
-#: directions (2 x 10^6 queries against 500,000 records each, 12 mixed columns) took 14.86 s on a
-#: quiet machine: 14.86 / (2e6 * 500000 ** 0.15) = 1.04e-6.
-DCR_TREE_SECONDS = 1.04e-6
+#: and per 12 columns. Calibrated on ``bench.run --case dcr`` with 1 worker on a quiet machine:
+#: the four directions at 500,000 rows (2 x 10^6 queries, 12 mixed columns) took 4.39 and 4.48 s:
+#: 4.44 / 2e6 = 2.22e-6.
+DCR_TREE_SECONDS = 2.22e-6
 
-#: How the search's time per query grows with the reference size (n ** 1.15 overall, measured
-#: serially from 10^5 to 5 x 10^5 rows: docs in ../shared/guides/perf-hotspots.md).
-DCR_GROWTH = 0.15
+#: How the search's time per query grows with the reference size. With the queries in the tree's
+#: leaf order it hardly does: 50,000, 500,000 and 10^6 rows took 0.50, 4.44 and 7.96 s, i.e.
+#: 2.5, 2.2 and 2.0 microseconds a query (it grew as r ** 0.15 before the leaf order).
+DCR_GROWTH = 0.0
 
 #: Per-feature terms per second of the blocked brute force (all columns numeric, no pruning).
 #: Calibrated on the continuous30 shape at 10,000 rows: 3 x 10^9 terms in 0.52 CPU-s (blocks abandoned
