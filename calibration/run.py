@@ -272,7 +272,7 @@ NOTES = [
     "  category. Read as released, every bootstrap fails it (excess 0.136-0.168 over the control).",
     "- Reconstruction rules run every attack (lp, dcr, exact, ml: the metric's default). With lp, exact and ml",
     "  only, the 1%-jittered copy of RAND HIE was inconclusive on 9 of 10 seeds (no attack matched jittered",
-    "  quasi-identifiers); the DCR attack reads the copy's secrets back (individual risk 0.44-0.50).",
+    "  quasi-identifiers); the DCR attack reads the copy's secrets back (individual risk 0.44-0.52).",
     "- pac-synth at epsilon 1 on RAND HIE: its DCR share ranged 0.37-0.78 over 40 releases (mean 0.54). That is",
     "  the share's spread over random re-splits of the real records into training and holdout (sd 0.11-0.19 on",
     "  six releases, `python -m calibration.resplits randhie pacsynth-eps1`): its coarse records hang on a few",
