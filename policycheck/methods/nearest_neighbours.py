@@ -312,12 +312,22 @@ class _Reference:
         self._tree: PrefixTree | None = None
         self._by_column: np.ndarray | None = None
 
-    def prepare(self) -> None:
-        """Build both searches' arrays (outside the pilot's timing)."""
+    def tree(self) -> PrefixTree:
+        """The branch and bound's prefix tree, built on first use."""
         if self._tree is None:
             self._tree = build_prefix_tree(self.reference[:, self.columns], self.n_cat)
+        return self._tree
+
+    def by_column(self) -> np.ndarray:
+        """The brute force's column-major copy of the reference, built on first use."""
         if self._by_column is None:
             self._by_column = np.ascontiguousarray(self.reference.T)
+        return self._by_column
+
+    def prepare(self) -> None:
+        """Build both searches' arrays (outside the pilot's timing)."""
+        self.tree()
+        self.by_column()
 
     def walk_order(self, queries: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``rows`` of ``queries`` in the order of the prefix tree's leaves.
@@ -346,12 +356,10 @@ class _Reference:
         Every chunk of a job carries the same query and reference arrays, so the
         executor shares them once; :func:`search_chunk` gathers its rows.
         """
-        if (method == TREE and self._tree is None) or (method == BRUTE_FORCE and self._by_column is None):
-            self.prepare()
         if method == TREE:
-            tree = self._tree
+            tree = self.tree()
             return (TREE, queries, rows, self.columns, tree.rows, tree.original, tree.run_end, self.n_cat)
-        return (BRUTE_FORCE, queries, rows, self._by_column)
+        return (BRUTE_FORCE, queries, rows, self.by_column())
 
 
 def search_chunk(task: tuple) -> np.ndarray:
@@ -581,22 +589,12 @@ def _packed_codes(reference: np.ndarray, n_cat: int) -> np.ndarray | None:
     """The categorical codes of each row as one integer ordered as the codes are (mixed radix), or None.
 
     Codes are small integers (-1 for missing); None when they are not, or
-    when the packed number would not fit in 63 bits.
+    when the packed number would not fit in 62 bits (see :func:`_walk_keys`).
     """
-    if n_cat < 2:
+    if n_cat < 2 or len(reference) == 0:
         return None
-    codes = reference[:, :n_cat]
-    low, high = codes.min(axis=0), codes.max(axis=0)
-    widths = high - low + 1
-    if not np.all(np.isfinite(widths)) or np.prod(widths.astype(float)) >= 2.0**62:
-        return None
-    shifted = codes - low
-    if not np.array_equal(shifted, np.floor(shifted)):
-        return None
-    packed = np.zeros(len(reference), dtype=np.int64)
-    for d in range(n_cat):
-        packed = packed * np.int64(widths[d]) + shifted[:, d].astype(np.int64)
-    return packed
+    keys = _walk_keys(reference, np.arange(len(reference), dtype=np.int64), np.arange(n_cat, dtype=np.int64))
+    return keys if keys.size else None
 
 
 @numba.njit(cache=True, nogil=True)
