@@ -78,3 +78,42 @@ def test_pac_synth_declares_its_default_delta():
     # pac-synth's default delta is 1 / (ln(n) n): for n = 1000, 1 / (6.9078 * 1000)
     assert synthesizers.pac_synth_delta(1000) == pytest.approx(1.0 / (np.log(1000) * 1000))
     assert synthesizers.pac_synth_delta(1000) == pytest.approx(1.4476e-4, rel=1e-4)
+
+
+class _Panic(BaseException):
+    """Stands for pyo3's PanicException: a BaseException, recognised by its name."""
+
+
+_Panic.__name__ = "PanicException"
+
+
+class _FakePacSynth:
+    """A pac-synth whose first ``panics`` fits abort as the library's panic does."""
+
+    def __init__(self, panics):
+        self.panics, self.fits = panics, 0
+        fake = self
+
+        class Synthesizer:
+            def __init__(self, params):
+                pass
+
+            def fit(self, dataset):
+                fake.fits += 1
+                if fake.fits <= fake.panics:
+                    raise _Panic("adding noise to number of records resulted in a negative number")
+
+        self.DpAggregateSeededSynthesizer = Synthesizer
+
+
+def test_a_pac_synth_fit_the_library_aborts_is_drawn_again():
+    fake = _FakePacSynth(panics=2)
+    synthesizers._fit_pac_synth(fake, params=None, dataset=None)
+    assert fake.fits == 3
+
+
+def test_pac_synth_panicking_on_every_attempt_is_reported_as_an_error_a_worker_can_send_back():
+    fake = _FakePacSynth(panics=synthesizers.PAC_FIT_ATTEMPTS)
+    with pytest.raises(RuntimeError, match="panicked on 5 fits in a row: adding noise"):
+        synthesizers._fit_pac_synth(fake, params=None, dataset=None)
+    assert fake.fits == 5
