@@ -18,6 +18,9 @@ Two rules keep parallel work from costing more than it saves:
   records of every linkage set, the game set-up of every repetition -- the
   executor sends it once: the local pool puts it in shared memory (arrays
   are read in place, without a copy), Dask scatters it to every worker.
+  An array built for the workers is best built where they read it:
+  :meth:`Executor.empty` gives one that the local pool hands over without
+  even that copy (the DCR search's prefix trees, the encoded records).
 - **A step gets the workers its size pays for.** A caller that can estimate
   a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
   gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step
@@ -30,6 +33,7 @@ import itertools
 import mmap
 import os
 import pickle
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,6 +83,16 @@ class Executor(ABC):
         (``None``: unknown, use every worker).
         """
 
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """A new, uninitialised array that :meth:`map` hands to workers without copying it.
+
+        A plain array here; the local pool puts it in shared memory. Build large
+        arrays that every task reads (a search structure) with it.
+        """
+        import numpy as np
+
+        return np.empty(shape, dtype)
+
     def workers_for(self, cost: float | None) -> int:
         """Workers a step of ``cost`` serial seconds should use (all when unknown)."""
         if cost is None:
@@ -121,6 +135,33 @@ class LocalProcessExecutor(Executor):
         self.workers = max(1, workers or available_cores())
         self._pool: ProcessPoolExecutor | None = None
         self._calls = itertools.count()
+        #: Arrays made by :meth:`empty` in shared memory: id -> (the array, weakly; its segment's name).
+        self._in_shared_memory: dict[int, tuple[weakref.ref, str]] = {}
+
+    def empty(self, shape, dtype):
+        import numpy as np
+        from multiprocessing import shared_memory
+
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if self.workers <= 1 or nbytes < SHARE_MIN_BYTES:
+            return np.empty(shape, dtype)
+        # Created (and registered with the resource tracker, which removes it should this process
+        # die) by SharedMemory, then mapped again for the array alone: the array's buffer is that
+        # mapping, unmapped when the array goes; the finalizer removes the segment's name.
+        segment = shared_memory.SharedMemory(create=True, size=nbytes)
+        array = np.ndarray(shape, dtype, buffer=_map_segment(segment.name, writable=True))
+        segment.close()
+        key = id(array)
+        self._in_shared_memory[key] = (weakref.ref(array), segment.name)
+        weakref.finalize(array, _release_segment, segment, self._in_shared_memory, key)
+        return array
+
+    def _share(self, obj: Any, call: int, segments: list) -> Any:
+        """A handle to ``obj`` in shared memory: its own segment when :meth:`empty` made it, else a copy."""
+        made = self._in_shared_memory.get(id(obj))
+        if made is not None and made[0]() is obj:
+            return SharedArray(made[1], obj.shape, obj.dtype.str, call)
+        return _to_shared_memory(obj, call, segments)
 
     def map(self, fn, items, progress=None, *, cost=None):
         items = list(items)
@@ -136,8 +177,9 @@ class LocalProcessExecutor(Executor):
         segments: list[shared_memory.SharedMemory] = []
         call = next(self._calls)
         try:
-            items = share_repeated(items, lambda obj: _to_shared_memory(obj, call, segments))
-            task = _ResolveShared(fn) if segments else fn
+            # Copies into shared memory are GIL-free memory work: on as many threads as workers.
+            items = share_repeated(items, lambda obj: self._share(obj, call, segments), threads=workers)
+            task = _ResolveShared(fn)
             return _run_window(self._pool, task, items, workers, progress, self.workers)
         finally:
             for segment in segments:
@@ -178,31 +220,30 @@ def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
     return results
 
 
-def share_repeated(items: list, share: Callable[[Any], Any]) -> list:
+def share_repeated(items: list, share: Callable[[Any], Any], threads: int = 1) -> list:
     """Replace every large object found (by identity) in several tuple items by ``share(obj)``.
 
     Items that are not tuples, and objects below :data:`SHARE_MIN_BYTES`,
-    are left as they are.
+    are left as they are. ``threads`` > 1 shares the objects side by side.
     """
-    seen: dict[int, int] = {}
+    seen: dict[int, Any] = {}
+    count: dict[int, int] = {}
     for item in items:
         if isinstance(item, tuple):
             for part in {id(x): x for x in item}.values():
-                seen[id(part)] = seen.get(id(part), 0) + 1
-    handles: dict[int, Any] = {}
-    out = []
-    for item in items:
-        if not isinstance(item, tuple):
-            out.append(item)
-            continue
-        parts = []
-        for part in item:
-            key = id(part)
-            if seen.get(key, 0) > 1 and key not in handles:
-                handles[key] = share(part) if _is_large(part) else part
-            parts.append(handles.get(key, part))
-        out.append(tuple(parts))
-    return out
+                seen[id(part)] = part
+                count[id(part)] = count.get(id(part), 0) + 1
+    repeated = [part for key, part in seen.items() if count[key] > 1 and _is_large(part)]
+    if threads > 1 and len(repeated) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(threads, len(repeated))) as pool:
+            shared = list(pool.map(share, repeated))
+    else:
+        shared = [share(part) for part in repeated]
+    handles = {id(part): handle for part, handle in zip(repeated, shared, strict=True)}
+    return [tuple(handles.get(id(part), part) for part in item) if isinstance(item, tuple) else item
+            for item in items]
 
 
 def _is_large(obj: Any) -> bool:
@@ -253,6 +294,16 @@ def _to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     return SharedPickle(segment.name, len(blob), call)
 
 
+def _release_segment(segment: Any, registry: dict, key: int) -> None:
+    """Remove the segment of an array made by ``LocalProcessExecutor.empty`` (its finalizer).
+
+    Its memory goes once no process maps it: this one when the array goes, a
+    worker at its next call.
+    """
+    registry.pop(key, None)
+    segment.unlink()
+
+
 #: In a worker: the objects of the current map call's segments, by segment name.
 _attached: dict[str, Any] = {}
 _attached_call: list[int] = [-1]
@@ -269,7 +320,7 @@ def resolve_shared(handle: Any) -> Any:
         _attached.clear()
         _attached_call[0] = handle.call
     if handle.segment not in _attached:
-        mapping = _map_read_only(handle.segment)
+        mapping = _map_segment(handle.segment)
         if isinstance(handle, SharedArray):
             count = int(np.prod(handle.shape))
             _attached[handle.segment] = np.frombuffer(mapping, np.dtype(handle.dtype), count).reshape(handle.shape)
@@ -278,8 +329,8 @@ def resolve_shared(handle: Any) -> Any:
     return _attached[handle.segment]
 
 
-def _map_read_only(name: str) -> Any:
-    """Map a shared-memory segment read-only.
+def _map_segment(name: str, writable: bool = False) -> Any:
+    """Map a shared-memory segment (read-only unless ``writable``).
 
     Not through ``SharedMemory(name)``: before Python 3.13 that registers the
     segment with this process's resource tracker, which then warns of leaks
@@ -291,9 +342,10 @@ def _map_read_only(name: str) -> Any:
         from multiprocessing import shared_memory
 
         return shared_memory.SharedMemory(name=name).buf
-    fd = _posixshmem.shm_open("/" + name.lstrip("/"), os.O_RDONLY, mode=0o600)
+    flags, prot = (os.O_RDWR, mmap.PROT_READ | mmap.PROT_WRITE) if writable else (os.O_RDONLY, mmap.PROT_READ)
+    fd = _posixshmem.shm_open("/" + name.lstrip("/"), flags, mode=0o600)
     try:
-        return mmap.mmap(fd, os.fstat(fd).st_size, prot=mmap.PROT_READ)
+        return mmap.mmap(fd, os.fstat(fd).st_size, prot=prot)
     finally:
         os.close(fd)
 

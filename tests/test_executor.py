@@ -93,3 +93,55 @@ def test_several_shared_arrays_in_one_item_stay_readable_across_calls():
             c = np.full(30_000, float(call))
             assert pool.map(sum_of_two, [(a, b, k) for k in range(4)]) == [120_000.0 + k for k in range(4)]
             assert pool.map(sum_of_two, [(a, c, k) for k in range(4)]) == [40_000.0 + 30_000 * call + k for k in range(4)]
+
+
+def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):
+    import numpy as np
+
+    import policycheck.executor as executor_module
+
+    def no_copy(*args):
+        raise AssertionError("the array made by empty() was copied")
+
+    with LocalProcessExecutor(workers=2) as pool:
+        made = pool.empty((50_000, 2), np.float64)
+        made[:] = 0.5
+        monkeypatch.setattr(executor_module, "_to_shared_memory", no_copy)
+        # 50,000 x 2 halves: 50,000.0 per item, plus its offset.
+        assert pool.map(total, [(made, k) for k in range(4)]) == [50_000.0 + k for k in range(4)]
+        assert all(pool.map(is_shared_view, [(made, k) for k in range(4)]))
+
+
+def test_the_segment_of_an_array_made_by_the_pool_goes_with_the_array():
+    import gc
+    import os
+
+    import numpy as np
+
+    before = set(os.listdir("/dev/shm"))
+    with LocalProcessExecutor(workers=2) as pool:
+        made = pool.empty((40_000,), np.float64)
+        made[:] = 1.0
+        pool.map(total, [(made, 1), (made, 2)])
+        assert len(set(os.listdir("/dev/shm")) - before) == 1
+        del made
+        gc.collect()
+        assert set(os.listdir("/dev/shm")) - before == set()
+
+
+def test_a_single_worker_pool_and_the_serial_loop_make_plain_arrays():
+    import numpy as np
+
+    for executor in (SerialExecutor(), LocalProcessExecutor(workers=1)):
+        made = executor.empty((50_000, 3), np.int64)
+        assert made.shape == (50_000, 3) and made.dtype == np.int64 and made.flags.owndata
+
+
+def test_objects_shared_on_several_threads_keep_their_identity_across_items():
+    from policycheck.executor import share_repeated
+
+    a, b, c = [object() for _ in range(3)]
+    handles = {id(a): "A", id(b): "B"}
+    items = [(a, b, 1), (b, a, 2), (a, c, 3), (b, 4)]
+    out = share_repeated(items, lambda obj: handles[id(obj)], threads=2)
+    assert out == [("A", "B", 1), ("B", "A", 2), ("A", c, 3), ("B", 4)]
