@@ -17,7 +17,7 @@ gives the same float wherever it is compared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,9 +84,12 @@ class GowerEncoding:
         """How many leading encoded columns are categorical codes."""
         return int(np.sum(self.kinds == CATEGORY))
 
-    def encode(self, frame: pd.DataFrame) -> np.ndarray:
-        """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order."""
-        out = np.empty((len(frame), self.p), dtype=np.float64)
+    def encode(self, frame: pd.DataFrame, empty: Callable = np.empty) -> np.ndarray:
+        """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order.
+
+        ``empty`` allocates it (an executor's, to encode where its workers read).
+        """
+        out = empty((len(frame), self.p), np.float64)
         for k, name in enumerate(self.scan_order):
             kind = self.types[name]
             if kind == ColumnType.NUMERIC.value:

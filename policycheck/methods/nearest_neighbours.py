@@ -138,11 +138,16 @@ class PrefixTree:
         ``run_end[d, j]``: one past the last sorted row sharing row ``j``'s
         first ``d + 1`` categorical codes (the end of ``j``'s node at depth
         ``d + 1``).
+    stack : int
+        Most nodes a depth-first walk can have pending: the root plus, at
+        every depth, the most children one node has (the walk holds the
+        unvisited siblings of one node per depth).
     """
 
     rows: np.ndarray
     original: np.ndarray
     run_end: np.ndarray
+    stack: int = 1
 
 
 def closest_records(
@@ -192,8 +197,11 @@ def closest_records(
     searches: dict[int, _Reference] = {}
     for job, found in zip(jobs, index, strict=True):
         if (found < 0).any() and id(job.reference) not in searches:
-            searches[id(job.reference)] = _Reference(job.reference, n_cat)
-    _side_by_side(_Reference.prepare, list(searches.values()), threads)
+            searches[id(job.reference)] = _Reference(job.reference, n_cat, executor.empty)
+    # Each search structure is a separate item, the trees (the longer builds) first, so two
+    # threads share three references' work evenly instead of one building two trees.
+    builds = [s.tree for s in searches.values()] + [s.by_column for s in searches.values()]
+    _side_by_side(lambda build: build(), builds, threads)
     plans = []
     for job, found in zip(jobs, index, strict=True):
         rest = np.flatnonzero(found < 0)
@@ -305,23 +313,32 @@ def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np
 class _Reference:
     """A reference set prepared for both searches (each built when first asked for)."""
 
-    def __init__(self, reference: np.ndarray, n_cat: int) -> None:
+    def __init__(self, reference: np.ndarray, n_cat: int, empty: Callable = np.empty) -> None:
         self.reference = reference
         self.n_cat = n_cat
-        self.columns = tree_column_order(reference, n_cat)
+        self.empty = empty  # allocates the search arrays (an executor's: where its workers read them)
+        self._columns: np.ndarray | None = None
         self._tree: PrefixTree | None = None
         self._by_column: np.ndarray | None = None
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The prefix tree's column order (see :func:`tree_column_order`), found on first use."""
+        if self._columns is None:
+            self._columns = tree_column_order(self.reference, self.n_cat)
+        return self._columns
 
     def tree(self) -> PrefixTree:
         """The branch and bound's prefix tree, built on first use."""
         if self._tree is None:
-            self._tree = build_prefix_tree(self.reference[:, self.columns], self.n_cat)
+            self._tree = build_prefix_tree(self.reference, self.n_cat, self.columns, self.empty)
         return self._tree
 
     def by_column(self) -> np.ndarray:
         """The brute force's column-major copy of the reference, built on first use."""
         if self._by_column is None:
-            self._by_column = np.ascontiguousarray(self.reference.T)
+            self._by_column = self.empty(self.reference.shape[::-1], np.float64)
+            self._by_column[...] = self.reference.T
         return self._by_column
 
     def prepare(self) -> None:
@@ -358,16 +375,16 @@ class _Reference:
         """
         if method == TREE:
             tree = self.tree()
-            return (TREE, queries, rows, self.columns, tree.rows, tree.original, tree.run_end, self.n_cat)
+            return (TREE, queries, rows, self.columns, tree.rows, tree.original, tree.run_end, self.n_cat, tree.stack)
         return (BRUTE_FORCE, queries, rows, self.by_column())
 
 
 def search_chunk(task: tuple) -> np.ndarray:
     """Executor task: the closest reference record of each query in one chunk (smallest index among ties)."""
     if task[0] == TREE:
-        _, queries, rows, columns, tree_rows, original, run_end, n_cat = task
+        _, queries, rows, columns, tree_rows, original, run_end, n_cat, stack = task
         chunk = queries[:, columns] if rows is None else queries[np.ix_(rows, columns)]
-        return _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat)
+        return _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat, stack)
     _, queries, rows, by_column = task
     chunk = queries if rows is None else queries[rows]
     return _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
@@ -445,17 +462,19 @@ def compile_search() -> None:
     rows = np.zeros((1, 2))
     tree = build_prefix_tree(rows, 1)
     by_column = np.ascontiguousarray(rows.T)
-    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
+    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1, tree.stack)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
     # Workers read the reference arrays from shared memory, read-only: another specialisation.
     for array in (tree.rows, tree.original, tree.run_end, by_column):
         array.flags.writeable = False
-    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1)
+    _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1, tree.stack)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
     _copies_by_merge(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64),
                      np.zeros(1, np.uint64))
     _row_hashes(rows.view(np.uint64))
     _walk_keys(rows, np.zeros(1, np.int64), np.zeros(1, np.int64))
+    _gather(rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))
+    _most_children(np.ones(1, np.bool_), np.ones(1, np.bool_))
     _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
 
 
@@ -556,44 +575,64 @@ def _brute_force(queries, by_column, block_q, block_r, check_every):  # pragma: 
     return best_idx
 
 
-def build_prefix_tree(reference: np.ndarray, n_cat: int) -> PrefixTree:
+def build_prefix_tree(reference: np.ndarray, n_cat: int, columns: np.ndarray | None = None,
+                      empty: Callable = np.empty) -> PrefixTree:
     """Sort the reference rows by their categorical codes, then by their first numeric column.
 
-    The categorical codes make the levels of the prefix tree; within a leaf
+    The rows are taken with their columns in ``columns`` order (all, as they
+    are, by default; see :func:`tree_column_order`), categorical first. The
+    categorical codes make the levels of the prefix tree; within a leaf
     (equal codes) rows are sorted by the first non-categorical column,
     missing values first, for the projection bound of the leaf scan. The
-    sort is stable: equal rows keep their original order.
+    sort is stable: equal rows keep their original order. ``empty``
+    allocates the tree's arrays (an executor's, to build them where its
+    workers read them).
     """
     n, p = reference.shape
+    columns = np.arange(p, dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
     # np.lexsort sorts by the last key first.
     last = n_cat if n_cat < p else n_cat - 1
-    keys = [reference[:, d] for d in range(last, -1, -1)]
-    packed = _packed_codes(reference, n_cat)
+    keys = [reference[:, columns[d]] for d in range(last, -1, -1)]
+    packed = _packed_codes(reference, columns[:n_cat])
     if packed is not None:
         # The same order from two keys instead of n_cat + 1 (lexsort is stable either way).
-        keys = ([reference[:, n_cat]] if n_cat < p else []) + [packed]
+        keys = ([reference[:, columns[n_cat]]] if n_cat < p else []) + [packed]
     original = np.lexsort(keys).astype(np.int64) if keys else np.arange(n, dtype=np.int64)
-    rows = np.ascontiguousarray(reference[original])
-    run_end = np.empty((n_cat, n), dtype=np.int64)
+    rows = empty((n, p), np.float64)
+    _gather(reference, original, columns, rows)
+    run_end = empty((n_cat, n), np.int64)
     if n == 0:
         return PrefixTree(rows, original, run_end)
     change = np.zeros(n, dtype=bool)
     change[0] = True
+    stack = 1
     for d in range(n_cat):
+        parents = change.copy()
         change[1:] |= rows[1:, d] != rows[:-1, d]
         _run_ends(change, run_end[d])
-    return PrefixTree(rows, original, run_end)
+        stack += _most_children(parents, change)
+    return PrefixTree(rows, original, run_end, stack)
 
 
-def _packed_codes(reference: np.ndarray, n_cat: int) -> np.ndarray | None:
-    """The categorical codes of each row as one integer ordered as the codes are (mixed radix), or None.
+@numba.njit(cache=True, nogil=True)
+def _gather(x, rows, columns, out):  # pragma: no cover - compiled
+    """``out[:] = x[np.ix_(rows, columns)]`` in one pass, into a given array."""
+    for i in range(rows.size):
+        r = rows[i]
+        for k in range(columns.size):
+            out[i, k] = x[r, columns[k]]
 
-    Codes are small integers (-1 for missing); None when they are not, or
-    when the packed number would not fit in 62 bits (see :func:`_walk_keys`).
+
+def _packed_codes(reference: np.ndarray, columns: np.ndarray) -> np.ndarray | None:
+    """The categorical codes (``columns``) of each row as one integer ordered as the codes are, or None.
+
+    A mixed-radix number; codes are small integers (-1 for missing). None when
+    they are not, or when the packed number would not fit in 62 bits (see
+    :func:`_walk_keys`).
     """
-    if n_cat < 2 or len(reference) == 0:
+    if columns.size < 2 or len(reference) == 0:
         return None
-    keys = _walk_keys(reference, np.arange(len(reference), dtype=np.int64), np.arange(n_cat, dtype=np.int64))
+    keys = _walk_keys(reference, np.arange(len(reference), dtype=np.int64), columns)
     return keys if keys.size else None
 
 
@@ -625,6 +664,20 @@ def _walk_keys(queries, rows, columns):  # pragma: no cover - compiled
             key = key * np.int64(high[j] - low[j] + 1.0) + np.int64(queries[rows[t], columns[j]] - low[j])
         keys[t] = key
     return keys
+
+
+@numba.njit(cache=True, nogil=True)
+def _most_children(parents, children):  # pragma: no cover - compiled
+    """The most ``children`` run starts inside one ``parents`` run (both flag run starts)."""
+    most = 0
+    count = 0
+    for j in range(parents.size):
+        if parents[j]:
+            count = 0
+        if children[j]:
+            count += 1
+            most = max(most, count)
+    return most
 
 
 @numba.njit(cache=True, nogil=True)
@@ -676,14 +729,14 @@ def _first_at_least(rows, col, lo, hi, value):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _branch_and_bound(queries, rows, original, run_end, n_cat):  # pragma: no cover - compiled
+def _branch_and_bound(queries, rows, original, run_end, n_cat, stack):  # pragma: no cover - compiled
     n_q, p = queries.shape
     n_r = rows.shape[0]
-    # Pending nodes are disjoint row ranges, so at most n_r wait at once.
-    st_lo = np.empty(n_r + 1, dtype=np.int64)
-    st_hi = np.empty(n_r + 1, dtype=np.int64)
-    st_depth = np.empty(n_r + 1, dtype=np.int64)
-    st_part = np.empty(n_r + 1, dtype=np.float64)
+    # The pending nodes, at most ``stack`` at once (see stack_size).
+    st_lo = np.empty(stack, dtype=np.int64)
+    st_hi = np.empty(stack, dtype=np.int64)
+    st_depth = np.empty(stack, dtype=np.int64)
+    st_part = np.empty(stack, dtype=np.float64)
     best_idx = np.empty(n_q, dtype=np.int64)
     for i in range(n_q):
         q = queries[i]

@@ -220,7 +220,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             )
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale.
     enc = fit_gower(frames, release.column_types, release.orders, features)
-    x_train, x_hold = (enc.encode(f) for f in (release.original.frame, release.holdout.frame))
+    # Encoded where the executor's workers read them: the searches' tasks share these arrays.
+    x_train, x_hold = (enc.encode(f, ctx.executor.empty) for f in (release.original.frame, release.holdout.frame))
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
     rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
@@ -249,7 +250,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             streamed_dcr.parquet_shards(syn.path, streamed_dcr.SHARD_ROWS), enc, [against_train, against_hold],
             ctx.executor, progress, coerce=coerce, targets=[x_train, x_hold])
     else:
-        x_syn = enc.encode(syn.frame)
+        x_syn = enc.encode(syn.frame, ctx.executor.empty)
         jobs = [
             SearchJob(x_syn, against_train),
             SearchJob(x_syn, against_hold),

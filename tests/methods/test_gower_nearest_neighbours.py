@@ -219,6 +219,21 @@ def test_a_thousand_level_categorical_gives_the_canonical_minimum():
     assert found.index[0] == np.flatnonzero(all_d == all_d.min())[0]
 
 
+def test_the_walk_stack_holds_the_root_and_the_widest_node_of_every_depth():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    # Depth 0: codes 0..1999 under the root (2,000 children); depth 1: at most 3 under one of them.
+    rng = np.random.default_rng(8)
+    reference = np.column_stack([rng.permutation(2000) % 1000, rng.integers(0, 3, 2000), rng.random(2000)])
+    tree = build_prefix_tree(reference.astype(float), 2)
+    widest = max(len(np.unique(reference[reference[:, 0] == c, 1])) for c in range(1000))
+    assert tree.stack == 1 + 1000 + widest
+    # The first query pushes 999 siblings at once: the search still agrees with the brute force.
+    queries = np.column_stack([rng.integers(0, 1200, 200), rng.integers(0, 3, 200), rng.random(200)]).astype(float)
+    assert np.array_equal(tree_search(queries, reference.astype(float), 2),
+                          brute_force_search(queries, reference.astype(float)))
+
+
 def test_thirty_continuous_columns_are_searched_by_brute_force():
     rng = np.random.default_rng(4)
     x = rng.random((3000, 30))
@@ -248,6 +263,8 @@ def test_prefix_tree_run_ends_are_the_next_run_start_at_every_depth():
     # Sorted by (c0, c1, x): rows 3, 0 | 1 | 2, 4 -> c0 runs [0, 3) [3, 5); (c0, c1) runs [0, 2) [2, 3) [3, 5).
     assert tree.original.tolist() == [3, 0, 1, 2, 4]
     assert tree.run_end.tolist() == [[3, 3, 3, 5, 5], [2, 2, 3, 5, 5]]
+    # Pending nodes at most: the root, 2 children of the root, 2 children of c0 = 0.
+    assert tree.stack == 5
 
 
 def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
@@ -268,3 +285,25 @@ def test_tree_queries_are_searched_in_the_order_of_the_trees_leaves():
     order = nearest_neighbours._Reference(reference, 2).walk_order(queries, np.arange(5))
     # (0,0): row 2; (0,1): rows 1, 4 in row order; (1,0): rows 0, 3.
     assert order.tolist() == [2, 1, 4, 0, 3]
+
+
+def test_prefix_tree_in_a_column_order_is_the_tree_of_the_reordered_rows():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    rng = np.random.default_rng(4)
+    reference = np.column_stack([rng.random(400), rng.integers(0, 5, 400), rng.integers(-1, 3, 400),
+                                 rng.random(400)]).astype(float)
+    columns = np.array([2, 1, 3, 0])
+    made = []
+
+    def empty(shape, dtype):
+        made.append((shape, np.dtype(dtype)))
+        return np.empty(shape, dtype)
+
+    tree = build_prefix_tree(reference, 2, columns, empty)
+    reordered = build_prefix_tree(np.ascontiguousarray(reference[:, columns]), 2)
+    assert tree.original.tolist() == reordered.original.tolist()
+    assert tree.rows.tobytes() == reference[np.ix_(tree.original, columns)].tobytes()
+    assert tree.run_end.tolist() == reordered.run_end.tolist()
+    # The sorted rows and the run ends are made by the caller's allocator (an executor's shared memory).
+    assert made == [((400, 4), np.dtype(np.float64)), ((2, 400), np.dtype(np.int64))]
