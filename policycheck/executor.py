@@ -58,6 +58,11 @@ SECONDS_PER_WORKER = 0.5
 #: Objects smaller than this are sent with every item that holds them.
 SHARE_MIN_BYTES = 1 << 16
 
+#: Arrays smaller than this are made in private memory by ``empty()``: copied into shared memory
+#: they cost under a millisecond, less than a segment of their own (and a step this small
+#: usually runs in this process).
+EMPTY_SHARED_MIN_BYTES = 1 << 22
+
 
 class Executor(ABC):
     """Maps a function over items and returns the results in input order."""
@@ -143,7 +148,7 @@ class LocalProcessExecutor(Executor):
         from multiprocessing import shared_memory
 
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        if self.workers <= 1 or nbytes < SHARE_MIN_BYTES:
+        if self.workers <= 1 or nbytes < EMPTY_SHARED_MIN_BYTES:
             return np.empty(shape, dtype)
         # Created (and registered with the resource tracker, which removes it should this process
         # die) by SharedMemory, then mapped again for the array alone: the array's buffer is that

@@ -104,11 +104,11 @@ def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):
         raise AssertionError("the array made by empty() was copied")
 
     with LocalProcessExecutor(workers=2) as pool:
-        made = pool.empty((50_000, 2), np.float64)
+        made = pool.empty((300_000, 2), np.float64)  # 4.8 MB: above EMPTY_SHARED_MIN_BYTES
         made[:] = 0.5
         monkeypatch.setattr(executor_module, "_to_shared_memory", no_copy)
-        # 50,000 x 2 halves: 50,000.0 per item, plus its offset.
-        assert pool.map(total, [(made, k) for k in range(4)]) == [50_000.0 + k for k in range(4)]
+        # 300,000 x 2 halves: 300,000.0 per item, plus its offset.
+        assert pool.map(total, [(made, k) for k in range(4)]) == [300_000.0 + k for k in range(4)]
         assert all(pool.map(is_shared_view, [(made, k) for k in range(4)]))
 
 
@@ -120,7 +120,7 @@ def test_the_segment_of_an_array_made_by_the_pool_goes_with_the_array():
 
     before = set(os.listdir("/dev/shm"))
     with LocalProcessExecutor(workers=2) as pool:
-        made = pool.empty((40_000,), np.float64)
+        made = pool.empty((600_000,), np.float64)
         made[:] = 1.0
         pool.map(total, [(made, 1), (made, 2)])
         assert len(set(os.listdir("/dev/shm")) - before) == 1
@@ -133,8 +133,16 @@ def test_a_single_worker_pool_and_the_serial_loop_make_plain_arrays():
     import numpy as np
 
     for executor in (SerialExecutor(), LocalProcessExecutor(workers=1)):
-        made = executor.empty((50_000, 3), np.int64)
-        assert made.shape == (50_000, 3) and made.dtype == np.int64 and made.flags.owndata
+        made = executor.empty((300_000, 3), np.int64)
+        assert made.shape == (300_000, 3) and made.dtype == np.int64 and made.flags.owndata
+
+
+def test_a_pool_makes_an_array_below_four_megabytes_in_private_memory():
+    import numpy as np
+
+    with LocalProcessExecutor(workers=2) as pool:
+        assert pool.empty((1 << 19) - 1, np.float64).flags.owndata
+        assert not pool.empty(1 << 19, np.float64).flags.owndata
 
 
 def test_objects_shared_on_several_threads_keep_their_identity_across_items():
