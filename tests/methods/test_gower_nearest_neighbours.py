@@ -278,6 +278,17 @@ def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
     assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (3, 2, 1, 0)]).tolist()
 
 
+def test_prefix_tree_order_is_the_same_when_the_codes_span_too_many_values_to_count():
+    from policycheck.methods.nearest_neighbours import build_prefix_tree
+
+    # 300 rows whose packed codes span 100 x 100 values (over 4 x 300): sorted by lexsort, not counted.
+    rng = np.random.default_rng(10)
+    reference = np.column_stack([rng.integers(0, 100, 300), rng.integers(0, 100, 300),
+                                 rng.choice([0.1, 0.2], 300)]).astype(float)
+    tree = build_prefix_tree(reference, 2)
+    assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (2, 1, 0)]).tolist()
+
+
 def test_tree_queries_are_searched_in_the_order_of_the_trees_leaves():
     # Two categorical columns of two levels each, then a number: leaves sort by (first, second) code.
     reference = np.array([[0.0, 0.0, 0.5], [1.0, 1.0, 0.2]])
