@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 
 #: Seconds per query of the branch-and-bound DCR search, per ``r ** DCR_GROWTH`` reference records
 #: and per 12 columns. Calibrated on ``bench.run --case dcr`` with 1 worker on a quiet machine:
-#: the four directions at 500,000 rows (2 x 10^6 queries, 12 mixed columns) took 4.39 and 4.48 s:
-#: 4.44 / 2e6 = 2.22e-6.
-DCR_TREE_SECONDS = 2.22e-6
+#: the four directions at 500,000 rows (2 x 10^6 queries, 12 mixed columns) took 4.01 s (median of
+#: three processes, 4.03 CPU-s): 4.0 / 2e6 = 2.0e-6.
+DCR_TREE_SECONDS = 2.0e-6
 
 #: How the search's time per query grows with the reference size. With the queries in the tree's
-#: leaf order it hardly does: 50,000, 500,000 and 10^6 rows took 0.50, 4.44 and 7.96 s, i.e.
-#: 2.5, 2.2 and 2.0 microseconds a query (it grew as r ** 0.15 before the leaf order).
+#: leaf order it hardly does: 50,000, 500,000 and 10^6 rows took 0.53, 4.01 and 7.10 s, i.e.
+#: 2.7, 2.0 and 1.8 microseconds a query (it grew as r ** 0.15 before the leaf order).
 DCR_GROWTH = 0.0
 
 #: Per-feature terms per second of the blocked brute force (all columns numeric, no pruning).
