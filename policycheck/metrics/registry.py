@@ -140,6 +140,9 @@ class MetricSpec:
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None
     #: The methods-section entry: definition, source, conventions against peers.
     method: Method | None = None
+    #: Why a rule should decide on this metric's value (``compare: estimate``) rather than on its
+    #: interval, when the value is itself a confidence bound; ``init`` writes that, with this reason.
+    value_is_bound: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,7 @@ def metric(
     pass_means: str = "",
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None,
     method: Method | None = None,
+    value_is_bound: str = "",
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -209,6 +213,7 @@ def metric(
             pass_means=pass_means,
             check=check,
             method=method,
+            value_is_bound=value_is_bound,
         )
         return fn
 
