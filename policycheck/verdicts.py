@@ -237,23 +237,21 @@ class _Words:
                 f"{_num(self.far)}, is {self.within} {level}, so the sample shows the value within {levels}.")
 
     def straddles(self, which: str) -> str:
-        text = (f"Decided on the interval (compare: interval): {self.interval} reaches {self.word} the {which} level "
-                f"{self._level(which)} (its {self.far_end} end is {_num(self.far)}) but its {self.near_end} end, "
-                f"{_num(self.near)}, does not, so the sample shows the value neither {self.word} nor within the "
-                f"{which} level.")
-        if which == "warn":
-            text += (f" It is within the fail level {self._level('fail')}: the rule warns, because the sample cannot "
-                     f"show the value within the warn level.")
-        return text
+        if which == "fail":
+            return (f"Decided on the interval (compare: interval): {self.interval} holds the fail level "
+                    f"{self._level('fail')}.")
+        return (f"Decided on the interval (compare: interval): {self.interval} is within the fail level "
+                f"{self._level('fail')} (its {self.far_end} end is {_num(self.far)}) and holds the warn level "
+                f"{self._level('warn')}.")
 
     def unsettled(self, which: str, needed: int | None) -> str:
         if which == "fail":
-            text = (f"Inconclusive: {self.interval} contains the fail level {self._level('fail')}, so this sample "
-                    f"can show the value neither {self.word} nor within it (estimate {_num(self.r.value)}).")
+            text = (f"This sample can show the value neither {self.word} nor within the fail level "
+                    f"{self._level('fail')} (estimate {_num(self.r.value)}, {self.interval}).")
         else:
-            text = (f"Within the fail level {self._level('fail')}, shown by the {self.far_end} end of {self.interval}; "
-                    f"the interval contains the warn level {self._level('warn')}, so the sample cannot show the value "
-                    f"within the warn level (estimate {_num(self.r.value)}).")
+            text = (f"Within the fail level {self._level('fail')}, but this sample cannot show the value within the "
+                    f"warn level {self._level('warn')} (estimate {_num(self.r.value)}, {self.interval}), so the rule "
+                    f"warns.")
         return text + _settle_words(needed, self.r)
 
 

@@ -209,8 +209,10 @@ def test_a_warn_the_interval_straddles_says_how_many_records_settle_the_warn_lev
     judged = judge_result(Threshold(fail_above=0.3, warn_above=0.1),
                           MetricResult(0.05, (-0.01, 0.16), 0.95, sample_size=1000))
     assert (judged.verdict, judged.unsettled, judged.records_to_settle) == ("warn", "warn", 4840)
-    assert judged.reason.startswith("Within the fail level 0.3, shown by the upper end")
-    assert "cannot show the value within the warn level" in judged.reason
+    assert judged.reason.startswith("Within the fail level 0.3, but this sample cannot show the value within the "
+                                    "warn level 0.1 (estimate 0.05, its 95% interval [-0.01, 0.16]), so the rule warns.")
+    assert judged.decision == ("Decided on the interval (compare: interval): its 95% interval [-0.01, 0.16] is "
+                               "within the fail level 0.3 (its upper end is 0.16) and holds the warn level 0.1.")
 
 
 def test_a_warn_shown_beyond_the_warn_level_is_settled():
