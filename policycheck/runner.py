@@ -195,8 +195,7 @@ def fail_on_refuted_claims(outcomes: list[RuleOutcome]) -> None:
             f"pass (a budget that counts it leaves the release unaccounted)."
         )
         outcome.decided_on = "refuted_claim"
-        outcome.decision = ("Decided by a refuted claim: the value relies on a claim another rule refuted in this "
-                            "run, so the rule fails whatever its own numbers show.")
+        outcome.decision = "Decided by a claim another rule refuted, whatever the rule's own numbers show."
 
 
 def _claim_words(claim: str) -> str:

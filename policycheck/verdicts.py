@@ -222,27 +222,25 @@ class _Words:
         return _num(self.t.fail if which == "fail" else self.t.warn)
 
     def shown_beyond(self, which: str) -> str:
-        text = (f"Decided on the interval (compare: interval): even the {self.near_end} end of {self.interval}, "
-                f"{_num(self.near)}, is {self.word} the {which} level {self._level(which)}, so the sample shows the "
-                f"value {self.word} it.")
-        if which == "warn":
-            text += (f" Its {self.far_end} end, {_num(self.far)}, is {self.within} the fail level "
-                     f"{self._level('fail')}, so the sample shows it within the fail level.")
-        return text
+        if which == "fail":
+            return (f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the fail "
+                    f"level {self._level('fail')}.")
+        return (f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the warn level "
+                f"{self._level('warn')}, its {self.far_end} end {_num(self.far)} within the fail level "
+                f"{self._level('fail')}.")
 
     def shown_within(self) -> str:
-        levels = "the fail level" + (" and the warn level" if self.t.warn is not None else "")
-        level = self._level("warn") if self.t.warn is not None else self._level("fail")
-        return (f"Decided on the interval (compare: interval): even the {self.far_end} end of {self.interval}, "
-                f"{_num(self.far)}, is {self.within} {level}, so the sample shows the value within {levels}.")
+        which = "fail" if self.t.warn is None else "warn"
+        return (f"Decided on the interval: its {self.far_end} end {_num(self.far)} is within the {which} level "
+                f"{self._level(which)}.")
 
     def straddles(self, which: str) -> str:
         if which == "fail":
-            return (f"Decided on the interval (compare: interval): {self.interval} holds the fail level "
-                    f"{self._level('fail')}.")
-        return (f"Decided on the interval (compare: interval): {self.interval} is within the fail level "
-                f"{self._level('fail')} (its {self.far_end} end is {_num(self.far)}) and holds the warn level "
-                f"{self._level('warn')}.")
+            return (f"Decided on the interval: it holds the fail level {self._level('fail')} ({self.near_end} end "
+                    f"{_num(self.near)}, {self.far_end} end {_num(self.far)}).")
+        return (f"Decided on the interval: within the fail level {self._level('fail')} ({self.far_end} end "
+                f"{_num(self.far)}), it holds the warn level {self._level('warn')} ({self.near_end} end "
+                f"{_num(self.near)}).")
 
     def unsettled(self, which: str, needed: int | None) -> str:
         if which == "fail":
@@ -256,16 +254,14 @@ class _Words:
 
 
 def _estimate_words(threshold: Threshold, estimate: float, verdict: str, exact: bool) -> str:
-    how = ("Decided on the value (it has no interval: it is exact, e.g. a declared budget or a sum of claims)"
-           if exact else "Decided on the point estimate (compare: estimate), its interval set aside")
+    how = "Decided on the value (it has no interval)" if exact else "Decided on the estimate (compare: estimate)"
     return f"{how}: {_num(estimate)} {_relation(threshold, estimate)}."
 
 
 def _bound_words(threshold: Threshold, result: MetricResult, bound: float) -> str:
     end = threshold.compare
-    return (f"Decided on the estimate and the {end} end of its interval (compare: {end}): the estimate "
-            f"{_num(result.value)} {_relation(threshold, float(result.value))}; the {end} end {_num(bound)} "
-            f"{_relation(threshold, bound)}.")
+    return (f"Decided on the estimate and the {end} end (compare: {end}): the estimate {_num(result.value)} "
+            f"{_relation(threshold, float(result.value))}, the {end} end {_num(bound)} {_relation(threshold, bound)}.")
 
 
 def _relation(threshold: Threshold, value: float) -> str:

@@ -211,8 +211,8 @@ def test_a_warn_the_interval_straddles_says_how_many_records_settle_the_warn_lev
     assert (judged.verdict, judged.unsettled, judged.records_to_settle) == ("warn", "warn", 4840)
     assert judged.reason.startswith("Within the fail level 0.3, but this sample cannot show the value within the "
                                     "warn level 0.1 (estimate 0.05, its 95% interval [-0.01, 0.16]), so the rule warns.")
-    assert judged.decision == ("Decided on the interval (compare: interval): its 95% interval [-0.01, 0.16] is "
-                               "within the fail level 0.3 (its upper end is 0.16) and holds the warn level 0.1.")
+    assert judged.decision == ("Decided on the interval: within the fail level 0.3 (upper end 0.16), it holds the "
+                               "warn level 0.1 (lower end -0.01).")
 
 
 def test_a_warn_shown_beyond_the_warn_level_is_settled():
@@ -224,7 +224,7 @@ def test_a_warn_shown_beyond_the_warn_level_is_settled():
 def test_interval_rule_decides_a_value_without_an_interval_on_its_estimate():
     judged = judge_result(Threshold(fail_above=3.0, warn_above=2.0), MetricResult(2.5))
     assert (judged.verdict, judged.compared, judged.decided_on) == ("warn", 2.5, "estimate")
-    assert judged.decision.startswith("Decided on the value (it has no interval")
+    assert judged.decision == "Decided on the value (it has no interval): 2.5 is above the warn level 2, within the fail level 3."
 
 
 def test_interval_rule_never_passes_nan():
@@ -234,9 +234,7 @@ def test_interval_rule_never_passes_nan():
 
 def test_the_decision_says_which_end_decided_and_against_which_level():
     judged = judge_result(Threshold(fail_above=0.3, warn_above=0.1), MetricResult(0.35, (0.31, 0.4), 0.95))
-    assert judged.decision == ("Decided on the interval (compare: interval): even the lower end of its 95% "
-                               "interval [0.31, 0.4], 0.31, is above the fail level 0.3, so the sample shows the "
-                               "value above it.")
+    assert judged.decision == "Decided on the interval: its lower end 0.31 is above the fail level 0.3."
 
 
 @pytest.mark.parametrize("compare", ["estimate", "upper", "lower"])

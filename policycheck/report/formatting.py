@@ -44,10 +44,11 @@ def threshold_text(t: dict[str, Any]) -> str:
     return ", ".join(parts) + COMPARE_WORDS.get(t.get("compare", "interval"), "")
 
 
-#: How each decision rule shows beside a threshold: the interval (the default) and the estimate alone are
-#: both named, so a reader of an older report (where no compare meant the estimate) is not misled.
-COMPARE_WORDS = {"interval": " (on the interval)", "estimate": " (on the estimate)",
-                 "lower": " (lower CI bound)", "upper": " (upper CI bound)"}
+#: How each decision rule shows beside a threshold. The interval, the default, goes unsaid (each rule's
+#: decision says which ends decided, and a value without an interval is judged as it is); the estimate
+#: alone is named, so a report written before the interval became the default reads as it did.
+COMPARE_WORDS = {"interval": "", "estimate": " (on the estimate)", "lower": " (lower CI bound)",
+                 "upper": " (upper CI bound)"}
 
 
 def interval_text(rule: dict[str, Any]) -> str:
@@ -131,8 +132,7 @@ def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
     compared = rule.get("compared_value")
     beyond = compared is not None and (compared > level if above else compared < level)
     if verdict == "fail" and beyond:
-        if on_interval:
-            return f"{shown}: its {'lower' if above else 'upper'} end {fmt(compared)} {op} {fmt(level)}"
+        # NOTE: decided on the interval, "(interval a – b) > level" says the whole interval is beyond it.
         return f"{shown} {op} {fmt(level)}"
     if verdict == "fail" and rule.get("verdict_reason"):
         return f"{shown}, fail level {fmt(level)}: {rule['verdict_reason']}"
