@@ -1,10 +1,13 @@
-"""The two real datasets the calibration suite releases, with an id and a date column added.
+"""The real datasets the calibration suite releases, with an id (and a date) column added.
 
-Adult is the package's demo extract (policycheck/demo_data, 1994 CPS); RAND HIE is shipped
-in calibration/data (see its README). Both get a record id (six unique digits, as a
-registry number would be) and a date (interview or enrolment day, uniform over a year),
-drawn once with a fixed seed: they are part of the data, not of a calibration seed. The
-adversarial release "a full copy with the id regenerated" needs both (issue 11).
+Adult is the package's demo extract (policycheck/demo_data, 1994 CPS); RAND HIE and the 1996
+American National Election Study extract (ANES, a coarse small sample: 472 + 472 respondents,
+nine mostly categorical columns, issue 28) are shipped in calibration/data (see its README).
+Each gets a record id (six unique digits, as a registry number would be) and Adult and RAND
+HIE a date (interview or enrolment day, uniform over a year), drawn once with a fixed seed:
+they are part of the data, not of a calibration seed. The adversarial release "a full copy
+with the id regenerated" needs the id (issue 11). ANES gets no date: a day of the year would
+make its coarse records nearly unique, and coarse records are what it is in the suite for.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO / "policycheck" / "demo_data"
 RANDHIE = Path(__file__).parent / "data"
+DATA = RANDHIE  # every dataset shipped with the suite (calibration/data/README.md)
 POLICIES = REPO / "policies"
 EPOCH = pd.Timestamp("1970-01-01")
 
@@ -30,7 +34,7 @@ class CalibrationData:
     training: pd.DataFrame  # id column, analysed columns, date column (ISO strings)
     holdout: pd.DataFrame
     id_column: str
-    date_column: str
+    date_column: str | None  # None: the dataset has no date column
     categorical: tuple[str, ...]
     integer: tuple[str, ...]  # numeric columns whose values are whole numbers
     policy: Path  # rules for every release
@@ -46,7 +50,7 @@ class CalibrationData:
         return [c for c in self.analysed if c not in self.categorical and c != self.date_column]
 
 
-def _with_id_and_date(training: pd.DataFrame, holdout: pd.DataFrame, id_column: str, date_column: str,
+def _with_id_and_date(training: pd.DataFrame, holdout: pd.DataFrame, id_column: str, date_column: str | None,
                       year: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     n = len(training) + len(holdout)
@@ -58,7 +62,8 @@ def _with_id_and_date(training: pd.DataFrame, holdout: pd.DataFrame, id_column: 
     for part, frame in ((slice(0, len(training)), training), (slice(len(training), n), holdout)):
         frame = frame.reset_index(drop=True)
         frame.insert(0, id_column, ids[part])
-        frame[date_column] = dates[part]
+        if date_column is not None:
+            frame[date_column] = dates[part]
         out.append(frame)
     return out[0], out[1]
 
@@ -97,7 +102,22 @@ def randhie(n: int) -> CalibrationData:
         dp_policy=POLICIES / "calibration-randhie-dp.policy.yaml")
 
 
-DATASETS = {"adult": adult, "randhie": randhie}
+def anes96(n: int) -> CalibrationData:
+    """The first ``n`` (at most 472) respondents of the shipped ANES 1996 training and holdout files."""
+    training, holdout = _with_id_and_date(
+        _read(DATA / "anes96_training.csv", ANES96_COLUMNS, n), _read(DATA / "anes96_holdout.csv", ANES96_COLUMNS, n),
+        "respondent_id", None, 1996, seed=1996)
+    return CalibrationData(
+        "anes96", training, holdout, "respondent_id", None,
+        categorical=("PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"),
+        integer=("age", "TVnews"),
+        policy=POLICIES / "calibration-anes96.policy.yaml",
+        dp_policy=POLICIES / "calibration-anes96-dp.policy.yaml")
+
+
+ANES96_COLUMNS = ["age", "TVnews", "PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"]
+
+DATASETS = {"adult": adult, "randhie": randhie, "anes96": anes96}
 
 
 def to_days(dates: pd.Series) -> pd.Series:

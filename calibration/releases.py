@@ -116,12 +116,14 @@ BY_NAME = {kind.name: kind for kind in KINDS}
 def make_release(kind: ReleaseKind, data: CalibrationData, seed: int) -> pd.DataFrame:
     """The synthetic table of ``kind`` for ``data`` at ``seed``: fresh ids, the data's columns and types."""
     frame = data.training[data.analysed].copy()
-    frame[data.date_column] = to_days(frame[data.date_column])
+    if data.date_column is not None:
+        frame[data.date_column] = to_days(frame[data.date_column])
     rows = kind.make(data, frame, seed)[data.analysed].reset_index(drop=True)
     for col in data.integer if kind.round_integers else ():
         rows[col] = pd.to_numeric(rows[col]).round()
         if rows[col].notna().all():
             rows[col] = rows[col].astype(int)
-    rows[data.date_column] = from_days(rows[data.date_column])
+    if data.date_column is not None:
+        rows[data.date_column] = from_days(rows[data.date_column])
     rows.insert(0, data.id_column, np.arange(1, len(rows) + 1))
     return rows

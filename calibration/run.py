@@ -38,12 +38,18 @@ DOCS = REPO / "docs"
 VERDICTS = ("fail", "inconclusive", "warn", "pass", "error")
 #: The issue's bar for safe and DP releases at epsilon <= 1: no blocking FAIL on 95% of seeds.
 SAFE_SHARE = 0.95
+#: Issue 28's bar: no rule FAILs more than 2.5% of a dataset's safe releases (safe, and DP at epsilon <= 1),
+#: at the shipped thresholds and decision rule.
+FALSE_FAIL_SHARE = 0.025
+#: The value of a release without leakage, by metric: the DCR share's 0.5; every other rule calibrated here
+#: bounds a risk or an excess over a baseline, 0 without leakage.
+NO_LEAK = {"dcr_share": 0.5}
 LIBRARIES = ("copulas", "DataSynthesizer", "pac-synth", "numpy", "pandas", "scipy", "scikit-learn", "highspy")
 
 
 @dataclass(frozen=True)
 class Sweep:
-    datasets: tuple[str, ...] = ("adult", "randhie")
+    datasets: tuple[str, ...] = ("adult", "randhie", "anes96")
     rows: int = 1000  # training rows = holdout rows = synthetic rows
     seeds: tuple[int, ...] = tuple(range(10))
     releases: tuple[str, ...] = tuple(kind.name for kind in KINDS)
@@ -78,7 +84,8 @@ def write_release(data: CalibrationData, kind: ReleaseKind, seed: int, folder: P
                        "synthesizer": {"name": kind.name, "seed": seed, **(claim or {})}}],
     }
     if roles:
-        manifest["columns"] = {data.id_column: {"type": "id"}, data.date_column: {"type": "datetime"}}
+        manifest["columns"] = {data.id_column: {"type": "id"},
+                               **({data.date_column: {"type": "datetime"}} if data.date_column else {})}
     path = folder / ("release.yaml" if roles else "release-legacy.yaml")
     _dump_yaml(manifest, path)
     return path
@@ -122,8 +129,11 @@ def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path)
         return row
     row.update(
         verdict=report["verdict"], exit_code=report["exit_code"],
-        rules={r["id"]: {"verdict": r["verdict"], "family": r["family"], "severity": r["severity"],
-                         "value": r["value"], "error": r["error"]} for r in report["rules"]},
+        rules={r["id"]: {"verdict": r["verdict"], "family": r["family"], "metric": r["metric"],
+                         "severity": r["severity"], "threshold": r["threshold"],
+                         "value": r["value"], "interval": r["interval"], "error": r["error"],
+                         "unsettled": r.get("unsettled"), "records_to_settle": r.get("records_to_settle"),
+                         "sample_size": r.get("sample_size")} for r in report["rules"]},
         seconds_synthesis=round(synthesized - started, 2), seconds_check=round(time.perf_counter() - checked, 2),
     )
     return row
@@ -219,6 +229,52 @@ def targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[s
             "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows), "met": None}
 
 
+def is_safe(release: str) -> bool:
+    """Whether a release must not fail: the safe group, and DP releases at epsilon <= 1."""
+    kind = BY_NAME[release]
+    return kind.group == "safe" or (kind.group == "dp" and kind.epsilon is not None and kind.epsilon <= 1)
+
+
+def safe_rule_rates(results: list[dict[str, Any]], dataset: str) -> dict[str, dict[str, Any]]:
+    """Per rule, over every safe release of ``dataset`` (issue 28): how often it fails, is inconclusive, warns
+    on a warn level its interval holds, and the records that would settle the inconclusive ones.
+
+    ``settle``: the reports' n' (the records after which the interval clears the fail level if the estimate
+    held), median and range. ``resolve``: the records after which the interval of a release with no leak
+    would clear the fail level: n ((far end - estimate) / (fail level - no-leak value))^2, median over the
+    inconclusive releases; it does not depend on where the estimate happened to fall.
+    """
+    import math
+    from statistics import median
+
+    rows = [r for r in results if r["dataset"] == dataset and is_safe(r["release"]) and r["rules"]]
+    out = {}
+    for rule in sorted({k for r in rows for k in r["rules"]}, key=_rule_order):
+        judged = [r["rules"][rule] for r in rows if rule in r["rules"]]
+        inconclusive = [v for v in judged if v["verdict"] == "inconclusive"]
+        settle = sorted(v["records_to_settle"] for v in inconclusive if v.get("records_to_settle"))
+        resolve = []
+        for v in inconclusive:
+            t, n = v.get("threshold") or {}, v.get("sample_size")
+            if not n or not v.get("interval") or t.get("fail_above") is None:
+                continue
+            distance = t["fail_above"] - NO_LEAK.get(v.get("metric"), 0.0)
+            if distance > 0:
+                resolve.append(math.ceil(n * ((v["interval"][1] - v["value"]) / distance) ** 2))
+        sizes = [v["sample_size"] for v in judged if v.get("sample_size")]
+        out[rule] = {
+            "releases": len(judged),
+            "fail": sum(v["verdict"] == "fail" for v in judged) / len(judged),
+            "inconclusive": len(inconclusive) / len(judged),
+            "warn_unsettled": sum(v["verdict"] == "warn" and v.get("unsettled") == "warn" for v in judged) / len(judged),
+            "error": sum(v["verdict"] == "error" for v in judged) / len(judged),
+            "sample_size": median(sizes) if sizes else None,
+            "settle": {"median": median(settle), "min": settle[0], "max": settle[-1]} if settle else None,
+            "resolve": median(resolve) if resolve else None,
+        }
+    return out
+
+
 # ----------------------------------------------------------------- publishing
 
 def environment() -> dict[str, Any]:
@@ -246,6 +302,8 @@ def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None
         "modes": dict(Counter(r.get("mode", "not loaded") for r in results)),
         "rates": {d: {rel: rule_rates(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
         "targets": {d: {rel: targets(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
+        "sizes": {d: len(DATASETS[d](sweep.rows).training) for d in sweep.datasets},
+        "safe_rule_rates": {d: safe_rule_rates(results, d) for d in sweep.datasets},
         "results": results,
     }
 
@@ -264,12 +322,28 @@ NOTES = [
     "- Adversarial releases declare epsilon 1 (a false claim, as a careless vendor would make), so the DP family",
     "  has a claim to refute; releases that declare no epsilon are not checked by dp-claim.",
     "- A share of 95% of 10 seeds means every seed: one blocking FAIL on a safe release misses the target.",
-    "- Linkage rules compare their lower bound (`compare: lower`): they fail where the interval shows the excess",
-    "  above the level and are inconclusive where only the estimate is. Judged at the estimate, pac-synth at",
-    "  epsilon 1 failed visits-narrowing on 2 of 10 seeds of RAND HIE. Their intervals count records linked to",
-    "  the same synthetic records as one cluster: on these coarse attributes 1,000 records are worth 17-510",
-    "  effective records, and counted as 1,000 independent ones pac-synth at epsilon 1 still failed",
-    "  visits-narrowing on 2 of 32 releases (excess 0.061 and 0.047 over the holdout control).",
+    "- Every rule but dp-claim decides on its interval (`compare: interval`, the shipped default since issue 28): it",
+    "  fails where the whole interval is beyond the fail level and is inconclusive where the interval holds it. The",
+    "  CI sweep under the decision rules shipped before (dcr-share and linkage on the lower end, reconstruction on",
+    "  the upper end, mi-risk and exact-copies on the estimate) gave 2 false FAILs in 150 safe releases, now none:",
+    "  ANES PrivBayes at epsilon 1, seed 0, mi-risk 0.239 with interval [0.060, 0.345] (now inconclusive), and a",
+    "  pac-synth release of RAND HIE at epsilon 1 whose DCR share was 0.810 [0.579, 0.947], which fails under",
+    "  either rule (pac-synth is not seedable: the published sweep drew other releases; see the last note).",
+    "  Inconclusive verdicts on safe releases rose in exchange (8-12% of the DCR shares before): the table above",
+    "  says how often and how many records would settle them. Under the shipped `on_inconclusive: warn` an",
+    "  inconclusive rule makes the release warn, never fail.",
+    "- The linkage rules' intervals count records linked to the same synthetic records as one cluster: on these",
+    "  coarse attributes 1,000 records are worth 17-510 effective records, and counted as 1,000 independent ones",
+    "  pac-synth at epsilon 1 failed visits-narrowing on 2 of 32 releases (excess 0.061 and 0.047 over the",
+    "  holdout control). At 1,000 records the interval of a visits-narrowing excess is too wide to clear 0.02,",
+    "  so nearly every safe RAND HIE release is inconclusive on it.",
+    "- anes96: 472 training and 472 holdout respondents, no date column (a day of the year would make its coarse",
+    "  records nearly unique). At this size most shipped levels sit below what the sample can resolve (the DCR",
+    "  share's 0.55, the 0.02 of age-narrowing, the warn levels of mi-risk and vote-inference), so safe releases",
+    "  are mostly inconclusive or warn without FAILing (for the DCR share and mi-risk `policycheck validate -r`",
+    "  says so before computing). Its",
+    "  exact-copies rule resolves (few records share all nine values). pac-synth at epsilon 4 (no target) failed",
+    "  dcr-share on 3 of 10 seeds: its 3-way marginals at that budget reproduce rare combinations of 472 records.",
     "- Linkage rules take the worse of reverse mapping (paper 000) and the values as released. Reverse-mapped",
     "  only, the Adult bootstrap passed age-narrowing on 1 of 10 seeds and was inconclusive on 2 (excess",
     "  0.014-0.107): a bootstrap's changed category frequencies shift boundary records into the neighbouring",
@@ -300,17 +374,23 @@ def render_markdown(summary: dict[str, Any]) -> str:
         "<!-- Written by `python -m calibration.run`; do not edit by hand. -->",
         "",
         "How often each rule of the default-threshold policies fails, is inconclusive, warns or passes on",
-        "releases of real data from real synthesizers (issue 11). Safe releases and DP releases at",
-        f"epsilon <= 1 must have no blocking FAIL on at least {SAFE_SHARE:.0%} of seeds; every adversarial release",
-        "must FAIL on every seed, in each family that should catch it.",
+        "releases of real data from real synthesizers (issue 11), at the shipped thresholds and the shipped",
+        "decision rule: every rule decides on the interval of its estimate (`compare: interval`, issue 28) but",
+        "the DP claim test, which decides on its value, a lower confidence bound. Safe releases and DP releases",
+        f"at epsilon <= 1 must have no blocking FAIL on at least {SAFE_SHARE:.0%} of seeds, and no rule may FAIL more",
+        f"than {FALSE_FAIL_SHARE:.1%} of them; every adversarial release must FAIL on every seed, in each family that",
+        "should catch it.",
         "",
-        f"- Datasets: {', '.join(sweep['datasets'])} ({sweep['rows']:,} training, {sweep['rows']:,} holdout and "
-        f"{sweep['rows']:,} synthetic rows each; see calibration/datasets.py and calibration/data/README.md).",
+        f"- Datasets: " + ", ".join(f"{d} ({n:,} training, {n:,} holdout and {n:,} synthetic rows)"
+                                    for d, n in summary.get("sizes", {d: sweep["rows"] for d in sweep["datasets"]}).items())
+        + "; see calibration/datasets.py and calibration/data/README.md."
+        + (" anes96 is the coarse small sample: nine mostly categorical columns of 944 survey respondents."
+           if "anes96" in sweep["datasets"] else ""),
         f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`)."
         + ("" if len(sweep["seeds"]) >= len(FULL.seeds) else
            f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early; "
            "`python -m calibration.run` measures all of them."),
-        "- Policies: policies/calibration-adult.policy.yaml, policies/calibration-randhie.policy.yaml; releases",
+        "- Policies: " + ", ".join(f"policies/calibration-{d}.policy.yaml" for d in sweep["datasets"]) + "; releases",
         "  that declare an epsilon also get policies/calibration-dp.policy.yaml's dp-claim rule.",
         f"- Manifest modes: {', '.join(f'{k}: {v}' for k, v in summary['modes'].items())} (`legacy`: the installed",
         "  policycheck refused `type: id` / `type: datetime`, so those columns were left to inference).",
@@ -348,6 +428,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
                   "| release | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
         for name, rates in per_release.items():
             lines.append(f"| {name} | " + " | ".join(_cell(rates.get(rule)) for rule in rules) + " |")
+    lines += _render_safe_rule_rates(summary)
     lines += ["", "## Notes", "", *NOTES]
     errors = Counter(r["error"] for r in summary["results"] if r.get("error"))
     rule_errors = Counter(f"{rule}: {v['error']}"[:200] for r in summary["results"] for rule, v in r["rules"].items()
@@ -356,6 +437,37 @@ def render_markdown(summary: dict[str, Any]) -> str:
         lines += ["", "## Errors", "", "| count | what |", "|---|---|"]
         lines += [f"| {n} | {what.replace('|', '/')} |" for what, n in (errors + rule_errors).most_common()]
     return "\n".join(lines) + "\n"
+
+
+def _render_safe_rule_rates(summary: dict[str, Any]) -> list[str]:
+    """The section on safe releases per rule (issue 28): false FAILs, inconclusive verdicts and what settles them."""
+    if not summary.get("safe_rule_rates"):
+        return []
+    lines = ["", "## Safe releases per rule: false FAIL, inconclusive, and what would settle them", "",
+             "Over every safe release of a dataset (independent marginals, copula, PrivBayes at epsilon 0.1 and 1,",
+             f"pac-synth at epsilon 1; {len(summary['sweep']['seeds'])} seeds each). Target: false FAIL <= "
+             f"{FALSE_FAIL_SHARE:.1%} per rule. *warn,",
+             "unsettled*: within the fail level but the interval holds the warn level. *Records used*: the rule's",
+             "sample size (its unit: untied synthetic records for dcr-share, adversary records for mi-risk,",
+             "synthetic records for exact-copies, original records for the linkage and reconstruction rules).",
+             "*Settled at (if the estimate held)*: the reports' records to settle an inconclusive verdict, median",
+             "[range]. *Settled at (no leak)*: the records at which a release with no leak would have its interval",
+             "within the fail level, n ((upper end - estimate) / (fail level - no-leak value))^2, median over the",
+             "inconclusive releases.", ""]
+    for dataset, rates in summary["safe_rule_rates"].items():
+        lines += [f"### {dataset}", "",
+                  "| rule | releases | false FAIL | inconclusive | warn, unsettled | records used | settled at (if the "
+                  "estimate held) | settled at (no leak) | met |", "|---|---|---|---|---|---|---|---|---|"]
+        for rule, r in rates.items():
+            settle = (f"{r['settle']['median']:,.0f} [{r['settle']['min']:,}–{r['settle']['max']:,}]"
+                      if r["settle"] else "—")
+            resolve = f"{r['resolve']:,.0f}" if r["resolve"] else "—"
+            used = f"{r['sample_size']:,.0f}" if r["sample_size"] else "—"
+            met = "yes" if r["fail"] <= FALSE_FAIL_SHARE else "**no**"
+            lines.append(f"| {rule} | {r['releases']} | {r['fail']:.1%} | {r['inconclusive']:.0%} | "
+                         f"{r['warn_unsettled']:.0%} | {used} | {settle} | {resolve} | {met} |")
+        lines.append("")
+    return lines[:-1]
 
 
 def write_docs(summary: dict[str, Any], folder: Path = DOCS) -> None:

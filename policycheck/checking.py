@@ -43,7 +43,7 @@ def run_check(
     from policycheck.report.build import build_report
     from policycheck.runner import run_plan
 
-    plan = compile_plan(loaded, release)
+    plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
     if seed is None:
         seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
     with make_executor(executor, workers, scheduler) as pool:

@@ -169,6 +169,13 @@ def validate(files, manifest, original, synthetic, holdout, column_types, metada
             problems.extend(exc.problems)
             continue
         _echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        if release is not None:
+            from policycheck.resolution import unresolved_levels
+
+            # NOTE: a level below what the sample can resolve is valid, so it is a note (exit 0), said
+            # before anything is computed (issue 28).
+            for _, where in unresolved_levels(loaded, release):
+                _echo(str(where), err=True)
     for problem in problems:
         _echo(str(problem), err=True)
     if problems:

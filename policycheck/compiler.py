@@ -21,6 +21,7 @@ from policycheck.metrics.registry import MetricSpec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Rule
 from policycheck.release.model import ColumnType, Dataset, Release
+from policycheck.resolution import Unresolved, resolution_of, unresolved_levels
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class Evaluation:
     spec: MetricSpec
     params: BaseModel
     needs: tuple[Need, ...]
+    #: The metric's no-leak value and interval width at the release's sizes (a metrics.base.Resolution),
+    #: when a release is given and the metric declares a resolution hook.
+    resolution: Any = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class Plan:
     evaluations: tuple[Evaluation, ...]
     #: Workers the estimates divide the CPU time over.
     workers: int = 1
+    #: Levels the release's sample cannot resolve, with their place in the policy (resolution.py).
+    unresolved: tuple[tuple[Unresolved, Problem], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +76,9 @@ class Plan:
                     "needs": [n.label for n in e.needs],
                     "knowledge": sorted(k.value for k in e.spec.knowledge),
                     "inputs": sorted(e.spec.inputs),
+                    **({"resolution": _resolution_dict(e.resolution)} if e.resolution is not None else {}),
+                    "unresolved": [{"level": u.which, "value": u.level, "records_to_resolve": u.needed,
+                                    "message": str(where)} for u, where in self.unresolved if u.rule == e.rule.id],
                 }
                 for e in self.evaluations
             ],
@@ -103,15 +112,27 @@ class Plan:
             lines.append(f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}")
             optional = [f"{i} (if the release has it)" for i in sorted(e.spec.optional_inputs)]
             lines.append(f"      data read: {', '.join([*sorted(e.spec.inputs), *optional])}")
+            if e.resolution is not None:
+                r = e.resolution
+                lines.append(f"      resolution: no leak {r.no_leak:.4g}, interval about ±{r.half_width:.3g} at "
+                             f"{r.records:,} {r.unit} ({round(r.confidence * 100, 2):g}%)")
+            for u, where in self.unresolved:
+                if u.rule == e.rule.id:
+                    lines.append(f"      {where}")
         return "\n".join(lines)
 
 
-def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: int = 1) -> Plan:
+def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: int = 1,
+                 resolution: bool = True) -> Plan:
     """Turn a validated policy into a plan for ``release`` (or a one-set stand-in).
 
     With a release, each step with a cost model carries its estimated time
-    and memory (:mod:`policycheck.cost_model`), its time also on ``workers``.
+    and memory (:mod:`policycheck.cost_model`), its time also on ``workers``,
+    and (unless ``resolution`` is False, as for a check, which measures instead)
+    each evaluation its metric's resolution at the release's sizes and the
+    levels the sample cannot resolve (:mod:`policycheck.resolution`).
     """
+    resolution = resolution and release is not None
     shape = release if release is not None else _stand_in(loaded)
     known = registry.intermediates()
     evaluations: list[Evaluation] = []
@@ -131,7 +152,8 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
             if need.intermediate not in known:
                 raise RuntimeError(f"metric {spec.name!r} needs unregistered intermediate {need.intermediate!r}")
             users.setdefault(need, []).append(rule.id)
-        evaluations.append(Evaluation(rule, spec, params, needs))
+        resolved = resolution_of(rule, loaded, release) if resolution else None  # type: ignore[arg-type]
+        evaluations.append(Evaluation(rule, spec, params, needs, resolved))
     if problems:
         raise InvalidInput(problems)
     steps = tuple(
@@ -139,7 +161,13 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
                          _estimate(known[n.intermediate], n, release))
         for n, ids in users.items()
     )
-    return Plan(loaded, release, steps, tuple(evaluations), workers)
+    unresolved = tuple(unresolved_levels(loaded, release)) if resolution else ()  # type: ignore[arg-type]
+    return Plan(loaded, release, steps, tuple(evaluations), workers, unresolved)
+
+
+def _resolution_dict(r: Any) -> dict[str, Any]:
+    return {"no_leak": r.no_leak, "half_width": r.half_width, "records": r.records, "unit": r.unit,
+            "confidence": r.confidence, "basis": r.basis}
 
 
 def _estimate(spec: Any, need: Need, release: Release | None) -> Any:

@@ -4,7 +4,7 @@ The original data is a 3,000-row extract of UCI Adult (CC BY 4.0, see
 demo_data/README.md) and the holdout 3,000 other real people. Two baseline
 synthesizers make a release each: ``nonprivate`` copies real records
 (bootstrap) and must fail, ``indhist`` samples every column independently
-and must pass. Each release is written with its manifest under
+and must be shown within every privacy rule's fail level. Each release is written with its manifest under
 ``<out>/<release>/release/`` and checked like any other release.
 """
 

@@ -42,8 +42,13 @@ class RuleOutcome:
     on_inconclusive: str = "warn"
     #: Plain words for a verdict its name does not explain (inconclusive, a refuted claim).
     reason: str | None = None
-    #: Records that would settle an inconclusive verdict, when known.
+    #: Records that would settle the level this sample leaves unsettled, when known.
     records_to_settle: int | None = None
+    #: The decision rule that decided (interval, estimate, upper, lower, refuted_claim) and why, in words.
+    decided_on: str | None = None
+    decision: str | None = None
+    #: The level this sample leaves unsettled: "fail" (inconclusive) or "warn" (a warn not shown beyond it).
+    unsettled: str | None = None
 
 
 @dataclass
@@ -157,7 +162,8 @@ def _evaluate(
         return RuleOutcome(evaluation, "error", error=_describe(exc), seconds=time.perf_counter() - t0)
     return RuleOutcome(
         evaluation, judged.verdict, result, judged.compared, judged.verdict, seconds=time.perf_counter() - t0,
-        reason=judged.reason, records_to_settle=judged.records_to_settle,
+        reason=judged.reason, records_to_settle=judged.records_to_settle, decided_on=judged.decided_on,
+        decision=judged.decision, unsettled=judged.unsettled,
     )
 
 
@@ -183,11 +189,13 @@ def fail_on_refuted_claims(outcomes: list[RuleOutcome]) -> None:
             continue
         words = "; ".join(f"{_claim_words(claim)}, which rule {by!r} refuted" for claim, by in hits)
         outcome.verdict = outcome.raw_verdict = "fail"
-        outcome.records_to_settle = None
+        outcome.records_to_settle = outcome.unsettled = None
         outcome.reason = (
             f"Fails because its value relies on {words} in this run: a value built on a refuted claim cannot "
             f"pass (a budget that counts it leaves the release unaccounted)."
         )
+        outcome.decided_on = "refuted_claim"
+        outcome.decision = "Decided by a claim another rule refuted, whatever the rule's own numbers show."
 
 
 def _claim_words(claim: str) -> str:

@@ -9,6 +9,7 @@ against the policy schema as it is edited.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -51,14 +52,17 @@ seed: 0                           # seed of every random choice; --seed override
 confidence: 0.95                  # confidence level of the intervals reported with estimates
 
 rules:
-  # A rule fails when the measured value is strictly beyond its fail level, warns
-  # beyond its warn level. With `compare: lower` (or `upper`) the end of the interval
-  # is checked too: a rule fails only where the estimate and that end are both beyond
-  # the level, and is inconclusive where only one is (on_inconclusive: warn | fail).
-  # `lower` fails only what the sample shows; `upper` also flags what it cannot rule out.
+  # A rule decides on the confidence interval of its estimate (compare: interval, the
+  # default): it fails when the whole interval is beyond the fail level, passes when the
+  # whole interval is within every level, warns when it is within the fail level but
+  # reaches beyond the warn level, and is inconclusive when the interval holds the fail
+  # level: this sample cannot tell (on_inconclusive: warn | fail; the report says how
+  # many records would settle it). A value without an interval is judged as it is.
+  # Another rule (compare: estimate, upper or lower) needs a reason: write it in the
+  # rule's rationale.
   - id: dcr-share
     metric: dcr_share
-    threshold: {{fail_above: 0.55, warn_above: 0.52, compare: lower}}
+    threshold: {{fail_above: 0.55, warn_above: 0.52}}
     severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
     rationale: >-
       About half of the synthetic records are closer to the training set than to an
@@ -103,7 +107,12 @@ def _catalogue() -> str:
         if params:
             lines.append(f"  #   params: {{{params}}}")
         # NOTE: a metric where higher is safer fails below its level.
-        lines.append(f"  #   threshold: {{fail_{spec.fail_direction}: ...}}")
+        if spec.value_is_bound:
+            # A value that is itself a confidence bound decides as it is, with the reason in the rule.
+            lines.append(f"  #   threshold: {{fail_{spec.fail_direction}: ..., compare: estimate}}")
+            lines.append(f"  #   rationale: {json.dumps(spec.value_is_bound)}")
+        else:
+            lines.append(f"  #   threshold: {{fail_{spec.fail_direction}: ...}}")
     return "\n".join(lines) if lines else "  # (no other metric is registered)"
 
 

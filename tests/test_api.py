@@ -124,7 +124,7 @@ def test_report_reads_the_verdict_exit_code_and_rules(toy_metric, toy_release):
     frame = report.to_frame()
     assert list(frame.columns) == ["id", "metric", "severity", "verdict", "value", "interval", "threshold"]
     assert frame.loc[0, "value"] == pytest.approx(5 / 6)
-    assert frame.loc[0, "threshold"] == "fail if > 0.9, warn if > 0.6"
+    assert frame.loc[0, "threshold"] == "fail if > 0.9, warn if > 0.6 (on the estimate)"
 
 
 def test_fail_on_warn_makes_a_warning_fail_the_release(toy_metric, toy_release):

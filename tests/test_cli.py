@@ -295,7 +295,7 @@ def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(runn
                                                                            policy_key, flags, code):
     # 5/6 Male: estimate 0.833 within 0.9, Clopper-Pearson upper bound 0.996 beyond it.
     text = TOY_POLICY.replace("rules:", policy_key + "rules:").replace(
-        "fail_above: 0.9, warn_above: 0.6", "fail_above: 0.9, compare: upper")
+        "fail_above: 0.9, warn_above: 0.6, compare: estimate", "fail_above: 0.9, compare: upper")
     result = invoke(runner, "check", write("p.yaml", text), "-r", toy_release["manifest"], "-o", "out", "-q", *flags)
     assert result.exit_code == code
     assert "  inconclusive male-share (toy_share): 0.8333 [0.3588, 0.9958]" in result.output

@@ -34,9 +34,14 @@ def test_nonprivate_release_fails_every_privacy_rule(demo):
     assert {rule: verdicts(reports["nonprivate"])[rule] for rule in PRIVACY_RULES} == dict.fromkeys(PRIVACY_RULES, "fail")
 
 
-def test_indhist_release_passes_every_privacy_rule(demo):
+def test_indhist_release_is_shown_within_the_fail_level_of_every_privacy_rule(demo):
     _, reports = demo
-    assert {rule: verdicts(reports["indhist"])[rule] for rule in PRIVACY_RULES} == dict.fromkeys(PRIVACY_RULES, "pass")
+    rules = {r["id"]: r for r in reports["indhist"]["rules"] if r["id"] in PRIVACY_RULES}
+    assert {rule: r["verdict"] for rule, r in rules.items()} == {**dict.fromkeys(PRIVACY_RULES, "pass"), "mi-risk": "warn"}
+    # mi-risk -0.0037 with 95% interval [-0.084, 0.060]: within the fail level 0.2, but the interval holds the
+    # warn level 0.05, so the sample cannot show the risk below it (issue 28); judged on the estimate it passed.
+    assert (rules["mi-risk"]["unsettled"], rules["mi-risk"]["compared_value"]) == ("warn", rules["mi-risk"]["interval"][1])
+    assert all(r["unsettled"] is None for rule, r in rules.items() if rule != "mi-risk")
 
 
 def test_indhist_pays_for_privacy_in_utility(demo):

@@ -46,7 +46,12 @@ def test_indhist_passes_every_blocking_rule(reports):
     assert all(v in ("pass", "warn") for v in blocking.values()), blocking
 
 
-def test_nonprivate_fails_every_new_rule(reports):
+def test_nonprivate_fails_every_new_rule_the_sample_can_settle(reports):
     report = reports["nonprivate"]
     assert report["verdict"] == "fail" and report["exit_code"] == 1
-    assert set(verdicts(report).values()) == {"fail"}, verdicts(report)
+    # Linkability of the bootstrap copy is 0.115 with 95% interval [0.084, 0.146] over anonymeter's 500
+    # attacks: the interval holds the fail level 0.1, so the sample cannot show it beyond (issue 28; judged
+    # on the estimate or the upper end it failed). Every other rule's interval is all beyond its level.
+    found = verdicts(report)
+    assert found.pop("linkability") == "inconclusive"
+    assert set(found.values()) == {"fail"}, found

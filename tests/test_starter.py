@@ -112,3 +112,21 @@ def test_an_offered_rule_where_higher_is_safer_suggests_fail_below(tmp_path):
     text = write_starter(tmp_path / "p.policy.yaml").read_text()
     block = re.search(r"  # - id: linkage-consistently-misled\n(  #   .*\n)+", text).group(0)
     assert "  #   threshold: {fail_below: ...}\n" in block
+
+
+def test_a_metric_whose_value_is_a_bound_is_offered_deciding_on_its_value_with_the_reason(tmp_path):
+    # Issue 28: the default decides on the interval; a DP claim test's value is already a lower
+    # confidence bound, so its offered rule says compare: estimate and why, in its rationale.
+    text = write_starter(tmp_path / "p.policy.yaml").read_text()
+    block = re.search(r"  # - id: dp-epsilon-excess-membership\n(  #   .*\n)+", text).group(0)
+    uncommented = "rules:\n" + block.replace("  # ", "  ").replace("...", "0")
+    (rule,) = YAML(typ="safe", pure=True).load(uncommented)["rules"]
+    assert rule["threshold"] == {"fail_above": 0, "compare": "estimate"}
+    assert rule["rationale"] == registry.get_metric("dp_epsilon_excess_membership").value_is_bound
+    assert rule["rationale"].startswith("Decided on the value (compare: estimate): it is already a lower confidence")
+
+
+def test_the_starter_rules_decide_on_the_interval():
+    text = starter_policy(Path("p.policy.yaml"))
+    rules = YAML(typ="safe", pure=True).load(text)["rules"]
+    assert [r["threshold"].get("compare") for r in rules] == [None, None]

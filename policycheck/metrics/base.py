@@ -140,6 +140,46 @@ class MetricResult:
     relies_on: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """What a release's sample sizes let a metric resolve, estimated before anything is computed.
+
+    A metric's ``resolution`` hook (see :mod:`policycheck.metrics.registry`)
+    returns it from the release's sizes and its params: the value a release
+    without leakage is expected to have, and how far that value's confidence
+    interval would reach towards the fail side. A level closer to the no-leak
+    value than ``half_width`` cannot be resolved by this sample: even a
+    release with no leak would have an interval reaching past it.
+    """
+
+    #: The value expected when nothing leaks (0.5 for the DCR share, 0 for an excess over a baseline).
+    no_leak: float
+    #: How far the interval of a value at ``no_leak`` reaches towards the fail side, at ``records``.
+    half_width: float
+    #: The sample size the width is for (what the metric's interval counts).
+    records: int
+    #: What ``records`` counts, e.g. "synthetic records".
+    unit: str
+    #: How the width was estimated, and what it assumes, in words.
+    basis: str
+    #: The confidence level of that interval (a rule over several sets: the Bonferroni level).
+    confidence: float = 0.95
+    #: How the real width relates to ``half_width``: "at least" (what the estimate leaves out only
+    #: widens it), "about", or "at most" (what it leaves out, such as ties, only narrows it).
+    width_is: str = "about"
+
+    def records_for(self, distance: float) -> int | None:
+        """Records after which the half-width shrinks to ``distance`` (as 1/sqrt(n)); None if none does."""
+        import math
+
+        if distance <= 0 or not math.isfinite(distance):
+            return None
+        if self.half_width <= distance:
+            return self.records
+        # NOTE: the tolerance keeps rounding noise from adding a record.
+        return math.ceil(self.records * (self.half_width / distance) ** 2 - 1e-9)
+
+
 def _serial_executor() -> Executor:
     from policycheck.executor import SerialExecutor
 

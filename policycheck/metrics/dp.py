@@ -67,6 +67,12 @@ AUDIT_REFERENCES = (
 )
 #: What a pass of a measured lower bound means: never that the claim holds.
 NOT_REFUTED = "Not refuted by this test (a test cannot verify a DP claim)."
+#: Why a rule on a measured-epsilon excess decides on its value, not on its interval.
+EXCESS_IS_BOUND = (
+    "Decided on the value (compare: estimate): it is already a lower confidence bound on epsilon minus the claim, "
+    "so it says only what the test shows; its interval's upper end bounds this attack, not the mechanism, and no "
+    "sample can show that a DP claim holds."
+)
 #: Largest heatmap drawn: neighbour pairs (rows) and outputs (columns).
 HEATMAP_ROWS = 40
 HEATMAP_COLUMNS = 40
@@ -717,6 +723,7 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
     "their distance to the synthetic data) exceeds the epsilon the release claims. 0 means this test does not "
     "refute the claim (no test can verify a DP claim); above 0, the claim is refuted at the stated confidence.",
     pass_means=NOT_REFUTED,
+    value_is_bound=EXCESS_IS_BOUND,
     remedy="Do not publish the differential-privacy claim as stated: re-check the synthesizer's implementation and "
     "budget, or regenerate the data with a mechanism that actually meets the claimed epsilon.",
     references=(REFERENCE, *AUDIT_REFERENCES),
@@ -759,6 +766,7 @@ def dp_epsilon_excess_membership(
     "bit from synthetic data) exceeds the epsilon claimed for the synthesizer. 0 means this test does not "
     "refute the claim (no test can verify a DP claim); above 0, the claim is refuted at the stated confidence.",
     pass_means=NOT_REFUTED,
+    value_is_bound=EXCESS_IS_BOUND,
     remedy="Do not publish the differential-privacy claim as stated: re-check the synthesizer's implementation and "
     "budget, or use a mechanism that actually meets the claimed epsilon.",
     references=(REFERENCE, *AUDIT_REFERENCES),

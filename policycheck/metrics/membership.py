@@ -25,7 +25,7 @@ from pydantic import Field
 
 from policycheck import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, Resolution
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import Release
 
@@ -359,6 +359,94 @@ def _bonferroni(confidence: float, sets: int) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- resolution before computing (issue 28)
+
+
+def dcr_share_resolution(params: DcrShareParams, release: Release) -> Resolution:
+    """The DCR share's interval at no leak: Clopper-Pearson at a share of 0.5 over the smallest set's records.
+
+    Optimistic: ties and synthetic records sharing a nearest real record (clusters) leave fewer
+    effective records, so the real interval is at least this wide.
+    """
+    from policycheck import stats
+    sizes = [ds.n_rows for ds in release.synthetic]
+    n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
+    upper = stats.clopper_pearson_share(0.5, n, level)[1]
+    return Resolution(0.5, upper - 0.5, n, "synthetic records", "Clopper-Pearson at a share of 0.5 as if no synthetic "
+                      "record were tied or shared its nearest real record; ties and clusters only widen it", level,
+                      width_is="at least")
+
+
+def mi_risk_resolution(params: MiRiskParams, release: Release) -> Resolution:
+    """The MI risk's interval at no leak, from the permutation variance of the attack's precisions.
+
+    Paper 002, sec. 4: with no leakage, which of the 2m adversary records are members is
+    unrelated to their distances, so the members among the k_l closest are hypergeometric:
+    Cov(X_j, X_k) = j (N - k) / (4 (N - 1)) for nested top-j within top-k of N = 2m records
+    (half of them members). The risk 2 (mean_l X_l / k_l - 1/2) then has variance
+    (4 / L^2) sum_{l, l'} Cov(X_l, X_l') / (k_l k_l'), with k_l = ceil(q_l N) records
+    guessed at quantile level q_l (distinct distances assumed: ties make the thresholds
+    take more records and the interval narrower). Normal approximation.
+    """
+    import math
+    from statistics import NormalDist
+
+    from policycheck import stats
+    holdout = release.holdout.n_rows if release.holdout is not None else release.original.n_rows
+    m = params.adversary_size or min(release.original.n_rows, holdout)
+    total = 2 * m
+    ks = [min(total, max(1, math.ceil(q * total))) for q in params.quantile_levels]
+
+    def cov(j: int, k: int) -> float:
+        low, high = min(j, k), max(j, k)
+        return low * (total - high) / (4 * (total - 1)) if total > 1 else 0.0
+
+    variance = 4 / len(ks) ** 2 * sum(cov(a, b) / (a * b) for a in ks for b in ks)
+    level = stats.bonferroni(params.confidence, len(release.synthetic))
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return Resolution(0.0, z * math.sqrt(variance), total, "adversary records",
+                      "half training, half holdout records; the attack's precisions when membership is unrelated to "
+                      "distance (hypergeometric), normal approximation, distinct distances assumed: ties, as on coarse "
+                      "data, make the thresholds take more records and the interval narrower", level, width_is="at most")
+
+
+def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Resolution:
+    """The exact-copy share's interval at no leak, from the real records' chance matches.
+
+    A synthetic record of a release without leakage is like a fresh real record: it copies a
+    training record by chance as often as a holdout record does. With the holdout baseline, the
+    interval rests on the records copying one set only (discordant, ``d`` of the ``n`` synthetic
+    records); their share is estimated on the holdout: each holdout record equal to a training
+    record but to no other holdout record, or the reverse. At a share of 0.5 among ``d``, the
+    excess's interval reaches ``d / n (2 u - 1)`` with ``u`` the Clopper-Pearson upper end
+    (:func:`policycheck.stats.paired_difference`). With ``baseline: none`` the no-leak value is the
+    holdout's share of training copies, with its Clopper-Pearson width over ``n``. Clusters only widen it.
+    """
+    import numpy as np
+
+    from policycheck import stats
+    from policycheck.release.checks import row_hashes
+    columns = [c for c in release.columns if not params.columns or c in params.columns]
+    sizes = [ds.n_rows for ds in release.synthetic]
+    n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
+    # NOTE: the family reads a holdout (its inputs), so the release has one here.
+    training = row_hashes(release.original.frame[columns])
+    holdout = row_hashes(release.holdout.frame[columns])  # type: ignore[union-attr]
+    copies_training = np.isin(holdout, training)
+    if params.baseline == "none":
+        chance = float(copies_training.mean())
+        upper = stats.clopper_pearson_share(chance, n, level)[1]
+        return Resolution(chance, upper - chance, n, "synthetic records", f"Clopper-Pearson at the holdout's share "
+                          f"of records equal to a training record ({chance:.3g}, the chance of a copy)", level)
+    _, inverse, counts = np.unique(holdout, return_inverse=True, return_counts=True)
+    copies_other_holdout = counts[inverse] > 1
+    discordant = float(np.mean(copies_training ^ copies_other_holdout))
+    d = discordant * n
+    half = 0.0 if d <= 0 else d / n * (2 * stats.clopper_pearson_share(0.5, d, level)[1] - 1)
+    return Resolution(0.0, half, n, "synthetic records", f"the exact interval of the excess when {discordant:.3g} of "
+                      "the records copy one real set only, as the holdout's records do by chance", level)
+
+
 # The family's metrics share their data, the DCRs they read and the value range.
 membership_metric = partial(
     metric,
@@ -375,6 +463,7 @@ membership_metric = partial(
     name="dcr_share",
     method=DCR_SHARE_METHOD,
     params=DcrShareParams,
+    resolution=dcr_share_resolution,
     knowledge={Knowledge.SYNTHETIC},
     meaning=(
         "The share of synthetic records that are closer to a training record than to any holdout record. "
@@ -468,6 +557,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     name="mi_risk",
     method=MI_RISK_METHOD,
     params=MiRiskParams,
+    resolution=mi_risk_resolution,
     # Not clipped at 0: a negative risk is an attack worse than a blind guess.
     value_range=(-1.0, 1.0),
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
@@ -581,6 +671,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     name="exact_copy_share",
     method=EXACT_COPY_METHOD,
     params=ExactCopyShareParams,
+    resolution=exact_copy_resolution,
     knowledge={Knowledge.SYNTHETIC},
     meaning=(
         "The share of synthetic records identical, on every column used, to a record of the training data. "

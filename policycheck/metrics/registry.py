@@ -17,6 +17,13 @@ A family module registers what it offers at import time::
     )
     def dcr_share(ctx, params, needs) -> MetricResult: ...
 
+``resolution(params, release)``, when given, returns a
+:class:`~policycheck.metrics.base.Resolution`: the metric's no-leak value and
+how far its interval would reach from it at this release's sizes, estimated
+before anything is computed. ``validate -r`` and ``plan -r`` use it to say
+when a level sits below what the sample can resolve, and how many records
+would resolve it (:mod:`policycheck.resolution`).
+
 ``check(params, release, attacker)`` returns ``[(param_path, message), ...]``
 for params that cannot work on this release (a categorical secret without
 an order, say); ``validate -r``, ``plan -r`` and ``check`` report them as
@@ -48,7 +55,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from policycheck.metrics.base import AttackerView, Evaluate, EvaluationContext, Knowledge, Need
+from policycheck.metrics.base import AttackerView, Evaluate, EvaluationContext, Knowledge, Need, Resolution
 from policycheck.release.model import Release
 
 log = logging.getLogger(__name__)
@@ -140,6 +147,11 @@ class MetricSpec:
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None
     #: The methods-section entry: definition, source, conventions against peers.
     method: Method | None = None
+    #: Why a rule should decide on this metric's value (``compare: estimate``) rather than on its
+    #: interval, when the value is itself a confidence bound; ``init`` writes that, with this reason.
+    value_is_bound: str = ""
+    #: The no-leak value and interval width at a release's sizes, before computing (see the module doc).
+    resolution: Callable[[Any, Release], Resolution | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,8 @@ def metric(
     pass_means: str = "",
     check: Callable[[Any, Release, AttackerView], list[tuple[tuple[str | int, ...], str]]] | None = None,
     method: Method | None = None,
+    value_is_bound: str = "",
+    resolution: Callable[[Any, Release], Resolution | None] | None = None,
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -209,6 +223,8 @@ def metric(
             pass_means=pass_means,
             check=check,
             method=method,
+            value_is_bound=value_is_bound,
+            resolution=resolution,
         )
         return fn
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 
 AttackerModel = Literal["no-box", "partially-informed", "maximum-knowledge"]
 Severity = Literal["blocking", "advisory"]
-Compare = Literal["estimate", "lower", "upper"]
+Compare = Literal["interval", "estimate", "lower", "upper"]
 OnInconclusive = Literal["fail", "warn"]
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -77,12 +77,15 @@ class Threshold(Strict):
     fail_below: float | None = Field(default=None, description="Fail when the value is less than this.")
     warn_below: float | None = Field(default=None, description="Warn when the value is less than this.")
     compare: Compare = Field(
-        default="estimate",
+        default="interval",
         description=(
-            "What is compared with the levels: the point estimate, or the lower or upper end of its "
-            "confidence interval (e.g. `upper` bounds the risk with 95% confidence). With `upper` or `lower` the "
-            "fail level is checked on the estimate and on the bound: both beyond it fails, exactly one beyond it "
-            "is inconclusive (the sample cannot tell), neither passes or warns (warn judged on the bound)."
+            "How the levels decide. `interval` (default): on the confidence interval of the estimate: fail when "
+            "its near end (the lower end for fail_above) is beyond the fail level, pass when its far end is within "
+            "every level, warn when its far end is within the fail level but beyond the warn level, inconclusive "
+            "when the interval contains the fail level (the sample cannot tell). `estimate`: the point estimate "
+            "alone. `upper` / `lower`: the estimate and that interval end; both beyond the fail level fails, exactly "
+            "one is inconclusive, neither passes or warns (warn judged on the bound). A value without an interval "
+            "(an exact one) is judged as it is."
         ),
     )
 
@@ -184,8 +187,8 @@ class Policy(Strict):
     )
     on_inconclusive: OnInconclusive = Field(
         default="warn",
-        description="What an inconclusive blocking rule (the estimate and the compared bound on opposite sides of "
-        "the fail level) does to the release: fail it (exit 1), or warn (exit 0; 1 with --fail-on-warn).",
+        description="What an inconclusive blocking rule (the sample shows its value neither beyond nor within the "
+        "fail level) does to the release: fail it (exit 1), or warn (exit 0; 1 with --fail-on-warn).",
     )
     rules: list[Rule] = Field(min_length=1, description="The requirements.")
     waivers: list[Waiver] = Field(default_factory=list, description="Approved exceptions with expiry dates.")

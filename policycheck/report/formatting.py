@@ -41,8 +41,14 @@ def threshold_text(t: dict[str, Any]) -> str:
     for key, word in (("fail_above", "fail if >"), ("warn_above", "warn if >"), ("fail_below", "fail if <"), ("warn_below", "warn if <")):
         if t.get(key) is not None:
             parts.append(f"{word} {fmt(t[key])}")
-    on = {"estimate": "", "lower": " (lower CI bound)", "upper": " (upper CI bound)"}[t.get("compare", "estimate")]
-    return ", ".join(parts) + on
+    return ", ".join(parts) + COMPARE_WORDS.get(t.get("compare", "interval"), "")
+
+
+#: How each decision rule shows beside a threshold. The interval, the default, goes unsaid (each rule's
+#: decision says which ends decided, and a value without an interval is judged as it is); the estimate
+#: alone is named, so a report written before the interval became the default reads as it did.
+COMPARE_WORDS = {"interval": "", "estimate": " (on the estimate)", "lower": " (lower CI bound)",
+                 "upper": " (upper CI bound)"}
 
 
 def interval_text(rule: dict[str, Any]) -> str:
@@ -118,12 +124,40 @@ def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
     if level is None:
         return shown
     verdict = rule.get("verdict_before_waiver") if rule.get("verdict") == "waived" else rule.get("verdict")
+    on_interval = rule.get("decided_on") == "interval"
     if verdict == "inconclusive":
+        if on_interval:
+            return f"{shown}: the interval contains the fail level {fmt(level)}"
         return f"{shown}: estimate and bound on opposite sides of {fmt(level)}"
     compared = rule.get("compared_value")
     beyond = compared is not None and (compared > level if above else compared < level)
     if verdict == "fail" and beyond:
+        # NOTE: decided on the interval, "(interval a – b) > level" says the whole interval is beyond it.
         return f"{shown} {op} {fmt(level)}"
     if verdict == "fail" and rule.get("verdict_reason"):
         return f"{shown}, fail level {fmt(level)}: {rule['verdict_reason']}"
     return f"{shown}; fail level {op} {fmt(level)}"
+
+
+def settle_text(rule: dict[str, Any]) -> str:
+    """What the sample leaves unsettled and what would settle it, for page 1's list.
+
+    ``the interval [-0.0073, 0.0301] contains the fail level 0.01; about 50,182 records would settle it
+    (this run used 800)``.
+    """
+    t = rule["threshold"]
+    above = t.get("fail_above") is not None
+    which = rule.get("unsettled") or "fail"
+    level = t.get(f"{which}_above" if above else f"{which}_below")
+    interval = rule.get("interval")
+    if interval and rule.get("decided_on") == "interval":
+        text = f"the interval [{fmt(interval[0])}, {fmt(interval[1])}] contains the {which} level {fmt(level)}"
+    else:
+        text = f"the estimate {fmt(rule.get('value'))} and the compared bound {fmt(rule.get('compared_value'))} " \
+               f"lie on opposite sides of the {which} level {fmt(level)}"
+    if rule.get("records_to_settle"):
+        used = f" (this run used {fmt(rule['sample_size'])})" if rule.get("sample_size") else ""
+        text += f"; about {fmt(rule['records_to_settle'])} records would settle it{used}, if the estimate held"
+    else:
+        text += "; no sample size can be given (the metric does not say how many records it used)"
+    return text

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 
 class _Model(BaseModel):
@@ -22,7 +22,8 @@ class ThresholdOut(_Model):
     warn_above: float | None = None
     fail_below: float | None = None
     warn_below: float | None = None
-    compare: Literal["estimate", "lower", "upper"]
+    compare: Literal["interval", "estimate", "lower", "upper"] = Field(
+        description="The decision rule the threshold names (interval since 1.4, the default).")
 
 
 class WaiverOut(_Model):
@@ -39,8 +40,9 @@ class RuleOut(_Model):
     family: str
     severity: Literal["blocking", "advisory"]
     verdict: Literal["pass", "warn", "fail", "inconclusive", "waived", "error"] = Field(
-        description="inconclusive: the estimate and the compared interval end lie on opposite sides of the fail "
-        "level, so this sample cannot tell."
+        description="inconclusive: the sample shows the value neither beyond nor within the fail level (with "
+        "compare: interval, the interval contains it; with upper or lower, the estimate and that end lie on "
+        "opposite sides of it)."
     )
     verdict_before_waiver: Literal["pass", "warn", "fail", "inconclusive", "error"] | None = None
     verdict_reason: str | None = Field(
@@ -52,10 +54,25 @@ class RuleOut(_Model):
         default="warn", description="What an inconclusive verdict of this rule does to the release, if blocking."
     )
     records_to_settle: int | None = Field(
-        default=None, description="Records that would settle an inconclusive verdict, if the estimate held."
+        default=None, description="Records that would settle the level in `unsettled`, if the estimate held."
+    )
+    decided_on: Literal["interval", "estimate", "upper", "lower", "refuted_claim"] | None = Field(
+        default=None,
+        description="The decision rule that decided the verdict: the interval's ends (compare: interval), the "
+        "estimate (compare: estimate, or a value without an interval), the estimate and one interval end (upper, "
+        "lower), or a declared claim another rule refuted. None when the rule could not be evaluated (since 1.4).",
+    )
+    decision: str | None = Field(
+        default=None, description="Plain words: which numbers decided the verdict against which level (since 1.4)."
+    )
+    unsettled: Literal["fail", "warn"] | None = Field(
+        default=None,
+        description="The level this sample leaves unsettled: fail (the rule is inconclusive) or warn (the value is "
+        "shown within the fail level, its interval contains the warn level, and the rule warns) (since 1.4).",
     )
     value: float | None = Field(description="The metric's point estimate.")
-    compared_value: float | None = Field(description="What the threshold was compared with (estimate or interval end).")
+    compared_value: float | None = Field(
+        description="The number that decided: the estimate, or the interval end that decided the verdict.")
     raw: float | None = Field(default=None, description="The rate before the baseline is subtracted, when value is the excess.")
     baseline: float | None = Field(
         default=None, description="What an attacker gets without the release's individual information."

@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from policycheck.fileio import write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
-    VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, threshold_text,
+    VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, settle_text, threshold_text,
 )
 from policycheck.report.junit import render_junit
 from policycheck.report.sarif import render_sarif
@@ -31,6 +31,15 @@ ATTENTION = {
     "warn": "Warnings",
     "waived": "Waived rules",
 }
+
+
+def unsettled_rules(report: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(1-based index, rule) of every rule whose level this sample leaves unsettled, in rule order.
+
+    Inconclusive rules (the fail level) and warnings whose interval contains the warn level; a waiver
+    does not settle a measurement, so waived ones are listed too. Reports before schema 1.4 have none.
+    """
+    return [(i, rule) for i, rule in enumerate(report["rules"], start=1) if rule.get("unsettled")]
 
 
 def _is_scalar(v: Any) -> bool:
@@ -49,6 +58,7 @@ def _environment() -> Environment:
     env.filters["threshold"] = threshold_text
     env.filters["measured"] = measured_text
     env.filters["decision"] = decision_text
+    env.filters["settle"] = settle_text
     env.filters["chart"] = render_chart
     env.filters["gauge"] = render_gauge
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]
@@ -60,6 +70,7 @@ def _environment() -> Environment:
     env.globals["percent"] = percent
     env.globals["KINDS"] = KINDS
     env.globals["ATTENTION"] = ATTENTION
+    env.globals["unsettled_rules"] = unsettled_rules
     return env
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calibration.datasets import adult, randhie, to_days
+from calibration.datasets import adult, anes96, randhie, to_days
 from calibration.releases import BY_NAME, make_release
 from calibration import synthesizers
 
@@ -117,3 +117,14 @@ def test_pac_synth_panicking_on_every_attempt_is_reported_as_an_error_a_worker_c
     with pytest.raises(RuntimeError, match="panicked on 5 fits in a row: adding noise"):
         synthesizers._fit_pac_synth(fake, params=None, dataset=None)
     assert fake.fits == 5
+
+
+def test_the_coarse_sample_is_472_and_472_respondents_in_nine_columns_without_a_date():
+    # calibration/data/README.md: all 944 respondents of statsmodels' ANES 1996 extract, split in halves.
+    data = anes96(1000)
+    assert (len(data.training), len(data.holdout), data.date_column) == (472, 472, None)
+    assert data.analysed == ["age", "TVnews", "PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"]
+    assert sorted(data.training["vote"].unique()) == ["Clinton", "Dole"]
+    copy = make_release(BY_NAME["copy-new-id"], data, seed=1)
+    as_rows = lambda f: sorted(map(tuple, f[data.analysed].astype(str).to_numpy()))  # noqa: E731
+    assert as_rows(copy) == as_rows(data.training)

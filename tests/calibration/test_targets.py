@@ -1,15 +1,17 @@
-"""Issue 11's calibration targets on the CI sweep (calibration.run.CI: both datasets, the releases with a target, 10 seeds).
+"""Issue 11's and 28's calibration targets on the CI sweep (calibration.run.CI: every dataset, Adult, RAND HIE
+and the coarse ANES sample, the releases with a target, 10 seeds, the shipped thresholds and decision rule).
 
 Every adversarial release FAILS on every seed, by at least one blocking rule and by each
 family that should catch it; the safe releases and the DP releases at epsilon <= 1 have no
-blocking FAIL (and no error) on at least 95% of seeds. docs/calibration.md publishes the
+blocking FAIL (and no error) on at least 95% of seeds, and no rule FAILs more than 2.5% of
+them (issue 28). docs/calibration.md publishes the
 same sweep's table (python -m calibration.run).
 """
 
 import pytest
 
 from calibration.releases import BY_NAME
-from calibration.run import CI, SAFE_SHARE, blocking_fail, failing_families, run_sweep
+from calibration.run import CI, FALSE_FAIL_SHARE, SAFE_SHARE, blocking_fail, failing_families, run_sweep, safe_rule_rates
 
 pytestmark = pytest.mark.calibration
 
@@ -67,3 +69,11 @@ def test_a_safe_or_dp_release_has_no_blocking_fail_on_95_percent_of_seeds(sweep,
                                                 if v["severity"] == "blocking" and v["verdict"] == "fail")
            for r in rows if blocking_fail(r) or r["verdict"] == "error"}
     assert len(rows) - len(bad) >= SAFE_SHARE * len(rows), f"blocking FAIL or error on seeds {bad}"
+
+
+@pytest.mark.parametrize("dataset", CI.datasets)
+def test_no_rule_fails_more_than_two_and_a_half_percent_of_the_safe_releases(sweep, dataset):
+    rates = safe_rule_rates(sweep, dataset)
+    assert rates and all(r["releases"] >= len(CI.seeds) for r in rates.values())
+    too_many = {rule: f"{r['fail']:.1%} of {r['releases']}" for rule, r in rates.items() if r["fail"] > FALSE_FAIL_SHARE}
+    assert not too_many, f"false FAIL above {FALSE_FAIL_SHARE:.1%}: {too_many}"

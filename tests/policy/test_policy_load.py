@@ -52,7 +52,7 @@ def test_warn_level_must_be_stricter_than_fail_level(toy_metric, write):
 
 
 def test_threshold_needs_exactly_one_fail_level(toy_metric, write):
-    path = write("p.yaml", TOY_POLICY.replace("{fail_above: 0.9, warn_above: 0.6}", "{warn_above: 0.6}"))
+    path = write("p.yaml", TOY_POLICY.replace("{fail_above: 0.9, warn_above: 0.6, compare: estimate}", "{warn_above: 0.6}"))
     assert problems_of(path) == ["p.yaml:7:5: give exactly one of fail_above or fail_below"]
 
 

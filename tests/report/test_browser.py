@@ -201,11 +201,11 @@ rules:
   - id: hostile-share
     metric: toy_share
     params: {column: "COLUMN", value: "VALUE"}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
   - id: warns
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.9, warn_above: 0.3}
+    threshold: {fail_above: 0.9, warn_above: 0.3, compare: estimate}
   - id: waived
     metric: toy_share
     params: {column: sex, value: Male}
@@ -214,7 +214,7 @@ rules:
   - id: errors
     metric: toy_share
     params: {column: sex, value: Male, explode: true}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
 waivers:
   - {rule: waived, reason: "Accepted for the pilot; <i>see</i> the ticket", approved_by: Jane Roe, expires: 2099-12-31, ticket: PRIV-1}
 """

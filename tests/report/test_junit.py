@@ -20,28 +20,28 @@ rules:
   - id: passes
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.9}
+    threshold: {fail_above: 0.9, compare: estimate}
   - id: warns
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.9, warn_above: 0.6}
+    threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}
   - id: fails
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
   - id: advisory-fails
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
     severity: advisory
   - id: waived
     metric: toy_share
     params: {column: sex, value: Male}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
   - id: errors
     metric: toy_share
     params: {column: sex, value: Male, explode: true}
-    threshold: {fail_above: 0.5}
+    threshold: {fail_above: 0.5, compare: estimate}
 waivers:
   - {rule: waived, reason: "Accepted <b>for</b> the pilot", approved_by: Jane Roe, expires: 2099-12-31, ticket: PRIV-1}
 """
@@ -98,7 +98,7 @@ def test_counts_match_the_outcomes(report):
 def test_a_blocking_fail_is_a_failure_with_the_measurement(report):
     (failure,) = cases(parse(report))["fails"].findall("failure")
     assert failure.get("type") == "fail"
-    assert failure.get("message") == "fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5"
+    assert failure.get("message") == "fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate)"
     assert failure.text == "Change the synthesizer."
 
 
@@ -131,7 +131,7 @@ def test_rule_properties_hold_value_interval_and_threshold(report):
     p = props(cases(parse(report))["warns"])
     assert float(p["value"]) == pytest.approx(5 / 6)
     assert float(p["interval_lower"]) < 5 / 6 < float(p["interval_upper"])
-    assert p["threshold"] == "fail if > 0.9, warn if > 0.6"
+    assert p["threshold"] == "fail if > 0.9, warn if > 0.6 (on the estimate)"
     assert p["policy_location"] == "p.yaml:8"
 
 

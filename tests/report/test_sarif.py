@@ -149,7 +149,7 @@ def test_results_sit_at_the_rules_line_in_the_policy_file(report):
 
 def test_result_message_states_measurement_and_threshold(report):
     text = results(build_sarif(report))["fails"]["message"]["text"]
-    assert text.startswith("Rule fails (toy_share) fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5.")
+    assert text.startswith("Rule fails (toy_share) fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate).")
 
 
 def test_a_waiver_is_an_accepted_external_suppression(report):

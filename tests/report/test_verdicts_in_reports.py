@@ -22,17 +22,17 @@ EVERY_VERDICT = """\
 metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
 attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
 rules:
-  - {id: passes, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9}}
-  - {id: warns, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, warn_above: 0.6}}
-  - {id: fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5}}
-  - {id: advisory-fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5},
+  - {id: passes, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, compare: estimate}}
+  - {id: warns, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}}
+  - {id: fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate}}
+  - {id: advisory-fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate},
      severity: advisory}
   - {id: inconclusive-warns, metric: toy_share, params: {column: sex, value: Male},
      threshold: {fail_above: 0.9, compare: upper}}
   - {id: inconclusive-fails, metric: toy_share, params: {column: sex, value: Male},
      threshold: {fail_above: 0.9, compare: upper}, on_inconclusive: fail}
-  - {id: waived, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5}}
-  - {id: errors, metric: toy_share, params: {column: sex, value: Male, explode: true}, threshold: {fail_above: 0.5}}
+  - {id: waived, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate}}
+  - {id: errors, metric: toy_share, params: {column: sex, value: Male, explode: true}, threshold: {fail_above: 0.5, compare: estimate}}
 waivers:
   - {rule: waived, reason: pilot, approved_by: Jane Roe, expires: 2099-12-31}
 """
@@ -75,7 +75,7 @@ def test_every_format_counts_every_verdict_kind_alike(report, capsys):
     assert tiles == EXPECTED
     headings = dict(re.findall(r"<h3>([A-Z][a-z ]+) \((\d+)\)</h3>", html))
     assert headings == {"Not evaluated": "1", "Blocking failures": "1", "Inconclusive": "2", "Advisory failures": "1",
-                        "Warnings": "1", "Waived rules": "1"}
+                        "Warnings": "1", "Waived rules": "1", "Not settled by this sample": "2"}
     assert COUNTS_LINE in html  # the sign-off block
 
     md = render_markdown(report)
