@@ -51,7 +51,12 @@ class ReconstructionError(RuntimeError):
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """How one LP was solved, for reproducibility."""
+    """How one LP was solved, for reproducibility.
+
+    ``rows``, ``columns`` and ``nonzeros`` describe the LP as posed (in the
+    primal, a column per record and two per query), whatever the solver was
+    handed after merging identical records.
+    """
 
     form: str
     rows: int
@@ -60,6 +65,10 @@ class SolveInfo:
     objective: float
     seconds: float
     status: str
+    #: Rows, columns and non-zeros HiGHS was given (identical records merged); not in the report.
+    solved: tuple[int, int, int] | None = None
+    #: Interior-point and crossover iterations; not in the report.
+    iterations: tuple[int, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -144,7 +153,10 @@ def solve_l1_reconstruction(
 
     Identical queries (same records, same answer) are merged first into one
     query whose error counts as many times (:func:`merge_duplicate_queries`):
-    the same optimum, a smaller LP.
+    the same optimum, a smaller LP. In the primal form, records with equal
+    columns (the same quasi-identifiers) share one variable, their sum
+    (:mod:`.identical_records`): the LP HiGHS's presolve would reduce the
+    unmerged one to, split back as its postsolve would.
 
     Parameters
     ----------
@@ -162,13 +174,15 @@ def solve_l1_reconstruction(
     t
         ``(n,)`` reconstructed secrets in [0, 1].
     info
-        Form, sizes, objective, time and status.
+        Form, sizes of the LP as posed (a column per record), objective,
+        time and status.
 
     Raises
     ------
     ReconstructionError
         When HiGHS does not report an optimal solution.
     """
+    from policycheck.methods.reconstruction.identical_records import identical_columns, split_group_sums
     a, b, weight = merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, dtype=float))
     q, n = a.shape
     chosen = choose_form(q, n, form)
@@ -176,12 +190,16 @@ def solve_l1_reconstruction(
         return np.full(n, 0.5), SolveInfo(chosen, 0, n, 0, 0.0, 0.0, "no queries")
     lp = highspy.HighsLp()
     if chosen == "primal":
+        # One column per group of identical records, at its first record's place, bounded by the group's size.
+        first, group = identical_columns(a)
+        size = np.bincount(group, minlength=first.size).astype(float)
         eye = sp.identity(q, format="csc")
-        full = sp.hstack([a.tocsc(), -eye, eye], format="csc")
-        cost = np.concatenate([np.zeros(n), weight, weight])
-        lower = np.zeros(n + 2 * q)
-        upper = np.concatenate([np.ones(n), np.full(2 * q, highspy.kHighsInf)])
+        full = sp.hstack([a.tocsc()[:, first], -eye, eye], format="csc")
+        cost = np.concatenate([np.zeros(first.size), weight, weight])
+        lower = np.zeros(first.size + 2 * q)
+        upper = np.concatenate([size, np.full(2 * q, highspy.kHighsInf)])
         row_lower, row_upper = b, b
+        posed = (q, n + 2 * q, a.nnz + 2 * q)
     else:
         full = sp.hstack([a.T.tocsc(), -sp.identity(n, format="csc")], format="csc")
         cost = np.concatenate([b, -np.ones(n)])
@@ -190,6 +208,7 @@ def solve_l1_reconstruction(
         upper = np.concatenate([weight, np.full(n, highspy.kHighsInf)])
         row_lower, row_upper = np.full(n, -highspy.kHighsInf), np.zeros(n)
         lp.sense_ = highspy.ObjSense.kMaximize
+        posed = (full.shape[0], full.shape[1], full.nnz)
     lp.num_col_, lp.num_row_ = full.shape[1], full.shape[0]
     lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
     lp.row_lower_, lp.row_upper_ = row_lower, row_upper
@@ -208,12 +227,14 @@ def solve_l1_reconstruction(
     status = h.getModelStatus()
     info = SolveInfo(
         form=chosen,
-        rows=int(full.shape[0]),
-        columns=int(full.shape[1]),
-        nonzeros=int(full.nnz),
+        rows=int(posed[0]),
+        columns=int(posed[1]),
+        nonzeros=int(posed[2]),
         objective=float(h.getInfo().objective_function_value),
         seconds=float(h.getRunTime()),
         status=h.modelStatusToString(status),
+        solved=(int(full.shape[0]), int(full.shape[1]), int(full.nnz)),
+        iterations=(int(h.getInfo().ipm_iteration_count), int(h.getInfo().crossover_iteration_count)),
     )
     if status != highspy.HighsModelStatus.kOptimal:
         raise ReconstructionError(
@@ -222,7 +243,7 @@ def solve_l1_reconstruction(
         )
     solution = h.getSolution()
     if chosen == "primal":
-        t = np.asarray(solution.col_value[:n], dtype=float)
+        t = split_group_sums(np.asarray(solution.col_value[: first.size], dtype=float), group)
     else:
         # NOTE: the records' secrets are the multipliers of the dual's rows;
         # HiGHS signs them by its own convention, the magnitude is t.

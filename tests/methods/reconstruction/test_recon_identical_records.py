@@ -1,0 +1,148 @@
+"""Merging identical records before the solve gives the guesses HiGHS gave the unmerged LP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from policycheck.demo import HOLDOUT, TRAINING
+from policycheck.methods.reconstruction import lp_attack
+from policycheck.methods.reconstruction.baselines import class_codes
+from policycheck.methods.reconstruction.encoding import fit_encoding
+from policycheck.methods.reconstruction.identical_records import identical_columns, split_group_sums
+from policycheck.methods.reconstruction.queries import answer_queries, build_queries
+from policycheck.synthesizers import BUILTIN
+
+ADULT_QIS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
+
+
+def solve_unmerged(matrix, answers):
+    """The primal solve as it was before records were merged (policycheck dbcddc8): a column per
+    record, HiGHS's presolve left to find the identical ones."""
+    import highspy
+
+    a, b, weight = lp_attack.merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, float))
+    q, n = a.shape
+    eye = sp.identity(q, format="csc")
+    full = sp.hstack([a.tocsc(), -eye, eye], format="csc")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = full.shape[1], full.shape[0]
+    lp.col_cost_ = np.concatenate([np.zeros(n), weight, weight])
+    lp.col_lower_ = np.zeros(n + 2 * q)
+    lp.col_upper_ = np.concatenate([np.ones(n), np.full(2 * q, highspy.kHighsInf)])
+    lp.row_lower_, lp.row_upper_ = b, b
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_ = full.indptr.astype(np.int32), full.indices.astype(np.int32)
+    lp.a_matrix_.value_ = full.data.astype(np.float64)
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = full.shape[1], full.shape[0]
+    h = lp_attack._quiet_solver()
+    for key, value in lp_attack.SOLVER_OPTIONS.items():
+        h.setOptionValue(key, value)
+    h.passModel(lp)
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return np.clip(np.asarray(h.getSolution().col_value[:n]), 0.0, 1.0), h.getInfo().objective_function_value
+
+
+def attack_lps(targets, synthetic, qis, numeric, secret, n_queries=None, orders=(3,)):
+    """The LP attack's (matrix, answers) per solved class, as lp_reconstruction builds them."""
+    classes = np.array(sorted(pd.concat([targets[secret], synthetic[secret]]).dropna().unique(), key=str), dtype=object)
+    encoding = fit_encoding(targets, qis, numeric, 5)
+    queries = build_queries(encoding.codes(targets), encoding.radix, list(orders), n_queries, np.random.default_rng(4))
+    answers, answered = answer_queries(queries, encoding.codes(synthetic), class_codes(synthetic[secret], classes),
+                                       len(classes), encoding.radix)
+    solved = [1] if len(classes) == 2 else range(len(classes))
+    return [(queries.matrix[answered], answers[answered, k]) for k in solved]
+
+
+def assert_same_solution(matrix, answers):
+    t, info = lp_attack.solve_l1_reconstruction(matrix, answers)
+    assert info.form == "primal"
+    expected, objective = solve_unmerged(matrix, answers)
+    assert info.solved[1] < info.columns  # something was merged
+    assert ((t >= 0.5) == (expected >= 0.5)).all()
+    np.testing.assert_allclose(t, expected, rtol=0, atol=1e-9)
+    assert info.objective == pytest.approx(objective, rel=1e-12)
+
+
+def read(path):
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+@pytest.mark.parametrize("synthesizer", ["nonprivate", "indhist"])
+@pytest.mark.parametrize("records", ["training", "holdout"])
+def test_the_demo_lps_give_the_unmerged_guesses(synthesizer, records):
+    original = read(TRAINING)
+    synthetic = BUILTIN[synthesizer](original, len(original), np.random.default_rng(11))
+    targets = original if records == "training" else read(HOLDOUT)
+    for matrix, answers in attack_lps(targets, synthetic, ADULT_QIS, ["age"], "income"):
+        assert_same_solution(matrix, answers)
+
+
+def test_a_bootstrapped_adult_of_20000_records_gives_the_unmerged_guesses():
+    # Groups of a few to hundreds of identical records (about 4,000 distinct columns).
+    original = read(TRAINING)
+    rng = np.random.default_rng(5)
+    targets = original.iloc[rng.integers(0, len(original), 20_000)].reset_index(drop=True)
+    synthetic = BUILTIN["nonprivate"](targets, 20_000, rng)
+    for matrix, answers in attack_lps(targets, synthetic, ADULT_QIS, ["age"], "income"):
+        assert_same_solution(matrix, answers)
+
+
+def test_a_secret_of_several_classes_gives_the_unmerged_guesses_in_every_class():
+    original = read(TRAINING)
+    synthetic = BUILTIN["nonprivate"](original, len(original), np.random.default_rng(2))
+    qis = ["age", "sex", "race", "education", "workclass"]
+    lps = attack_lps(original, synthetic, qis, ["age"], "marital_status")
+    assert len(lps) == 7
+    for matrix, answers in lps:
+        assert_same_solution(matrix, answers)
+
+
+@pytest.mark.parametrize("n_queries, orders", [(40, (3,)), (150, (3, 4))])
+def test_a_query_budget_on_rand_hie_gives_the_unmerged_guesses(n_queries, orders):
+    # Few queries: records of different quasi-identifiers share every kept query, and many records
+    # are in one query only (columns HiGHS fixes rather than merges, which must stay apart).
+    training = read(Path(__file__).resolve().parents[3] / "calibration" / "data" / "randhie_training.csv")
+    synthetic = BUILTIN["indhist"](training, len(training), np.random.default_rng(3))
+    qis = [c for c in training.columns if c != "health"]
+    numeric = ["mdvis", "lpi", "fmde", "physlm", "disea"]
+    for matrix, answers in attack_lps(training, synthetic, qis, numeric, "health", n_queries=n_queries, orders=orders):
+        assert_same_solution(matrix, answers)
+
+
+def test_a_query_budget_on_adult_gives_the_unmerged_guesses():
+    original = read(TRAINING)
+    synthetic = BUILTIN["nonprivate"](original, len(original), np.random.default_rng(1))
+    for matrix, answers in attack_lps(original, synthetic, ADULT_QIS, ["age"], "income", n_queries=60):
+        assert_same_solution(matrix, answers)
+
+
+def test_identical_columns_are_grouped_at_their_first_column():
+    a = sp.csr_matrix([[1, 0, 1, 0, 1, 1], [0, 1, 0, 1, 1, 1], [1, 1, 1, 1, 0, 1]])
+    # Columns 0 and 2 are equal, 1 and 3 are equal, 4 stands alone; 5 (a copy of none) too.
+    first, group = identical_columns(a)
+    assert first.tolist() == [0, 1, 4, 5] and group.tolist() == [0, 1, 0, 1, 2, 3]
+
+
+def test_columns_with_a_single_non_zero_are_never_merged():
+    a = sp.csr_matrix([[1, 1, 1, 1], [0, 0, 1, 1]])
+    first, group = identical_columns(a)
+    assert first.tolist() == [0, 1, 2] and group.tolist() == [0, 1, 2, 2]
+
+
+def test_columns_with_the_same_rows_but_other_values_are_not_merged():
+    a = sp.csr_matrix([[1.0, 2.0], [1.0, 1.0]])
+    first, group = identical_columns(a)
+    assert first.tolist() == [0, 1]
+
+
+def test_a_group_sum_goes_to_its_last_records_first():
+    # Group 0 = records 0, 2, 3 with sum 1.25: record 3 takes 1, record 2 the remaining 0.25,
+    # record 0 nothing. Group 1 = records 1, 4 with sum 2: both at 1.
+    t = split_group_sums(np.array([1.25, 2.0]), np.array([0, 1, 0, 0, 1]))
+    assert t.tolist() == [0.0, 1.0, 0.25, 1.0, 1.0]
