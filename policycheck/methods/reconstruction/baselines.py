@@ -187,7 +187,9 @@ def ml_inference(
         n_estimators=n_estimators, random_state=int(rng.integers(2**31 - 1)), n_jobs=1
     )
     model.fit(features(synthetic.loc[keep]), synthetic_secret[keep])
-    proba = model.predict_proba(features(targets))
+    # A forest's prediction depends on the row alone: identical targets are predicted once.
+    rows, inverse = np.unique(features(targets), axis=0, return_inverse=True)
+    proba = model.predict_proba(rows)[inverse.ravel()]
     scores = np.zeros((len(targets), n_classes))
     scores[:, model.classes_] = proba
     return scores, best_class(scores, prior)
