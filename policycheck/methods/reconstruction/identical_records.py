@@ -14,7 +14,7 @@ gave the unmerged LP:
 
 - HiGHS (``HPresolve::detectParallelRowsAndCols``) walks the columns in
   order and merges each into the first equal column it saw, which keeps its
-  place with bounds ``[0, n_g]``; so does :func:`identical_columns`;
+  place with bounds ``[0, n_g]``; so does :func:`record_groups`;
 - its postsolve (``DuplicateColumn::undo``) undoes the merges last first,
   putting the kept column at its lower bound and the merged one at the rest
   of the sum, up to its bound: the group's last record takes as much of
@@ -43,19 +43,31 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def identical_columns(matrix: sp.spmatrix) -> tuple[np.ndarray, np.ndarray]:
-    """Group the equal columns of a sparse 0/1 matrix (those with two or more non-zeros).
+def record_groups(matrix: sp.spmatrix, records: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group the records whose columns of ``matrix`` are equal (columns of two or more non-zeros).
 
     Columns are hashed (a sum of a mixing function of their row indices),
     sorted by hash, and compared exactly (rows and values) within a run of
     equal hashes, so a hash collision never merges two different columns.
 
+    Parameters
+    ----------
+    matrix
+        ``(q, c)`` sparse query matrix.
+    records
+        ``(n,)`` the column of each record: columns may stand for several
+        records (the distinct rows of their quasi-identifier codes). By
+        default record i is column i.
+
     Returns
     -------
+    columns : numpy.ndarray
+        ``(g,)`` the column of each group.
     first : numpy.ndarray
-        ``(g,)`` the lowest column of each group, ascending.
+        ``(g,)`` each group's first (lowest) record, ascending: groups in
+        the order HiGHS keeps them.
     group : numpy.ndarray
-        ``(n,)`` each column's group, an index into ``first``.
+        ``(n,)`` each record's group.
     """
     csc = sp.csc_matrix(matrix)
     csc.sort_indices()
@@ -64,12 +76,19 @@ def identical_columns(matrix: sp.spmatrix) -> tuple[np.ndarray, np.ndarray]:
     # Stable: within a run of equal hashes, columns come in ascending order, the lowest first.
     order = np.argsort(hashes, kind="stable")
     representative = _representatives(indptr, indices, values, hashes, order)
-    # A column with one non-zero stays alone: HiGHS's presolve treats it apart (it is parallel to its
-    # row's slacks, which cost more, and is fixed rather than merged), so merging it would change its split.
-    single = np.diff(indptr) <= 1
-    representative[single] = np.flatnonzero(single)
-    first = np.flatnonzero(representative == np.arange(representative.size))
-    return first, np.searchsorted(first, representative)
+    n_columns = representative.size
+    records = np.arange(n_columns) if records is None else np.asarray(records, dtype=np.int64)
+    # A record whose column has one non-zero stays alone: HiGHS's presolve treats such a column apart
+    # (it is parallel to its row's slacks, which cost more, and is fixed rather than merged), so
+    # merging it would change its split.
+    alone = np.diff(indptr)[records] <= 1
+    key = np.where(alone, n_columns + np.arange(records.size), representative[records])
+    _, first, group = np.unique(key, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(by_first.size)
+    first = first[by_first]
+    return records[first], first, rank[group.ravel()]
 
 
 def split_group_sums(sums: np.ndarray, group: np.ndarray) -> np.ndarray:

@@ -148,6 +148,7 @@ def solve_l1_reconstruction(
     answers: np.ndarray,
     time_limit: float = 300.0,
     form: str = "auto",
+    records: np.ndarray | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve ``min_{t in [0,1]^n} ||A t - b~||_1`` (paper 001, sec. 4.2).
 
@@ -168,6 +169,10 @@ def solve_l1_reconstruction(
         Seconds HiGHS may spend; a solve that does not reach optimality raises.
     form
         ``auto`` (fewer rows), ``primal`` or ``dual``.
+    records
+        ``(n,)`` the column of ``matrix`` that stands for each record, when
+        its columns are the distinct rows of the records' codes (``A`` is
+        then ``matrix[:, records]``); by default a column per record.
 
     Returns
     -------
@@ -182,25 +187,31 @@ def solve_l1_reconstruction(
     ReconstructionError
         When HiGHS does not report an optimal solution.
     """
-    from policycheck.methods.reconstruction.identical_records import identical_columns, split_group_sums
+    from policycheck.methods.reconstruction.identical_records import record_groups, split_group_sums
+    # NOTE: queries equal over the columns are equal over the records the columns stand for.
     a, b, weight = merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, dtype=float))
-    q, n = a.shape
+    q = a.shape[0]
+    n = a.shape[1] if records is None else len(records)
     chosen = choose_form(q, n, form)
     if q == 0:
         return np.full(n, 0.5), SolveInfo(chosen, 0, n, 0, 0.0, 0.0, "no queries")
     lp = highspy.HighsLp()
     if chosen == "primal":
         # One column per group of identical records, at its first record's place, bounded by the group's size.
-        first, group = identical_columns(a)
+        columns, first, group = record_groups(a, records)
         size = np.bincount(group, minlength=first.size).astype(float)
+        a = a.tocsc()
         eye = sp.identity(q, format="csc")
-        full = sp.hstack([a.tocsc()[:, first], -eye, eye], format="csc")
+        full = sp.hstack([a[:, columns], -eye, eye], format="csc")
         cost = np.concatenate([np.zeros(first.size), weight, weight])
         lower = np.zeros(first.size + 2 * q)
         upper = np.concatenate([size, np.full(2 * q, highspy.kHighsInf)])
         row_lower, row_upper = b, b
-        posed = (q, n + 2 * q, a.nnz + 2 * q)
+        per_record = np.diff(a.indptr) if records is None else np.diff(a.indptr)[records]
+        posed = (q, n + 2 * q, int(per_record.sum()) + 2 * q)
     else:
+        if records is not None:
+            a = a.tocsc()[:, records]
         full = sp.hstack([a.T.tocsc(), -sp.identity(n, format="csc")], format="csc")
         cost = np.concatenate([b, -np.ones(n)])
         # A query of weight w bounds its multiplier by w instead of 1.
