@@ -77,6 +77,7 @@ def lp_reconstruction(
     normalised to sum to 1).
     """
     import numpy as np
+    from policycheck.methods.distinct_rows import distinct_rows
     from policycheck.methods.reconstruction import baselines
     from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
     from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
@@ -85,7 +86,8 @@ def lp_reconstruction(
     codes_t, codes_s = encoding.codes(targets), encoding.codes(synthetic)
     # Records with the same codes are in the same cells: the query matrix gets a column per distinct
     # row of codes, which stands for all its records (300,000 Adult records have about 6,000).
-    distinct, records, copies = np.unique(codes_t, axis=0, return_inverse=True, return_counts=True)
+    distinct, records = distinct_rows(codes_t)
+    copies = np.bincount(records, minlength=len(distinct))
     queries = build_queries(distinct, encoding.radix, config.query_orders, config.n_queries, rng, weights=copies)
     answers, answered = answer_queries(
         queries, codes_s, synthetic_secret, n_classes, encoding.radix, config.scaling
@@ -96,7 +98,7 @@ def lp_reconstruction(
     solves = []
     for k in solved:
         t[:, k], info = solve_l1_reconstruction(matrix, answers[answered, k], config.time_limit, config.lp_form,
-                                                records=records.ravel())
+                                                records=records)
         solves.append(info.as_dict())
     if n_classes == 2:
         t[:, 0] = 1.0 - t[:, 1]

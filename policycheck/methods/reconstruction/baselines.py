@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from policycheck.methods.distinct_rows import distinct_rows
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 from policycheck.methods.reconstruction.encoding import fit_encoding
@@ -186,8 +187,8 @@ def ml_inference(
 
     seed = int(rng.integers(2**31 - 1))
     # A forest's prediction depends on the row alone: identical targets are predicted once.
-    rows, inverse = np.unique(features(targets), axis=0, return_inverse=True)
+    rows, inverse = distinct_rows(features(targets))
     classes, proba = forest_probabilities(features(synthetic.loc[keep]), synthetic_secret[keep], rows, n_estimators, seed)
     scores = np.zeros((len(targets), n_classes))
-    scores[:, classes] = proba[inverse.ravel()]
+    scores[:, classes] = proba[inverse]
     return scores, best_class(scores, prior)

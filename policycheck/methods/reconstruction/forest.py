@@ -43,13 +43,14 @@ def forest_probabilities(
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
+    from policycheck.methods.distinct_rows import distinct_rows
+
     if np.isnan(queries).any():
         forest = RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=1).fit(x, y)
         return forest.classes_, forest.predict_proba(queries)
     # The forest grows its trees on float32 values; rows equal there are equal to every tree.
     table = np.column_stack([np.asarray(x, dtype=np.float32), np.asarray(y, dtype=np.float32)])
-    rows, copy_of = np.unique(table, axis=0, return_inverse=True)
-    copy_of = copy_of.ravel()
+    rows, copy_of = distinct_rows(table)
     distinct_x, distinct_y = rows[:, :-1], rows[:, -1].astype(np.int64)
     classes = np.unique(distinct_y)
     n = len(table)
