@@ -170,3 +170,15 @@ def test_a_group_sum_goes_to_its_last_records_first():
     # record 0 nothing. Group 1 = records 1, 4 with sum 2: both at 1.
     t = split_group_sums(np.array([1.25, 2.0]), np.array([0, 1, 0, 0, 1]))
     assert t.tolist() == [0.0, 1.0, 0.25, 1.0, 1.0]
+
+
+def test_the_dual_form_over_distinct_rows_is_the_dual_over_records():
+    # The dual (a row per record) merges nothing: given distinct rows, it expands them back.
+    original = read(TRAINING).iloc[:400]
+    synthetic = BUILTIN["nonprivate"](original, 400, np.random.default_rng(2))
+    (matrix, answers, distinct_matrix, records), = attack_lps(original, synthetic, ADULT_QIS, ["age"], "income",
+                                                              orders=(3, 4))
+    t, info = lp_attack.solve_l1_reconstruction(matrix, answers, form="dual")
+    t_distinct, info_distinct = lp_attack.solve_l1_reconstruction(distinct_matrix, answers, form="dual", records=records)
+    assert info.form == info_distinct.form == "dual"
+    assert np.array_equal(t, t_distinct) and info.as_dict() | {"seconds": 0} == info_distinct.as_dict() | {"seconds": 0}
