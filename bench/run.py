@@ -37,6 +37,11 @@ Rows:
   Parquet file and streamed through the search shard by shard
   (``policycheck/methods/streamed_dcr.py``); the note lists every process's peak
   RSS (MB), the parent's first.
+- ``whole-check``, ``mi-bootstrap``, ``demo-policy``, ``lp-sizes``: the whole check beyond the
+  DCR search (``bench/bench_whole_check.py``): ``check`` with dcr_share + mi_risk on 1 and 2
+  workers and its serial fraction; the MI bootstrap before and after counting; the demo policy
+  on bootstrapped Adult (3,000 to 10^6 rows, ``--million`` for 10^6); the reconstruction LP's
+  size as posed and as solved.
 - ``game``: ``check`` of a policy with one attribute-inference game rule
   (100 repetitions, built-in nonprivate synthesizer, exact-match attack) on the demo
   data, local pool against a Dask LocalCluster (wall includes starting it).
@@ -446,8 +451,37 @@ def run_one(spec: dict) -> dict:
         return run_sure_formula(spec)
     if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure":
         return run_sure(spec, spec["peer_python"])
+    if spec["case"] in WHOLE_CHECK_CASES:
+        import bench.bench_whole_check as whole
+
+        return getattr(whole, WHOLE_CHECK_CASES[spec["case"]])(spec)
     return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game,
             "dcr-stream": run_dcr_stream, "check-stream": run_check_stream}[spec["case"]](spec)
+
+
+#: Figures of the whole check's cases printed in the note.
+WHOLE_CHECK_NOTES = ("wall_1", "walls_1", "walls_2", "cpu_1", "cpu_2", "speedup", "serial_fraction", "old_wall",
+                     "old_cpu", "new_wall_1", "new_cpu_1", "new_wall_2", "new_cpu_2", "cpu_speedup", "wall_speedup_2",
+                     "same_counts", "vs_30k", "source", "verdict", "steps", "posed", "solved", "iterations", "highs_s",
+                     "unmerged_highs_s", "unmerged_iterations", "same_guesses", "max_difference")
+
+#: The whole check's cases (bench/bench_whole_check.py): case -> function there.
+WHOLE_CHECK_CASES = {"whole-check": "run_whole_check", "mi-bootstrap": "run_mi_bootstrap",
+                     "demo-policy": "run_demo_policy", "lp-sizes": "run_lp_sizes"}
+
+
+def whole_check_rows(quick: bool, big: bool) -> list[dict]:
+    """Rows of the whole check's cases: 300,000 rows (30,000 with --quick); the demo policy from 3,000 up."""
+    def row(case, rows, workers=2, executor="local", shape=""):
+        return {"case": case, "shape": shape, "rows": rows, "workers": workers, "executor": executor}
+
+    large = 30_000 if quick else 300_000
+    sizes = [3_000, 30_000] + ([] if quick else [300_000]) + ([1_000_000] if big else [])
+    rows = [row("whole-check", large, shape=ext) for ext in (("csv",) if quick else ("csv", "parquet"))]
+    rows.append(row("mi-bootstrap", large, 1, "serial"))
+    rows += [row("demo-policy", n) for n in sizes]
+    rows += [row("lp-sizes", n, 1, "serial") for n in sizes]
+    return rows
 
 
 def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
@@ -472,6 +506,7 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
         rows.append(row("lp", 100_000, 1, "serial", shape="4+5way-indhist"))
     reps = 10 if quick else 100
     rows += [row("game", reps, 2, "local"), row("game", reps, 2, "dask")]
+    rows += whole_check_rows(quick, big)
     # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
     if quick or big:
         rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))
@@ -509,7 +544,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
     parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, check-stream, "
-                        "dcr-stream), its large sizes included (DCR and linkage at 10^6, the LP stress case)")
+                        "dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
+                        "and linkage at 10^6, the LP stress case, the demo policy at 10^6)")
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -522,7 +558,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     header = f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}{'rss worker':>11}{'ratio':>8}  note"
     print(header)
-    results, mine = [], {}
+    results, mine, demo_walls = [], {}, {}
     for spec in rows:
         if spec["executor"] == "peer":
             spec["executor"] = "sure" if args.peer_python else "sure-formula"
@@ -540,7 +576,11 @@ def main() -> None:
             mine[key] = min(mine.get(key, np.inf), out["wall"])
         out["peer_ratio"] = ratio
         results.append(out)
-        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "walls", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards"))
+        if spec["case"] == "demo-policy" and "wall" in out:
+            demo_walls[spec["rows"]] = out["wall"]
+            if spec["rows"] != 30_000 and 30_000 in demo_walls:
+                out["vs_30k"] = round(out["wall"] / demo_walls[30_000], 2)
+        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "walls", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards", *WHOLE_CHECK_NOTES))
         print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
               f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
               f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)

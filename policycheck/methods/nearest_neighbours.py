@@ -12,9 +12,11 @@ smallest index among ties, in three steps:
    and sorted once per call, whatever its role in the jobs; with several
    workers the matrices, and then the references' search structures, are
    prepared on as many threads.
-2. **One of two exact searches per job**, chosen by a pilot: both run on the
-   same few queries and the faster one searches the rest (their answers are
-   identical, so the choice changes only the time).
+2. **One of the exact searches per job**, chosen by a pilot: the brute
+   force and a pruned search (the branch and bound, or without categorical
+   columns the projection scan) run on the same few queries and the faster
+   one searches the rest (their answers are identical, so the choice
+   changes only the time).
 
    - *Branch and bound* over the categorical codes: the reference records
      are sorted by them, which makes them the leaves of an implicit prefix
@@ -35,6 +37,16 @@ smallest index among ties, in three steps:
      abandoned when every partial sum in it exceeds the best. It wins when
      pruning fails: many continuous columns, categorical columns with many
      levels.
+   - *Projection scan* (no categorical column, where the prefix tree is a
+     single leaf sorted on one column): the reference records sorted by the
+     sum of their values (clipped to [0, 1], a missing value as 0.5), whose
+     difference between two records is a lower bound of their ``p * D``;
+     from the query's key outward, stopping when the key gap exceeds the
+     best. It wins when the queries have near copies: on 30 continuous
+     columns (20,000 rows, a noisy bootstrap), synthetic -> training 5.0x
+     fewer CPU-seconds than the brute force (8.5 % of the records visited),
+     training -> synthetic 1.1x; against records with no near copy (holdout)
+     it visits about 60 % and is 0.6x, so the pilot keeps the brute force.
 
    Every per-feature term is ``min(|a - b|, 1)`` on the encoding: the
    numeric difference when both are present, 1 for a categorical mismatch
@@ -55,7 +67,7 @@ reference arrays are the same objects in every chunk, so the executor sends
 them to each worker once. The pilot's time per query also tells the executor
 how many workers the search is worth.
 
-Why not a k-d tree: Gower is an L1 distance on an exact embedding, but on
+Why not a k-d tree (or a vantage-point tree): Gower is an L1 distance on an exact embedding, but on
 Adult-like data with no copies (nearest neighbour about 1.5 mismatches away
 in some 60 dimensions) a tree stops pruning and is 50x slower than on a
 bootstrap release; with 30 continuous columns scipy's cKDTree was no faster
@@ -92,8 +104,12 @@ BLOCK_QUERIES = 64
 #: Columns summed between two checks whether a whole reference block is already beaten.
 CHECK_EVERY = 4
 
+#: Slack on the projection bound: a rounding of the keys never drops a record the sums would keep.
+PROJECTION_SLACK = 1e-9
+
 TREE = "branch and bound"
 BRUTE_FORCE = "brute force"
+PROJECTION = "projection scan"
 
 
 @dataclass(frozen=True)
@@ -108,7 +124,8 @@ class Neighbours:
         Row index of that record in the reference set (smallest among ties).
     method : str
         The search that found the records not copied exactly
-        (:data:`TREE` or :data:`BRUTE_FORCE`), or ``"exact copies"``.
+        (:data:`TREE`, :data:`PROJECTION` or :data:`BRUTE_FORCE`), or
+        ``"exact copies"``.
     """
 
     distance: np.ndarray
@@ -200,7 +217,7 @@ def closest_records(
             searches[id(job.reference)] = _Reference(job.reference, n_cat, executor.empty)
     # Each search structure is a separate item, the trees (the longer builds) first, so two
     # threads share three references' work evenly instead of one building two trees.
-    builds = [s.tree for s in searches.values()] + [s.by_column for s in searches.values()]
+    builds = [s.pruned_build() for s in searches.values()] + [s.by_column for s in searches.values()]
     _side_by_side(lambda build: build(), builds, threads)
     plans = []
     for job, found in zip(jobs, index, strict=True):
@@ -213,10 +230,10 @@ def closest_records(
         method, per_query = _pilot(search, job.queries, pilot, found)
         plans.append((rest, method, per_query * rest.size))
 
-    # The branch and bound's queries in the order of the tree's leaves, on threads (compiled, GIL-free).
+    # The pruned searches' queries in the order of the tree's leaves or of their keys, on threads (compiled, GIL-free).
     def in_walk_order(j: int) -> np.ndarray:
         rest, method, _ = plans[j]
-        return searches[id(jobs[j].reference)].walk_order(jobs[j].queries, rest) if method == TREE else rest
+        return searches[id(jobs[j].reference)].walk_order(jobs[j].queries, rest) if method in (TREE, PROJECTION) else rest
 
     orders = _side_by_side(in_walk_order, list(range(len(jobs))), threads)
     plans = [(order, method, seconds) for order, (_, method, seconds) in zip(orders, plans, strict=True)]
@@ -285,32 +302,35 @@ def _side_by_side(fn: Callable, items: list, threads: int) -> list:
 
 
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
-    """Time both searches on the ``pilot`` queries; store their answers in ``found``.
+    """Time the brute force and the pruned search on the ``pilot`` queries; store their answers in ``found``.
 
-    Returns the faster search and its seconds per query. Times are this
-    thread's CPU time, so a busy machine that deschedules the process does
-    not tilt the choice. The branch and bound first meets a quarter of the
-    pilot: where it does not prune, one of its queries can cost as much as
-    the brute force's whole pilot, so it stops there when already four
-    times slower. Both searches' arrays are built before (outside the timing).
+    The pruned search is the branch and bound, or, without categorical
+    columns, the projection scan. Returns the faster search and its seconds
+    per query. Times are this thread's CPU time, so a busy machine that
+    deschedules the process does not tilt the choice. The pruned search
+    first meets a quarter of the pilot: where it does not prune, one of its
+    queries can cost as much as the brute force's whole pilot, so it stops
+    there when already four times slower. Both searches' arrays are built
+    before (outside the timing).
     """
+    pruned = search.pruned
     t0 = time.thread_time()
     found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries, pilot))
     brute = (time.thread_time() - t0) / pilot.size
     head = pilot[: max(1, pilot.size // 4)]
     t0 = time.thread_time()
-    search_chunk(search.task(TREE, queries, head))
+    search_chunk(search.task(pruned, queries, head))
     tree = (time.thread_time() - t0) / head.size
     if tree <= 4 * brute and head.size < pilot.size:
         tail = pilot[head.size :]
         t0 = time.thread_time()
-        search_chunk(search.task(TREE, queries, tail))
+        search_chunk(search.task(pruned, queries, tail))
         tree = (tree * head.size + time.thread_time() - t0) / pilot.size
-    return (TREE, tree) if tree <= brute else (BRUTE_FORCE, brute)
+    return (pruned, tree) if tree <= brute else (BRUTE_FORCE, brute)
 
 
 class _Reference:
-    """A reference set prepared for both searches (each built when first asked for)."""
+    """A reference set prepared for the searches (each built when first asked for)."""
 
     def __init__(self, reference: np.ndarray, n_cat: int, empty: Callable = np.empty) -> None:
         self.reference = reference
@@ -319,6 +339,28 @@ class _Reference:
         self._columns: np.ndarray | None = None
         self._tree: PrefixTree | None = None
         self._by_column: np.ndarray | None = None
+        self._projection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def pruned(self) -> str:
+        """The search that prunes here: the branch and bound, or without categorical columns the projection scan."""
+        return TREE if self.n_cat else PROJECTION
+
+    def pruned_build(self) -> Callable[[], object]:
+        """What builds the pruned search's arrays."""
+        return self.tree if self.n_cat else self.projection
+
+    def projection(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The projection scan's rows sorted by key, their keys and original indices, built on first use."""
+        if self._projection is None:
+            keys = _projection_keys(self.reference)
+            original = np.argsort(keys, kind="stable").astype(np.int64)
+            rows = self.empty(self.reference.shape, np.float64)
+            _gather(self.reference, original, np.arange(self.reference.shape[1], dtype=np.int64), rows)
+            sorted_keys = self.empty(keys.shape, np.float64)
+            sorted_keys[...] = keys[original]
+            self._projection = (rows, sorted_keys, original)
+        return self._projection
 
     @property
     def columns(self) -> np.ndarray:
@@ -347,8 +389,11 @@ class _Reference:
         leaves, which stay in cache; every query's answer is its own, so the
         order changes only the time.
         """
-        if rows.size < 2 or self.n_cat == 0:
+        if rows.size < 2:
             return rows
+        if self.n_cat == 0:
+            # Consecutive queries of close keys scan the same sorted rows.
+            return rows[np.argsort(_projection_keys(queries[rows]), kind="stable")]
         keys = _walk_keys(queries, rows, np.ascontiguousarray(self.columns[: self.n_cat]))
         if keys.size == 0:  # codes that do not pack into 63 bits: sort on the codes themselves
             return rows[np.lexsort(queries[np.ix_(rows, self.columns[: self.n_cat])].T[::-1])]
@@ -358,6 +403,8 @@ class _Reference:
         """Drop the arrays of a search no job chose (each is as large as the reference set)."""
         if TREE not in methods:
             self._tree = None
+        if PROJECTION not in methods:
+            self._projection = None
         if BRUTE_FORCE not in methods:
             self._by_column = None
 
@@ -370,6 +417,8 @@ class _Reference:
         if method == TREE:
             tree = self.tree()
             return (TREE, queries, rows, self.columns, tree.rows, tree.original, tree.run_end, self.n_cat, tree.stack)
+        if method == PROJECTION:
+            return (PROJECTION, queries, rows, *self.projection())
         return (BRUTE_FORCE, queries, rows, self.by_column())
 
 
@@ -379,6 +428,11 @@ def search_chunk(task: tuple) -> np.ndarray:
         _, queries, rows, columns, tree_rows, original, run_end, n_cat, stack = task
         chunk = queries[:, columns] if rows is None else queries[np.ix_(rows, columns)]
         return _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat, stack)
+    if task[0] == PROJECTION:
+        _, queries, rows, sorted_rows, keys, original = task
+        chunk = queries if rows is None else queries[rows]
+        return _projection_scan(np.ascontiguousarray(chunk), sorted_rows, keys, original, CHECK_EVERY,
+                                PROJECTION_SLACK * queries.shape[1])
     _, queries, rows, by_column = task
     chunk = queries if rows is None else queries[rows]
     return _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
@@ -387,6 +441,11 @@ def search_chunk(task: tuple) -> np.ndarray:
 def tree_search(queries: np.ndarray, reference: np.ndarray, n_cat: int) -> np.ndarray:
     """The branch and bound alone: closest reference row of every query."""
     return search_chunk(_Reference(reference, n_cat).task(TREE, queries))
+
+
+def projection_search(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The projection scan alone (no categorical columns): closest reference row of every query."""
+    return search_chunk(_Reference(reference, 0).task(PROJECTION, queries))
 
 
 def brute_force_search(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -458,11 +517,16 @@ def compile_search() -> None:
     by_column = np.ascontiguousarray(rows.T)
     _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1, tree.stack)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    keys, original = _projection_keys(rows), np.zeros(1, np.int64)
+    _projection_scan(rows, rows.copy(), keys.copy(), original, CHECK_EVERY, 0.0)
     # Workers read the reference arrays from shared memory, read-only: another specialisation.
-    for array in (tree.rows, tree.original, tree.run_end, by_column):
+    for array in (tree.rows, tree.original, tree.run_end, by_column, keys, original):
         array.flags.writeable = False
     _branch_and_bound(rows, tree.rows, tree.original, tree.run_end, 1, tree.stack)
     _brute_force(rows, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    frozen_rows = rows.copy()
+    frozen_rows.flags.writeable = False
+    _projection_scan(rows, frozen_rows, keys, original, CHECK_EVERY, 0.0)
     _copies_by_merge(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64),
                      np.zeros(1, np.uint64))
     _row_hashes(rows.view(np.uint64))
@@ -743,6 +807,76 @@ def _first_at_least(rows, col, lo, hi, value):  # pragma: no cover - compiled
         else:
             hi = mid
     return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def _projection_keys(rows):  # pragma: no cover - compiled
+    """Each row's projection key: the sum of its values clipped to [0, 1], a missing value counting 0.5.
+
+    Between two rows the keys differ by at most their Gower sum ``p * D``:
+    clipping is 1-Lipschitz into an interval of length 1, and 0.5 is within
+    0.5 of every value in [0, 1], while a missing value against a present
+    one adds 1 and two missing values add 0 to the sum.
+    """
+    n, p = rows.shape
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        key = 0.0
+        for k in range(p):
+            x = rows[i, k]
+            key += 0.5 if x < 0.0 else min(x, 1.0)
+        out[i] = key
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _projection_scan(queries, rows, keys, original, check_every, slack):  # pragma: no cover - compiled
+    """Closest reference record of every query, scanning the rows sorted by projection key.
+
+    From the query's key outward, the nearer side first: a record's key gap
+    is a lower bound of its Gower sum, so once the nearer gap exceeds the
+    best sum (plus ``slack`` for the keys' rounding) no record further out
+    on either side can win. Each record's sum is built column by column in
+    scan order from 0 (the brute force's terms, the same bits) and
+    abandoned once above the best, checked every ``check_every`` columns;
+    a record whose sum equals the best wins when its index is smaller.
+    """
+    n_q, p = queries.shape
+    n_r = rows.shape[0]
+    best_idx = np.empty(n_q, dtype=np.int64)
+    query_keys = _projection_keys(queries)
+    for i in range(n_q):
+        key = query_keys[i]
+        best = np.inf
+        bi = -1
+        hi = np.searchsorted(keys, key)
+        lo = hi - 1
+        while lo >= 0 or hi < n_r:
+            if hi < n_r and (lo < 0 or keys[hi] - key <= key - keys[lo]):
+                j = hi
+                gap = keys[hi] - key
+                hi += 1
+            else:
+                j = lo
+                gap = key - keys[lo]
+                lo -= 1
+            if gap > best + slack:
+                break  # the nearer side's gap: every record left is at least this far
+            total = 0.0
+            k = 0
+            while k < p:
+                stop = min(k + check_every, p)
+                for kk in range(k, stop):
+                    total += min(abs(queries[i, kk] - rows[j, kk]), 1.0)
+                k = stop
+                if total > best:
+                    break
+            o = original[j]
+            if total < best or (total == best and o < bi):
+                best = total
+                bi = o
+        best_idx[i] = bi
+    return best_idx
 
 
 @numba.njit(cache=True, nogil=True)

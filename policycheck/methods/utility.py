@@ -94,14 +94,20 @@ def three_way_marginal_errors(
     codes_s = encoding.codes(synthetic) + 1
     radix = encoding.radix + 1
     n, m = len(original), len(synthetic)
+    # One contiguous array per column of D and S together: a triple's cell ids are two multiply-adds.
+    both = [np.ascontiguousarray(np.concatenate([codes_d[:, j], codes_s[:, j]])) for j in range(len(columns))]
     errors, sizes, tvds = [], [], []
+    pair, pair_ids = None, None
     for triple in triples:
-        idx = [columns.index(c) for c in triple]
-        ids_d = cell_ids(codes_d[:, idx], radix[idx])
-        ids_s = cell_ids(codes_s[:, idx], radix[idx])
-        cells, joint = np.unique(np.concatenate([ids_d, ids_s]), return_inverse=True)
-        count_d = np.bincount(joint[:n], minlength=cells.size).astype(float)
-        count_s = np.bincount(joint[n:], minlength=cells.size).astype(float)
+        a, b, c = (columns.index(col) for col in triple)
+        space = int(radix[a]) * int(radix[b]) * int(radix[c])
+        if space >= 1 << 63:  # the same refusal as cell_ids'
+            cell_ids(codes_d[:, [a, b, c]], radix[[a, b, c]])
+        # Triples come grouped by their first two columns (in enumeration order): their ids are reused.
+        if pair != (a, b):
+            pair, pair_ids = (a, b), both[a] * radix[b] + both[b]
+        ids = pair_ids * radix[c] + both[c]
+        count_d, count_s = joint_counts(ids[:n], ids[n:], space)
         big = count_d > min_count
         scaled = count_s * (n / m) if m else np.zeros_like(count_s)
         errors.append(np.abs(count_d[big] - scaled[big]) / count_d[big])
@@ -115,6 +121,27 @@ def three_way_marginal_errors(
         cells_per_triple=np.array(sizes, dtype=np.int64),
         tvd=np.array(tvds, dtype=float),
     )
+
+
+#: Largest cell space counted through a direct table; larger ones are sorted.
+DIRECT_CELLS = 1 << 22
+
+
+def joint_counts(ids_d: np.ndarray, ids_s: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of D and of S in every cell either occupies, cells in ascending id order.
+
+    A cell space up to :data:`DIRECT_CELLS` is counted by ``bincount`` over
+    the whole space (linear in the records), a larger one by sorting the ids;
+    both give the same cells in the same order, so the same sums.
+    """
+    if space <= DIRECT_CELLS:
+        all_d, all_s = np.bincount(ids_d, minlength=space), np.bincount(ids_s, minlength=space)
+        cells = np.flatnonzero(all_d + all_s)
+        return all_d[cells].astype(float), all_s[cells].astype(float)
+    cells, joint = np.unique(np.concatenate([ids_d, ids_s]), return_inverse=True)
+    n = ids_d.size
+    return (np.bincount(joint[:n], minlength=cells.size).astype(float),
+            np.bincount(joint[n:], minlength=cells.size).astype(float))
 
 
 def count_triples(n_columns: int) -> int:

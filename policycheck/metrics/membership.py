@@ -604,6 +604,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
             ctx.rng("mi_risk", "bootstrap", i),
             confidence=bonferroni["level"],
             resamples=params.bootstrap_resamples,
+            threads=ctx.executor.workers,
         )
         tests.append((test, dcr))
         per_set.append(

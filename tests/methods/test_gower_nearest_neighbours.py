@@ -15,10 +15,12 @@ from policycheck.methods import nearest_neighbours
 from policycheck.methods.gower import fit_gower, gower_sums
 from policycheck.methods.nearest_neighbours import (
     BRUTE_FORCE,
+    PROJECTION,
     SearchJob,
     brute_force_search,
     closest_records,
     exact_copy_index,
+    projection_search,
     tree_search,
 )
 from policycheck.release.model import ColumnType
@@ -234,9 +236,44 @@ def test_the_walk_stack_holds_the_root_and_the_widest_node_of_every_depth():
                           brute_force_search(queries, reference.astype(float)))
 
 
+@pytest.mark.parametrize("columns", [30, 3])
+def test_the_projection_scan_agrees_with_the_brute_force_on_continuous_columns_with_ties(columns):
+    rng = np.random.default_rng(columns + 1)
+    grid = rng.integers(0, 4, size=(1200, columns)) / 3.0
+    grid[rng.random(grid.shape) < 0.05] = -1.0  # missing values
+    queries, reference = grid[:300], grid[300:]
+    kinds = np.zeros(columns, dtype=np.int8)
+    brute = brute_force_search(queries, reference)
+    assert np.array_equal(projection_search(queries, reference), brute)
+    for i in range(0, 300, 37):
+        all_d = gower_sums(np.repeat(queries[i : i + 1], len(reference), axis=0), reference, kinds)
+        assert brute[i] == np.flatnonzero(all_d == all_d.min())[0]
+
+
+def test_the_projection_bound_holds_for_values_beyond_the_fitted_range():
+    # A set the encoding was not fitted on can hold values above 1: each term is still at most 1.
+    rng = np.random.default_rng(12)
+    reference = rng.random((2000, 8)) * 1.6
+    queries = np.clip(reference[:400] + rng.normal(0, 0.3, (400, 8)), -1.0, 2.0)
+    queries[queries < 0] = -1.0
+    assert np.array_equal(projection_search(queries, reference), brute_force_search(queries, reference))
+
+
+def test_near_copies_on_thirty_continuous_columns_are_found_by_the_projection_scan():
+    # A leaky release: every query is a reference record with a little noise, so the key
+    # window around it is narrow and the scan visits a few percent of the records.
+    rng = np.random.default_rng(6)
+    reference = np.clip(0.5 + 0.15 * rng.normal(size=(6000, 30)) + 0.1 * rng.normal(size=(6000, 1)), 0, 1)
+    queries = np.clip(reference[rng.integers(0, 6000, 2000)] + rng.normal(0, 0.01, (2000, 30)), 0, 1)
+    (found,) = closest_records([SearchJob(queries, reference)], np.zeros(30, dtype=np.int8))
+    assert found.method == PROJECTION
+    assert np.array_equal(found.index, brute_force_search(queries, reference))
+
+
 def test_thirty_continuous_columns_are_searched_by_brute_force():
     rng = np.random.default_rng(4)
     x = rng.random((3000, 30))
+    # No near copies: the projection window spans most records, and the brute force is faster.
     (found,) = closest_records([SearchJob(x[:1000], x[1000:])], np.zeros(30, dtype=np.int8))
     assert found.method == BRUTE_FORCE
 

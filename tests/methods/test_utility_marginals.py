@@ -51,3 +51,17 @@ def test_a_missing_value_is_a_category_of_its_own():
     replaced = original.assign(a=["x", "y"], b=[1.0, np.nan])
     errors = three_way_marginal_errors(original, replaced, ["b"], [("a", "b", "c")], min_count=0)
     assert errors.mean_tvd == pytest.approx(0.5)
+
+
+def test_direct_and_sorted_cell_counts_are_the_same_arrays(monkeypatch):
+    from policycheck.methods import utility
+
+    rng = np.random.default_rng(0)
+    ids_d, ids_s = rng.integers(0, 5000, 3000) * 7, rng.integers(0, 6000, 2000) * 7
+    direct = utility.joint_counts(ids_d, ids_s, 42_000)
+    monkeypatch.setattr(utility, "DIRECT_CELLS", 10)
+    by_sorting = utility.joint_counts(ids_d, ids_s, 42_000)
+    for a, b in zip(direct, by_sorting):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    # Every cell either set occupies, in id order: the union's size.
+    assert direct[0].size == np.union1d(ids_d, ids_s).size

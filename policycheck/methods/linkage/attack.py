@@ -89,8 +89,9 @@ class LinkageAttack:
             per_query = (np.add.reduceat(weight[link.group_ids], link.indptr[:-1]) if link.group_ids.size
                          else np.zeros(link.indptr.size - 1, dtype=np.uint64))
             keys.append(per_query[link.query_of_row])
-        _, cluster = np.unique(np.column_stack(keys), axis=0, return_inverse=True)
-        return cluster.reshape(-1).astype(np.int64)
+        from policycheck.methods.distinct_rows import distinct_rows
+        _, cluster = distinct_rows(np.column_stack(keys))
+        return cluster
 
     def candidates_by_set(self) -> np.ndarray:
         """``(n, M)``: number of synthetic records linked to each attacked record in each set.

@@ -37,6 +37,8 @@ from itertools import chain
 import numpy as np
 from scipy.spatial import cKDTree
 
+from policycheck.methods.distinct_rows import distinct_rows
+
 #: Criteria of sec. 3.2: sum (noise addition), max (data swapping), min.
 CRITERIA = ("sum", "max", "min")
 
@@ -175,24 +177,10 @@ def _groups_of(inverse: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarr
     return ptr, members
 
 
-def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``a`` in lexicographic order, and the index of each row among them.
-
-    Same result as ``np.unique(a, axis=0, return_inverse=True)``, several times faster.
-    """
-    order = np.lexsort(a.T[::-1])
-    ordered = a[order]
-    new = np.ones(a.shape[0], dtype=bool)
-    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-    inverse = np.empty(a.shape[0], dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return ordered[new], inverse
-
-
 def _link_metric(o: np.ndarray, s: np.ndarray, criterion: str) -> Linkage:
     """Sum (L1) or max (Chebyshev) criterion: exact k-d tree search with every tie."""
-    uniq_s, s_inv = _unique_rows(s)
-    uniq_o, o_inv = _unique_rows(o)
+    uniq_s, s_inv = distinct_rows(s)
+    uniq_o, o_inv = distinct_rows(o)
     p = 1 if criterion == "sum" else np.inf
     tree = cKDTree(uniq_s)
     k = min(2, uniq_s.shape[0])

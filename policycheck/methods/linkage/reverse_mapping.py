@@ -55,10 +55,13 @@ class AttributeOrder:
         if self.labels is None:
             return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
         position = {label: float(i) for i, label in enumerate(self.labels)}
-        present = values.dropna().astype(str)
+        missing = values.isna().to_numpy()
+        present = values[~missing].astype(str)
         for extra, label in enumerate(sorted(set(present.unique()) - set(position))):
             position[label] = float(len(self.labels) + extra)
-        return np.array([np.nan if pd.isna(v) else position[str(v)] for v in values], dtype=float)
+        out = np.full(len(values), np.nan)
+        out[~missing] = present.map(position).to_numpy(dtype=float)
+        return out
 
 
 def attribute_order(

@@ -77,13 +77,18 @@ def lp_reconstruction(
     normalised to sum to 1).
     """
     import numpy as np
+    from policycheck.methods.distinct_rows import distinct_rows
     from policycheck.methods.reconstruction import baselines
     from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
     from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
     from policycheck.methods.reconstruction.queries import answer_queries, build_queries
     encoding = fit_encoding(targets, quasi_identifiers, numeric, config.numeric_bins)
     codes_t, codes_s = encoding.codes(targets), encoding.codes(synthetic)
-    queries = build_queries(codes_t, encoding.radix, config.query_orders, config.n_queries, rng)
+    # Records with the same codes are in the same cells: the query matrix gets a column per distinct
+    # row of codes, which stands for all its records (300,000 Adult records have about 6,000).
+    distinct, records = distinct_rows(codes_t)
+    copies = np.bincount(records, minlength=len(distinct))
+    queries = build_queries(distinct, encoding.radix, config.query_orders, config.n_queries, rng, weights=copies)
     answers, answered = answer_queries(
         queries, codes_s, synthetic_secret, n_classes, encoding.radix, config.scaling
     )
@@ -92,7 +97,8 @@ def lp_reconstruction(
     t = np.zeros((len(targets), n_classes))
     solves = []
     for k in solved:
-        t[:, k], info = solve_l1_reconstruction(matrix, answers[answered, k], config.time_limit, config.lp_form)
+        t[:, k], info = solve_l1_reconstruction(matrix, answers[answered, k], config.time_limit, config.lp_form,
+                                                records=records)
         solves.append(info.as_dict())
     if n_classes == 2:
         t[:, 0] = 1.0 - t[:, 1]

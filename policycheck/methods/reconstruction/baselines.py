@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from policycheck.methods.distinct_rows import distinct_rows
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 from policycheck.methods.reconstruction.encoding import fit_encoding
@@ -159,15 +160,16 @@ def ml_inference(
 
     Stadler et al.'s attack, with the authors' model: scikit-learn's random
     forest (fully grown trees; an overfitted generator's record-level patterns
-    survive in them). Numeric quasi-identifiers are used as numbers,
-    categorical ones as codes of the targets' categories.
+    survive in them), grown on the synthetic set's distinct rows
+    (:mod:`.forest`: the same trees). Numeric quasi-identifiers are used as
+    numbers, categorical ones as codes of the targets' categories.
 
     Returns
     -------
     scores, guess
         ``(n, K)`` predicted class probabilities; ``(n,)`` best class.
     """
-    from sklearn.ensemble import RandomForestClassifier
+    from policycheck.methods.reconstruction.forest import forest_probabilities
 
     prior = synthetic_prior(synthetic_secret, n_classes)
     keep = synthetic_secret >= 0
@@ -183,11 +185,10 @@ def ml_inference(
         num = [pd.to_numeric(frame[c], errors="coerce").to_numpy(float) for c in quasi_identifiers if c in numeric]
         return np.column_stack([cat, *num]) if num else cat
 
-    model = RandomForestClassifier(
-        n_estimators=n_estimators, random_state=int(rng.integers(2**31 - 1)), n_jobs=1
-    )
-    model.fit(features(synthetic.loc[keep]), synthetic_secret[keep])
-    proba = model.predict_proba(features(targets))
+    seed = int(rng.integers(2**31 - 1))
+    # A forest's prediction depends on the row alone: identical targets are predicted once.
+    rows, inverse = distinct_rows(features(targets))
+    classes, proba = forest_probabilities(features(synthetic.loc[keep]), synthetic_secret[keep], rows, n_estimators, seed)
     scores = np.zeros((len(targets), n_classes))
-    scores[:, model.classes_] = proba
+    scores[:, classes] = proba[inverse]
     return scores, best_class(scores, prior)

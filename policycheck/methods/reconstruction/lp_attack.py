@@ -51,7 +51,12 @@ class ReconstructionError(RuntimeError):
 
 @dataclass(frozen=True)
 class SolveInfo:
-    """How one LP was solved, for reproducibility."""
+    """How one LP was solved, for reproducibility.
+
+    ``rows``, ``columns`` and ``nonzeros`` describe the LP as posed (in the
+    primal, a column per record and two per query), whatever the solver was
+    handed after merging identical records.
+    """
 
     form: str
     rows: int
@@ -60,6 +65,10 @@ class SolveInfo:
     objective: float
     seconds: float
     status: str
+    #: Rows, columns and non-zeros HiGHS was given (identical records merged); not in the report.
+    solved: tuple[int, int, int] | None = None
+    #: Interior-point and crossover iterations; not in the report.
+    iterations: tuple[int, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -139,12 +148,16 @@ def solve_l1_reconstruction(
     answers: np.ndarray,
     time_limit: float = 300.0,
     form: str = "auto",
+    records: np.ndarray | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve ``min_{t in [0,1]^n} ||A t - b~||_1`` (paper 001, sec. 4.2).
 
     Identical queries (same records, same answer) are merged first into one
     query whose error counts as many times (:func:`merge_duplicate_queries`):
-    the same optimum, a smaller LP.
+    the same optimum, a smaller LP. In the primal form, records with equal
+    columns (the same quasi-identifiers) share one variable, their sum
+    (:mod:`.identical_records`): the LP HiGHS's presolve would reduce the
+    unmerged one to, split back as its postsolve would.
 
     Parameters
     ----------
@@ -156,33 +169,49 @@ def solve_l1_reconstruction(
         Seconds HiGHS may spend; a solve that does not reach optimality raises.
     form
         ``auto`` (fewer rows), ``primal`` or ``dual``.
+    records
+        ``(n,)`` the column of ``matrix`` that stands for each record, when
+        its columns are the distinct rows of the records' codes (``A`` is
+        then ``matrix[:, records]``); by default a column per record.
 
     Returns
     -------
     t
         ``(n,)`` reconstructed secrets in [0, 1].
     info
-        Form, sizes, objective, time and status.
+        Form, sizes of the LP as posed (a column per record), objective,
+        time and status.
 
     Raises
     ------
     ReconstructionError
         When HiGHS does not report an optimal solution.
     """
+    from policycheck.methods.reconstruction.identical_records import record_groups, split_group_sums
+    # NOTE: queries equal over the columns are equal over the records the columns stand for.
     a, b, weight = merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, dtype=float))
-    q, n = a.shape
+    q = a.shape[0]
+    n = a.shape[1] if records is None else len(records)
     chosen = choose_form(q, n, form)
     if q == 0:
         return np.full(n, 0.5), SolveInfo(chosen, 0, n, 0, 0.0, 0.0, "no queries")
     lp = highspy.HighsLp()
     if chosen == "primal":
+        # One column per group of identical records, at its first record's place, bounded by the group's size.
+        columns, first, group = record_groups(a, records)
+        size = np.bincount(group, minlength=first.size).astype(float)
+        a = a.tocsc()
         eye = sp.identity(q, format="csc")
-        full = sp.hstack([a.tocsc(), -eye, eye], format="csc")
-        cost = np.concatenate([np.zeros(n), weight, weight])
-        lower = np.zeros(n + 2 * q)
-        upper = np.concatenate([np.ones(n), np.full(2 * q, highspy.kHighsInf)])
+        full = sp.hstack([a[:, columns], -eye, eye], format="csc")
+        cost = np.concatenate([np.zeros(first.size), weight, weight])
+        lower = np.zeros(first.size + 2 * q)
+        upper = np.concatenate([size, np.full(2 * q, highspy.kHighsInf)])
         row_lower, row_upper = b, b
+        per_record = np.diff(a.indptr) if records is None else np.diff(a.indptr)[records]
+        posed = (q, n + 2 * q, int(per_record.sum()) + 2 * q)
     else:
+        if records is not None:
+            a = a.tocsc()[:, records]
         full = sp.hstack([a.T.tocsc(), -sp.identity(n, format="csc")], format="csc")
         cost = np.concatenate([b, -np.ones(n)])
         # A query of weight w bounds its multiplier by w instead of 1.
@@ -190,6 +219,7 @@ def solve_l1_reconstruction(
         upper = np.concatenate([weight, np.full(n, highspy.kHighsInf)])
         row_lower, row_upper = np.full(n, -highspy.kHighsInf), np.zeros(n)
         lp.sense_ = highspy.ObjSense.kMaximize
+        posed = (full.shape[0], full.shape[1], full.nnz)
     lp.num_col_, lp.num_row_ = full.shape[1], full.shape[0]
     lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
     lp.row_lower_, lp.row_upper_ = row_lower, row_upper
@@ -208,12 +238,14 @@ def solve_l1_reconstruction(
     status = h.getModelStatus()
     info = SolveInfo(
         form=chosen,
-        rows=int(full.shape[0]),
-        columns=int(full.shape[1]),
-        nonzeros=int(full.nnz),
+        rows=int(posed[0]),
+        columns=int(posed[1]),
+        nonzeros=int(posed[2]),
         objective=float(h.getInfo().objective_function_value),
         seconds=float(h.getRunTime()),
         status=h.modelStatusToString(status),
+        solved=(int(full.shape[0]), int(full.shape[1]), int(full.nnz)),
+        iterations=(int(h.getInfo().ipm_iteration_count), int(h.getInfo().crossover_iteration_count)),
     )
     if status != highspy.HighsModelStatus.kOptimal:
         raise ReconstructionError(
@@ -222,7 +254,7 @@ def solve_l1_reconstruction(
         )
     solution = h.getSolution()
     if chosen == "primal":
-        t = np.asarray(solution.col_value[:n], dtype=float)
+        t = split_group_sums(np.asarray(solution.col_value[: first.size], dtype=float), group)
     else:
         # NOTE: the records' secrets are the multipliers of the dual's rows;
         # HiGHS signs them by its own convention, the magnitude is t.

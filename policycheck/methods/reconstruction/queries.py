@@ -101,6 +101,7 @@ def build_queries(
     orders: Sequence[int],
     n_queries: int | None,
     rng: np.random.Generator,
+    weights: np.ndarray | None = None,
 ) -> QuerySet:
     """Enumerate the non-empty k-way cells of the attacked records, then sample.
 
@@ -117,6 +118,10 @@ def build_queries(
         cells, or every cell when None or when the budget exceeds them.
     rng
         Source of the sample.
+    weights
+        How many attacked records each row of ``codes`` stands for (rows may
+        be the distinct rows of the records' codes; the matrix then has a
+        column per distinct row). One each by default.
     """
     n = codes.shape[0]
     combos = attribute_combinations(codes.shape[1], orders)
@@ -155,7 +160,7 @@ def build_queries(
         combo_of_query=np.concatenate(combo_of_query) if combo_of_query else np.array([], dtype=np.int64),
         cell_of_query=np.concatenate(cell_of_query) if cell_of_query else np.array([], dtype=np.int64),
         matrix=matrix,
-        original_counts=np.asarray(matrix.sum(axis=1)).ravel(),
+        original_counts=np.asarray(matrix.sum(axis=1)).ravel() if weights is None else matrix @ np.asarray(weights, float),
         enumerated=int(total),
     )
 

@@ -6,6 +6,7 @@ import pytest
 
 from policycheck.methods.linkage.presampling import presample
 from policycheck.methods.linkage.reverse_mapping import (
+    AttributeOrder,
     attribute_order,
     ordinal_ranks,
     reverse_map,
@@ -128,3 +129,16 @@ def test_presampling_is_reproducible_from_the_seed():
     assert a.tolist() == b.tolist()
     same, record = presample(5, 5, np.random.default_rng(7))
     assert same.tolist() == [0, 1, 2, 3, 4] and record.action == "unchanged"
+
+
+@pytest.mark.parametrize("dtype", [object, "string", "category"])
+def test_category_codes_are_label_positions_with_missing_values_as_nan(dtype):
+    # Labels b, a; z and y are outside them and come after, in label order (y before z).
+    order = AttributeOrder("c", "nominal", ("b", "a"), "given")
+    codes = order.codes(pd.Series(["a", None, "b", "z", "y", "a"], dtype=dtype))
+    np.testing.assert_array_equal(codes, [1.0, np.nan, 0.0, 3.0, 2.0, 1.0])
+
+
+def test_numbers_in_a_categorical_column_are_coded_by_their_text():
+    order = AttributeOrder("c", "nominal", ("2", "1.5"), "given")
+    np.testing.assert_array_equal(order.codes(pd.Series([1.5, 2, None], dtype=object)), [1.0, 0.0, np.nan])

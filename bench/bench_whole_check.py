@@ -1,0 +1,247 @@
+"""Bench cases of the whole check (issue 26): the check beyond the DCR search.
+
+Each function runs one ``bench.run`` row and returns its figures (the row's
+fresh process runs it; see ``bench/run.py``):
+
+- ``whole-check``: ``policycheck check`` (the command, start-up included) of a
+  policy with ``dcr_share`` and ``mi_risk`` on training = holdout = synthetic
+  = ``rows`` rows of 12 mixed columns (``bench_dcr.make_population``, a noisy
+  bootstrap), CSV or Parquet (``shape``), with 1 and with 2 workers, each the
+  median of three runs; the serial fraction is Amdahl's,
+  ``f = 2 T2 / T1 - 1`` (the share of one worker's time that a second
+  worker does not shorten).
+- ``mi-bootstrap``: the MI risk's bootstrap (200 resamples) on ``rows`` +
+  ``rows`` DCRs, the sort-based one it replaced (transcribed below) against
+  the counting one on 1 and 2 threads: CPU and wall seconds, and whether
+  every resample's counts agree.
+- ``demo-policy``: ``policycheck check policies/demo.policy.yaml`` with 2
+  workers on bootstrapped UCI Adult: training ``rows`` records drawn from
+  adult.data, holdout ``rows`` from adult.test (``BENCH_ADULT_DIR``, the
+  full files; the demo's 3,000-row extracts when absent), synthetic set a
+  bootstrap of the training records (the demo's ``nonprivate``). Wall, CPU
+  of the command and its workers, peak RSS of the largest process, each
+  rule's seconds.
+- ``lp-sizes``: the reconstruction LP of the same data (training records,
+  the demo policy's quasi-identifiers and secret): the LP as posed (a column
+  per record: what HiGHS was given before identical records were merged)
+  and as solved, HiGHS's seconds and iterations; up to 30,000 rows also the
+  unmerged solve, timed, with the guesses compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+POLICYCHECK = [sys.executable, "-m", "policycheck"]
+ADULT_DIR = Path(os.environ.get("BENCH_ADULT_DIR", "/work/shared/data/adult"))
+DEMO_QUASI_IDENTIFIERS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
+
+WHOLE_CHECK_POLICY = """\
+metadata: {id: bench-whole-check, title: DCR share and MI risk, version: "1", owner: bench}
+attacker: {model: no-box}
+seed: 1
+rules:
+  - {id: dcr-share, metric: dcr_share, threshold: {fail_above: 0.55}}
+  - {id: mi-risk, metric: mi_risk, threshold: {fail_above: 0.2}}
+"""
+
+
+def _timed_command(args: list[str]) -> dict:
+    """Run a command; its wall seconds, the CPU seconds of it and its descendants, their largest peak RSS (MB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(args[:4])} ... exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "rss_peak": after.ru_maxrss / 1024}
+
+
+def run_whole_check(spec: dict) -> dict:
+    from bench.bench_dcr import make_population, noisy_bootstrap
+
+    ext = spec.get("shape") or "csv"
+    rng = np.random.default_rng(20261121)
+    n = spec["rows"]
+    train, hold = make_population(n, rng), make_population(n, rng)
+    syn = noisy_bootstrap(train, rng)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for name, frame in (("training", train), ("holdout", hold), ("synthetic", syn)):
+            if ext == "parquet":
+                frame.to_parquet(root / f"{name}.parquet", index=False)
+            else:
+                frame.to_csv(root / f"{name}.csv", index=False)
+        (root / "policy.yaml").write_text(WHOLE_CHECK_POLICY)
+        runs: dict[int, list[dict]] = {1: [], 2: []}
+        for _ in range(3):
+            for workers in (1, 2):
+                args = [*POLICYCHECK, "check", str(root / "policy.yaml"), "--original", str(root / f"training.{ext}"),
+                        "--synthetic", str(root / f"synthetic.{ext}"), "--holdout", str(root / f"holdout.{ext}"),
+                        "-o", str(root / f"out{workers}"), "--workers", str(workers), "--quiet", "--format", "json"]
+                runs[workers].append(_timed_command(args))
+        value = [r["value"] for r in json.loads((root / "out2" / "report.json").read_text())["rules"]]
+    one, two = (sorted(runs[w], key=lambda r: r["wall"])[1] for w in (1, 2))
+    speedup = one["wall"] / two["wall"]
+    return {"wall": two["wall"], "wall_1": round(one["wall"], 2), "walls_1": [round(r["wall"], 2) for r in runs[1]],
+            "walls_2": [round(r["wall"], 2) for r in runs[2]], "cpu_1": round(one["cpu"], 2), "cpu_2": round(two["cpu"], 2),
+            "speedup": round(speedup, 2), "serial_fraction": round(2 / speedup - 1, 2),
+            "rss_self": max(one["rss_peak"], two["rss_peak"]), "rss_worker": 0.0, "value": [round(v, 6) for v in value]}
+
+
+def sorted_resample_counts(members, non_members, levels, rng, resamples):
+    """The MI bootstrap before counting (policycheck dbcddc8): every resample concatenated, its
+    thresholds from ``np.quantile``, its guesses from two sorts."""
+    guessed, hits = [], []
+    for _ in range(resamples):
+        m = members[rng.integers(0, members.size, members.size)]
+        h = non_members[rng.integers(0, non_members.size, non_members.size)]
+        t = np.quantile(np.concatenate([m, h]), np.asarray(levels, dtype=float), method="inverted_cdf")
+        tp = np.searchsorted(np.sort(m), t, side="right")
+        guessed.append(tp + np.searchsorted(np.sort(h), t, side="right"))
+        hits.append(tp)
+    return np.array(guessed), np.array(hits)
+
+
+def run_mi_bootstrap(spec: dict) -> dict:
+    from policycheck.methods.membership_bootstrap import bootstrap_counts
+    from policycheck.methods.membership_test import DEFAULT_LEVELS
+
+    n = spec["rows"]
+    rng = np.random.default_rng(1)
+    # Gower DCRs of mixed data take few distinct values: many ties at every threshold.
+    members, non_members = rng.integers(0, 400, n) / 600, rng.integers(0, 420, n) / 600
+    bootstrap_counts(members[:10], non_members[:10], DEFAULT_LEVELS, np.random.default_rng(0), 2)  # compile/load
+    out = {}
+    for label, run in (("old", lambda: sorted_resample_counts(members, non_members, DEFAULT_LEVELS,
+                                                             np.random.default_rng(5), 200)),
+                       ("new1", lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS,
+                                                         np.random.default_rng(5), 200, threads=1)),
+                       ("new2", lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS,
+                                                         np.random.default_rng(5), 200, threads=2))):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out[label] = (run(), time.perf_counter() - t0, time.process_time() - c0)
+    same = all(np.array_equal(out[k][0][0], out["old"][0][0]) and np.array_equal(out[k][0][1], out["old"][0][1])
+               for k in ("new1", "new2"))
+    old, new1, new2 = (out[k][1:] for k in ("old", "new1", "new2"))
+    return {"wall": new2[0], "old_wall": round(old[0], 2), "old_cpu": round(old[1], 2), "new_wall_1": round(new1[0], 2),
+            "new_cpu_1": round(new1[1], 2), "new_wall_2": round(new2[0], 2), "new_cpu_2": round(new2[1], 2),
+            "cpu_speedup": round(old[1] / new1[1], 1), "wall_speedup_2": round(old[0] / new2[0], 1),
+            "same_counts": same, "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rss_worker": 0.0}
+
+
+def bootstrapped_adult(n: int, seed: int = 20261121) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
+    """Training (from adult.data) and holdout (from adult.test), ``n`` records each drawn with replacement,
+    and the demo's nonprivate synthetic set of the training records."""
+    from policycheck.demo import HOLDOUT, TRAINING
+    from policycheck.synthesizers import BUILTIN
+
+    full = (ADULT_DIR / "adult_train.csv").is_file() and (ADULT_DIR / "adult_test.csv").is_file()
+    sources = (ADULT_DIR / "adult_train.csv", ADULT_DIR / "adult_test.csv") if full else (TRAINING, HOLDOUT)
+    rng = np.random.default_rng([seed, n])
+    a, b = (pd.read_csv(p, keep_default_na=False, na_values=[""]) for p in sources)
+    training = a.iloc[rng.integers(0, len(a), n)].reset_index(drop=True)
+    holdout = b.iloc[rng.integers(0, len(b), n)].reset_index(drop=True)
+    synthetic = BUILTIN["nonprivate"](training, n, np.random.default_rng([seed, n, 7]))
+    return training, holdout, synthetic, "UCI Adult (full)" if full else "demo extract (3,000 + 3,000)"
+
+
+def run_demo_policy(spec: dict) -> dict:
+    n = spec["rows"]
+    training, holdout, synthetic, source = bootstrapped_adult(n)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for name, frame in (("training", training), ("holdout", holdout), ("synthetic", synthetic)):
+            frame.to_csv(root / f"{name}.csv", index=False)
+        del training, holdout, synthetic
+        (root / "release.yaml").write_text(
+            f"release: {{id: adult-bootstrap-{n}}}\noriginal: training.csv\nholdout: holdout.csv\nsynthetic:\n"
+            "  - {name: nonprivate, path: synthetic.csv, synthesizer: {name: policycheck.nonprivate, epsilon: 1.0, "
+            "delta: 1.0e-6, seed: 1}}\n")
+        args = [*POLICYCHECK, "check", str(ROOT / "policies" / "demo.policy.yaml"), "-r", str(root / "release.yaml"),
+                "-o", str(root / "out"), "--workers", str(spec["workers"]), "--quiet", "--format", "json"]
+        timed = _timed_command(args)
+        report = json.loads((root / "out" / "report.json").read_text())
+    rules = {r["id"]: r for r in report["rules"]}
+    return {"wall": timed["wall"], "cpu": round(timed["cpu"], 1), "rss_self": timed["rss_peak"], "rss_worker": 0.0,
+            "source": source, "verdict": report["verdict"],
+            "value": {k: (round(r["value"], 6) if isinstance(r["value"], float) else r["value"]) for k, r in rules.items()},
+            "rule_seconds": {k: round(r.get("seconds", 0.0), 2) for k, r in rules.items()},
+            "steps": {k.split("(")[0] + ("/holdout" if "records=holdout" in k else ""): round(v, 2)
+                      for k, v in report["provenance"]["intermediate_seconds"].items()}}
+
+
+def run_lp_sizes(spec: dict) -> dict:
+    from policycheck.methods.reconstruction.baselines import class_codes
+    from policycheck.methods.reconstruction.encoding import fit_encoding
+    from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
+    from policycheck.methods.reconstruction.queries import answer_queries, build_queries
+
+    n = spec["rows"]
+    training, _, synthetic, source = bootstrapped_adult(n)
+    classes = np.array(sorted(training["income"].dropna().unique()), dtype=object)
+    t0, c0 = time.perf_counter(), time.process_time()
+    encoding = fit_encoding(training, DEMO_QUASI_IDENTIFIERS, ["age"], 5)
+    codes = encoding.codes(training)
+    distinct, records, copies = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    queries = build_queries(distinct, encoding.radix, [3], None, np.random.default_rng(0), weights=copies)
+    answers, answered = answer_queries(queries, encoding.codes(synthetic), class_codes(synthetic["income"], classes),
+                                       2, encoding.radix)
+    t, info = solve_l1_reconstruction(queries.matrix[answered], answers[answered, 1], records=records.ravel())
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {"wall": wall, "cpu": round(cpu, 2), "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+           "rss_worker": 0.0, "source": source, "posed": [info.rows, info.columns, info.nonzeros],
+           "solved": list(info.solved), "iterations": list(info.iterations), "highs_s": round(info.seconds, 2)}
+    if n <= 30_000 or spec.get("unmerged"):
+        # The LP as HiGHS got it before: a column per record (HiGHS's own presolve merges them, slowly).
+        matrix = queries.matrix[answered][:, records.ravel()]
+        t0 = time.perf_counter()
+        before, info_before = _solve_unmerged(matrix, answers[answered, 1])
+        out.update(unmerged_highs_s=round(info_before["seconds"], 2), unmerged_iterations=info_before["iterations"],
+                   unmerged_total_s=round(time.perf_counter() - t0, 2),
+                   same_guesses=bool(((before >= 0.5) == (t >= 0.5)).all()),
+                   max_difference=float(np.abs(before - t).max()))
+    return out
+
+
+def _solve_unmerged(matrix, answers) -> tuple[np.ndarray, dict]:
+    import highspy
+    import scipy.sparse as sp
+
+    from policycheck.methods.reconstruction import lp_attack
+
+    a, b, weight = lp_attack.merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, float))
+    q, n = a.shape
+    eye = sp.identity(q, format="csc")
+    full = sp.hstack([a.tocsc(), -eye, eye], format="csc")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = full.shape[1], full.shape[0]
+    lp.col_cost_ = np.concatenate([np.zeros(n), weight, weight])
+    lp.col_lower_ = np.zeros(n + 2 * q)
+    lp.col_upper_ = np.concatenate([np.ones(n), np.full(2 * q, highspy.kHighsInf)])
+    lp.row_lower_, lp.row_upper_ = b, b
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_ = full.indptr.astype(np.int32), full.indices.astype(np.int32)
+    lp.a_matrix_.value_ = full.data.astype(np.float64)
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = full.shape[1], full.shape[0]
+    h = lp_attack._quiet_solver()
+    for key, value in lp_attack.SOLVER_OPTIONS.items():
+        h.setOptionValue(key, value)
+    h.passModel(lp)
+    h.run()
+    info = h.getInfo()
+    t = np.clip(np.asarray(h.getSolution().col_value[:n]), 0.0, 1.0)
+    return t, {"seconds": h.getRunTime(), "iterations": [int(info.ipm_iteration_count), int(info.crossover_iteration_count)]}
