@@ -262,15 +262,27 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
     # the summary prints the release's findings with the verdicts
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
     # Every policy is validated before anything is computed: exit 2 comes first, whole.
-    problems = [p for path in paths for p in api.validate(path, api.Release._wrap(release))]
+    problems, inputs = [], _release_files(release)
+    for path in paths:
+        try:
+            loaded = api.load_policy(path, api.Release._wrap(release))._loaded
+        except api.PolicyError as exc:
+            problems += exc.problems
+            continue
+        inputs += [p for p, _ in [*loaded.source.files, *loaded.referenced_files]]
     if problems:
         raise api.PolicyError(problems)
     folders = report_folders(Path(settings["output"]), paths)
     if not to_stdout:
-        from policycheck.fileio import check_output_folder
+        from policycheck.fileio import REPORT_FILES, check_output_folder, refuse_overwriting
 
         for folder in folders:
             check_output_folder(folder)  # before any work: a refused folder must not cost a run
+        outputs = [folder / name for folder in folders for name in REPORT_FILES]
+        if export_dir:
+            outputs += [folder / f"reverse_mapped_{m + 1}_{d.name}.csv" for folder in report_folders(export_dir, paths)
+                        for m, d in enumerate(release.synthetic)]
+        refuse_overwriting(outputs, inputs)
     codes = []
     for path, folder in zip(paths, folders, strict=True):
         result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
@@ -395,8 +407,9 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
             lines.append(f"worse: {', '.join(changes.worse)}")
         text = "\n".join(lines) + "\n"
     if diff_output is not None:
-        from policycheck.fileio import atomic_write_text
+        from policycheck.fileio import atomic_write_text, refuse_overwriting
 
+        refuse_overwriting([diff_output], [old, new], "diff")
         atomic_write_text(diff_output, text)
         _echo(f"comparison in {diff_output}", err=True)
     elif chosen == "text":
@@ -415,7 +428,7 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
 def index(folder, index_output):
     """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
     from policycheck.errors import PolicycheckError
-    from policycheck.fileio import atomic_write_text
+    from policycheck.fileio import atomic_write_text, refuse_overwriting
     from policycheck.report.across import index_entries, render_index_html
     from policycheck.verify import read_report
 
@@ -426,6 +439,7 @@ def index(folder, index_output):
         except PolicycheckError as exc:
             unreadable.append((path.relative_to(folder).as_posix(), str(exc).split(": ", 1)[-1]))
     target = index_output or folder / "index.html"
+    refuse_overwriting([target], list(folder.rglob("report.json")), "index")
     atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
     _echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
 
@@ -483,6 +497,11 @@ def list_metrics():
         _echo(f"    attacker knowledge: {words}")
         safer = "higher is safer" if spec.fail_direction == "below" else "higher is riskier"
         _echo(f"    threshold: fail_{spec.fail_direction} ({safer})")
+
+
+def _release_files(release) -> list:
+    """Every file a release was read from: its manifest, SDV metadata and data files."""
+    return [release.manifest_path, release.metadata_path, *(d.path for d in release.datasets())]
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:

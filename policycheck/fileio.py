@@ -239,8 +239,16 @@ def umask() -> int:
 
 
 def check_output_folder(out_dir: Path) -> None:
-    """Refuse, before any computation, an output path that is not a folder."""
+    """Refuse, before any computation, an output path that is not a folder or leads through a dangling link.
+
+    A link to a missing folder would have its target's missing folders
+    created wherever it points; it is refused instead, naming the target.
+    """
     out = Path(out_dir)
+    for part in (out, *out.parents):
+        if part.is_symlink() and not part.exists():
+            raise InvalidInput(Problem(str(part), f"the output path is a symbolic link to {os.readlink(part)}, "
+                                                  "which does not exist: create that folder or name another"))
     if out.exists() and not out.is_dir():
         raise InvalidInput(Problem(display_path(out), "the output path is an existing file, not a folder: "
                                                       "name a folder for the reports"))
@@ -251,6 +259,36 @@ def check_output_folder(out_dir: Path) -> None:
             break
 
 
+def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], command: str = "check") -> None:
+    """Refuse, before any computation, an output file that is one of the inputs (by name or by link).
+
+    ``outputs`` are the files a command may replace or remove.
+    """
+    existing = []
+    for item in inputs:
+        if item is None or not isinstance(item, (str, Path)):
+            continue  # an in-memory table
+        try:
+            existing.append((Path(item), os.stat(item), Path(item).resolve()))
+        except (OSError, ValueError, RuntimeError):
+            continue
+    for output in outputs:
+        try:
+            out_stat = os.stat(output)
+        except (OSError, ValueError):
+            out_stat = None
+        resolved = Path(output).resolve()
+        for path, in_stat, in_resolved in existing:
+            same = resolved == in_resolved or (
+                out_stat is not None and (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino))
+            if same:
+                raise InvalidInput(Problem(display_path(path), f"an input of this {command} would be overwritten by "
+                                                               "the report written there: name another output "
+                                                               "folder with -o" if command == "check" else
+                                           f"an input of this {command} would be overwritten by its output: "
+                                           "name another output file with -o"))
+
+
 def holds_only_reports(folder: Path) -> bool:
     return all(p.name in REPORT_FILES for p in folder.iterdir())
 
@@ -259,10 +297,19 @@ def write_report_set(out_dir: Path, files: dict[str, str]) -> None:
     """Make ``out_dir`` hold exactly the report files ``files`` (name -> text) of one run."""
     check_output_folder(out_dir)
     target = Path(out_dir)
-    if target.is_dir() and not holds_only_reports(target):
+    if target.is_dir():
+        _remove_stale_files(target)
+    if target.is_dir() and (not holds_only_reports(target) or _holds_cwd(target)):
+        # NOTE: a folder the process works in (`-o .`) cannot be swapped away from under it.
         _replace_in_place(target, files)
         return
     _swap_in(target, files)
+
+
+def _holds_cwd(folder: Path) -> bool:
+    cwd = Path.cwd().resolve()
+    target = folder.resolve()
+    return target == cwd or target in cwd.parents
 
 
 def _replace_in_place(folder: Path, files: dict[str, str]) -> None:
@@ -332,6 +379,31 @@ def _remove_stale(parent: Path, name: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+def _remove_stale_files(folder: Path) -> None:
+    """Remove temporary report files a killed run left in ``folder``: ``.report.json.policycheck-<pid>-*.tmp``.
+
+    One is stale when its process is gone and it is older than
+    :data:`STALE_SECONDS` (a writer on another machine sharing the folder
+    has a process id this one cannot see, and writes a report in well under
+    that); one named as earlier versions named them (no process id) only by age.
+    """
+    now = time.time()
+    for name in REPORT_FILES:
+        for entry in folder.glob(f".{name}.*.tmp"):
+            rest = entry.name[len(f".{name}."):]
+            pid = rest[len(_TMP_TAG) - 1:].split("-", 1)[0] if rest.startswith(_TMP_TAG[1:]) else None
+            try:
+                info = entry.lstat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < STALE_SECONDS:
+                continue
+            if pid is not None and (not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid))):
+                continue
+            with contextlib.suppress(OSError):
+                entry.unlink()
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -364,7 +436,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o666 & ~umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The process id in the name lets a later run tell a file a killed run left (_remove_stale_files).
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{_TMP_TAG}{os.getpid()}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
