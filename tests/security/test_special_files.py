@@ -40,8 +40,9 @@ def alarm():
 
 
 def _run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if isinstance(result.exception, Hung):
+    try:
+        result = CliRunner().invoke(cli, [str(a) for a in args])
+    except Hung:
         pytest.fail(f"policycheck {' '.join(map(str, args))} hung")
     return result.exit_code, result.stdout, result.stderr
 
