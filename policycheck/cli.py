@@ -278,11 +278,16 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
 
         for folder in folders:
             check_output_folder(folder)  # before any work: a refused folder must not cost a run
-        outputs = [folder / name for folder in folders for name in REPORT_FILES]
+        refuse_overwriting([folder / name for folder in folders for name in REPORT_FILES], inputs)
         if export_dir:
-            outputs += [folder / f"reverse_mapped_{m + 1}_{d.name}.csv" for folder in report_folders(export_dir, paths)
-                        for m, d in enumerate(release.synthetic)]
-        refuse_overwriting(outputs, inputs)
+            from policycheck.methods.linkage.export import export_name
+
+            for folder in report_folders(export_dir, paths):
+                check_output_folder(folder)
+            refuse_overwriting([folder / export_name(m, d) for folder in report_folders(export_dir, paths)
+                                for m, d in enumerate(release.synthetic, start=1)], inputs,
+                               "an input of this check would be overwritten by its reverse-mapped export: name "
+                               "another folder with --export-reverse-mapped")
     codes = []
     for path, folder in zip(paths, folders, strict=True):
         result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
@@ -409,7 +414,8 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     if diff_output is not None:
         from policycheck.fileio import atomic_write_text, refuse_overwriting
 
-        refuse_overwriting([diff_output], [old, new], "diff")
+        refuse_overwriting([diff_output], [old, new], "an input of this diff would be overwritten by its output: "
+                                                      "name another output file with -o")
         atomic_write_text(diff_output, text)
         _echo(f"comparison in {diff_output}", err=True)
     elif chosen == "text":
@@ -439,7 +445,8 @@ def index(folder, index_output):
         except PolicycheckError as exc:
             unreadable.append((path.relative_to(folder).as_posix(), str(exc).split(": ", 1)[-1]))
     target = index_output or folder / "index.html"
-    refuse_overwriting([target], list(folder.rglob("report.json")), "index")
+    refuse_overwriting([target], list(folder.rglob("report.json")), "an input of this index would be overwritten by "
+                                                                     "its output: name another output file with -o")
     atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
     _echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
 

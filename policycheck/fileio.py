@@ -259,10 +259,15 @@ def check_output_folder(out_dir: Path) -> None:
             break
 
 
-def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], command: str = "check") -> None:
-    """Refuse, before any computation, an output file that is one of the inputs (by name or by link).
+#: What refuse_overwriting says by default: a report set would replace the input.
+REPORT_OVER_INPUT = ("an input of this check would be overwritten by the report written there: name another "
+                     "output folder with -o")
 
-    ``outputs`` are the files a command may replace or remove.
+
+def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], why: str = REPORT_OVER_INPUT) -> None:
+    """Refuse, before any computation, an output file that is one of the inputs (by name, link or hard link).
+
+    ``outputs`` are the files a command may replace or remove; ``why`` is the refusal's message.
     """
     existing = []
     for item in inputs:
@@ -279,14 +284,9 @@ def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], c
             out_stat = None
         resolved = Path(output).resolve()
         for path, in_stat, in_resolved in existing:
-            same = resolved == in_resolved or (
-                out_stat is not None and (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino))
-            if same:
-                raise InvalidInput(Problem(display_path(path), f"an input of this {command} would be overwritten by "
-                                                               "the report written there: name another output "
-                                                               "folder with -o" if command == "check" else
-                                           f"an input of this {command} would be overwritten by its output: "
-                                           "name another output file with -o"))
+            if resolved == in_resolved or (
+                    out_stat is not None and (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino)):
+                raise InvalidInput(Problem(display_path(path), why))
 
 
 def holds_only_reports(folder: Path) -> bool:
@@ -434,6 +434,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
+    check_output_folder(path.parent)  # a folder through a dangling link is refused, not created elsewhere
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o666 & ~umask()
     # The process id in the name lets a later run tell a file a killed run left (_remove_stale_files).

@@ -277,3 +277,21 @@ def test_the_current_folder_as_output_holding_only_reports_is_written_in_place(t
     code, _, err = _run("check", "../p.yaml", "-r", "../release.yaml", "-o", ".", "-q", "--executor", "serial")
     assert code == 0, err
     assert sorted(os.listdir(".")) == ["report.html", "report.json", "report.md"]
+
+
+def test_an_export_that_would_replace_a_synthetic_set_is_refused(toy_metric, write, toy_release):
+    import shutil
+
+    # Set 1 (syn.csv) is exported as reverse_mapped_1_syn.csv, the name set 2 was given.
+    write("p.yaml", TOY_POLICY)
+    Path("exports").mkdir()
+    shutil.copy(toy_release["synthetic"], "syn.csv")
+    shutil.copy(toy_release["synthetic"], "exports/reverse_mapped_1_syn.csv")
+    before = Path("exports/reverse_mapped_1_syn.csv").read_bytes()
+    code, _, err = _run("check", "p.yaml", "--original", toy_release["original"], "--synthetic", "syn.csv",
+                        "--synthetic", "exports/reverse_mapped_1_syn.csv", "--holdout", toy_release["holdout"],
+                        "-o", "out", "-q", "--executor", "serial", "--export-reverse-mapped", "exports")
+    assert code == 2
+    assert err == ("error: exports/reverse_mapped_1_syn.csv: an input of this check would be overwritten by its "
+                   "reverse-mapped export: name another folder with --export-reverse-mapped\n")
+    assert Path("exports/reverse_mapped_1_syn.csv").read_bytes() == before and not Path("out").exists()
