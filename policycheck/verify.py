@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path

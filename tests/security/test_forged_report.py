@@ -130,7 +130,7 @@ def test_verify_reads_a_root_the_auditor_names(project, secret):
     forged = _forge(project, secret, _names_the_secret)
     code, out, err, opened = _run_recording("verify", forged, "-q", "--executor", "serial", "--root", secret.parent)
     # The auditor named /etc: the file is read there (and differs); the others are missing there.
-    assert code == 2 and f"file shadow: sha256 " in out
+    assert code == 2 and "file shadow: sha256 " in out
     assert str(secret.resolve()) in opened
 
 
