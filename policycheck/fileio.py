@@ -157,18 +157,37 @@ def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _no_constant(word: str) -> Any:
-    raise _NotANumber(word)
+    raise _NotANumber(f"{word} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NotANumber(f"{text[:40]} is beyond the floating-point range")
+    return value
+
+
+#: Longest integer read from JSON, in digits (Python refuses to convert more than 4,300; seeds are far shorter).
+_MAX_JSON_DIGITS = 1000
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > _MAX_JSON_DIGITS:
+        raise _NotANumber(f"an integer of {len(text)} digits is more than a report holds")
+    return int(text)
 
 
 def parse_json(text: str, name: str) -> Any:
-    """JSON as every reader reads it: a key written twice, or NaN and Infinity (not JSON), is refused."""
+    """JSON as every reader reads it: a key written twice, NaN and Infinity (not JSON), or a number
+    no float or sensible integer holds, is refused."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_members, parse_constant=_no_constant)
+        return json.loads(text, object_pairs_hook=_unique_members, parse_constant=_no_constant,
+                          parse_float=_finite_float, parse_int=_bounded_int)
     except _DuplicateKey as exc:
         raise InvalidInput(Problem(name, f"not valid JSON: key {exc.args[0]!r} appears twice in one object "
                                          "(readers disagree on which one counts)")) from None
     except _NotANumber as exc:
-        raise InvalidInput(Problem(name, f"not valid JSON: {exc.args[0]} is not a JSON number")) from None
+        raise InvalidInput(Problem(name, f"not valid JSON: {exc.args[0]}")) from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(Problem(name, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno)) from None
     except RecursionError:

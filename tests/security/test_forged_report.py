@@ -168,8 +168,12 @@ def test_a_duplicated_key_in_report_json_is_refused(project):
     assert code == 2 and "key 'verdict' appears twice" in err
 
 
-@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
-def test_a_report_holding_nan_is_invalid_not_an_internal_error(project, constant):
+@pytest.mark.parametrize("constant, why", [
+    ("NaN", "NaN is not a JSON number"), ("Infinity", "Infinity is not a JSON number"),
+    ("-Infinity", "-Infinity is not a JSON number"), ("1e999", "1e999 is beyond the floating-point range"),
+    ("1" * 5000, "an integer of 5000 digits is more than a report holds"),
+])
+def test_a_report_holding_nan_or_overflowing_numbers_is_invalid_not_an_internal_error(project, constant, why):
     path = project / "out" / "report.json"
     report = json.loads(path.read_text())
     text = json.dumps(report, indent=2)
@@ -177,7 +181,7 @@ def test_a_report_holding_nan_is_invalid_not_an_internal_error(project, constant
     path.write_text(text.replace(f'"value": {value}', f'"value": {constant}', 1))
     code, out, err = _run("verify", path, "-q", "--executor", "serial", "--root", ".")
     assert code == 2
-    assert err == f"error: out/report.json: not valid JSON: {constant} is not a JSON number\n"
+    assert err == f"error: out/report.json: not valid JSON: {why}\n"
 
 
 def test_a_duplicated_key_in_sdv_metadata_is_refused(toy_metric, write, toy_release):
