@@ -302,8 +302,10 @@ class Report:
 
     @classmethod
     def read(cls, path: str | Path) -> Report:
-        """A report.json written earlier."""
-        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+        """A report.json written earlier (checked as ``verify`` reads it: raises :data:`InputError` if it is not one)."""
+        from policycheck.verify import read_report
+
+        return cls(read_report(Path(path)))
 
     @property
     def verdict(self) -> str:

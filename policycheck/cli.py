@@ -269,15 +269,32 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
     # the summary prints the release's findings with the verdicts
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
     # Every policy is validated before anything is computed: exit 2 comes first, whole.
-    problems = [p for path in paths for p in api.validate(path, api.Release._wrap(release))]
+    problems, inputs = [], _release_files(release)
+    for path in paths:
+        try:
+            loaded = api.load_policy(path, api.Release._wrap(release))._loaded
+        except api.PolicyError as exc:
+            problems += exc.problems
+            continue
+        inputs += [p for p, _ in [*loaded.source.files, *loaded.referenced_files]]
     if problems:
         raise api.PolicyError(problems)
     folders = report_folders(Path(settings["output"]), paths)
     if not to_stdout:
-        from policycheck.fileio import check_output_folder
+        from policycheck.fileio import REPORT_FILES, check_output_folder, refuse_overwriting
 
         for folder in folders:
             check_output_folder(folder)  # before any work: a refused folder must not cost a run
+        refuse_overwriting([folder / name for folder in folders for name in REPORT_FILES], inputs)
+        if export_dir:
+            from policycheck.methods.linkage.export import export_name
+
+            for folder in report_folders(export_dir, paths):
+                check_output_folder(folder)
+            refuse_overwriting([folder / export_name(m, d) for folder in report_folders(export_dir, paths)
+                                for m, d in enumerate(release.synthetic, start=1)], inputs,
+                               "an input of this check would be overwritten by its reverse-mapped export: name "
+                               "another folder with --export-reverse-mapped")
     codes = []
     for path, folder in zip(paths, folders, strict=True):
         result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
@@ -324,7 +341,8 @@ def show_config(as_json):
 @cli.command()
 @click.argument("report", type=click.Path(path_type=Path))
 @click.option("--root", type=click.Path(path_type=Path, file_okay=False),
-              help="Folder the report's relative paths start from (default: the current folder).")
+              help="Folder the report's relative paths start from: the folder the check ran in (default: the "
+                   "folder holding REPORT; never a folder the report names). No file outside it is read.")
 @click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
               help="Where heavy work runs: local processes, or serially in this process.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
@@ -333,7 +351,7 @@ def show_config(as_json):
               help="A release manifest you trust: the only source of synthesizer commands verify will run "
                    "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.")
 @click.option("--show-external", is_flag=True,
-              help="Also print the hashes of files outside the folder the report's paths start from.")
+              help="Also read (hash, re-run with, print the hashes of) files outside the root folder.")
 @_guard
 def verify(report, root, executor, workers, quiet, manifest, show_external):
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
@@ -346,11 +364,8 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
 
     result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet,
                            manifest=manifest, show_external=show_external)
-    for path, sha, inside in result.files:
-        if inside or show_external:
-            _echo(f"ok       {path}  sha256 {sha}")
-        else:
-            _echo(f"ok       {path}  (outside the report's folder tree: --show-external prints its hash)")
+    for path, sha, _ in result.files:
+        _echo(f"ok       {path}  sha256 {sha}")
     for difference in result.differences:
         _echo(f"DIFFERS  {difference}")
     if result.problems:
@@ -404,8 +419,10 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
             lines.append(f"worse: {', '.join(changes.worse)}")
         text = "\n".join(lines) + "\n"
     if diff_output is not None:
-        from policycheck.fileio import atomic_write_text
+        from policycheck.fileio import atomic_write_text, refuse_overwriting
 
+        refuse_overwriting([diff_output], [old, new], "an input of this diff would be overwritten by its output: "
+                                                      "name another output file with -o")
         atomic_write_text(diff_output, text)
         _echo(f"comparison in {diff_output}", err=True)
     elif chosen == "text":
@@ -424,7 +441,7 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
 def index(folder, index_output):
     """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
     from policycheck.errors import PolicycheckError
-    from policycheck.fileio import atomic_write_text
+    from policycheck.fileio import atomic_write_text, refuse_overwriting
     from policycheck.report.across import index_entries, render_index_html
     from policycheck.verify import read_report
 
@@ -435,6 +452,8 @@ def index(folder, index_output):
         except PolicycheckError as exc:
             unreadable.append((path.relative_to(folder).as_posix(), str(exc).split(": ", 1)[-1]))
     target = index_output or folder / "index.html"
+    refuse_overwriting([target], list(folder.rglob("report.json")), "an input of this index would be overwritten by "
+                                                                     "its output: name another output file with -o")
     atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
     _echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
 
@@ -492,6 +511,11 @@ def list_metrics():
         _echo(f"    attacker knowledge: {words}")
         safer = "higher is safer" if spec.fail_direction == "below" else "higher is riskier"
         _echo(f"    threshold: fail_{spec.fail_direction} ({safer})")
+
+
+def _release_files(release) -> list:
+    """Every file a release was read from: its manifest, SDV metadata and data files."""
+    return [release.manifest_path, release.metadata_path, *(d.path for d in release.datasets())]
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:

@@ -62,7 +62,7 @@ def find_pyproject(start: Path | None = None) -> Path | None:
     folder = (start or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
         path = candidate / "pyproject.toml"
-        if path.is_file() and "policycheck" in _read(path).get("tool", {}):
+        if path.exists() and "policycheck" in _read(path).get("tool", {}):
             return path
     return None
 
@@ -144,9 +144,16 @@ def _policy_name(path: Path) -> str:
     return name
 
 
+#: Largest pyproject.toml read, in bytes.
+MAX_PYPROJECT_BYTES = 1_000_000
+
+
 def _read(path: Path) -> dict[str, Any]:
+    from policycheck.fileio import read_capped
+
+    raw = read_capped(path, "pyproject", MAX_PYPROJECT_BYTES)  # a FIFO or /dev/zero is refused unread
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInput(Problem(display_path(path), f"invalid TOML: {exc}")) from None
 

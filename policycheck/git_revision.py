@@ -13,12 +13,23 @@ in folders they do not own, so they read the revision the way git stores it:
 Whether the work tree differs from the commit is not reported: telling
 needs the index and every file's stat, which is git's job, and git is what
 we must not run.
+
+Each file is opened as every input is (:func:`policycheck.fileio.open_regular`):
+a FIFO, device or socket where git keeps a file would block or never end, so
+it is refused with one line (exit 2) when the policy is loaded, before any
+computation. A loose ref that is a folder is passed over for packed-refs, as
+git does. Within ``verify``'s confinement a file outside its folder is not
+read: the revision is then unknown.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
+
+from policycheck import fileio
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 #: Symbolic refs followed before giving up (a loop is not a revision).
@@ -27,9 +38,18 @@ _MAX_HOPS = 8
 _MAX_READ = 50_000_000
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, folder_ok: bool = False) -> str | None:
+    """The file's text; None when it is absent, unreadable or out of bounds (or a folder, with ``folder_ok``)."""
     try:
-        with open(path, "rb") as fh:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(mode) and folder_ok:
+        return None
+    if not fileio.may_read(path):
+        return None
+    try:
+        with fileio.open_regular(path, "git metadata") as fh:
             return fh.read(_MAX_READ).decode("utf-8", "replace")
     except OSError:
         return None
@@ -65,7 +85,7 @@ def _resolve_ref(ref: str, git_dir: Path, common: Path) -> str | None:
     if ".." in ref.split("/") or not ref.startswith("refs/"):
         return None  # not a ref name git would write
     for base in (git_dir, common):
-        text = _read(base / ref)
+        text = _read(base / ref, folder_ok=True)
         if text is not None:
             return text.strip()
     packed = _read(common / "packed-refs") or ""

@@ -18,9 +18,12 @@ with ``--fail-on-worse`` it exits 1 when a rule's verdict got worse
 (pass < waived < warn < inconclusive < fail < error; a new rule counts as if it had passed
 before), so a pipeline can stop a release that regressed.
 
-Relative paths in a report are relative to the folder ``check`` ran in;
-``verify`` resolves them against the folder the check ran in (recorded in the
-report), else the current folder, or ``--root``.
+Relative paths in a report are relative to the folder ``check`` ran in.
+``verify`` resolves them against its *root*: the folder holding report.json,
+or the folder ``--root`` names (the folder the check ran in, when the report
+was written to a sub-folder of it). The root never comes from the report:
+a report is a file anyone can write, and one saying it ran in /etc must not
+make verify read /etc.
 
 A report may come from someone else, so ``verify`` trusts nothing in it
 beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
@@ -33,15 +36,16 @@ beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
   release's command is re-run only with ``--manifest``, a manifest the
   auditor names (its hash and each command's hash must match the report);
   otherwise verify says why that rule was not re-run, and does not verify;
-- it prints the hash of a file outside the folder the paths start from only
-  with ``show_external`` (``--show-external``).
+- it reads no file outside its root (not to hash it, not to re-run with
+  it), whatever the report, the manifest or the policy it names say, unless
+  ``show_external`` (``--show-external``): each such file is refused with
+  one line and exit 2 (:func:`policycheck.fileio.reads_confined_to`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +56,7 @@ from pydantic import ValidationError
 from policycheck.compiler import compile_plan
 from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.executor import make_executor
+from policycheck.fileio import open_regular, read_json, reads_confined_to, stat_input
 from policycheck.policy.load import load_policy
 from policycheck.progress import Progress
 from policycheck.release.load import build_release, load_manifest, sha256_file
@@ -69,6 +74,10 @@ RELATIVE_TOLERANCE = 1e-12
 VERDICT_ORDER = ("pass", "waived", "warn", "inconclusive", "fail", "error")
 #: Rule fields compared by ``verify`` and ``diff``.
 COMPARED = ("verdict", "value", "compared_value", "interval")
+#: Largest report.json read, in bytes (the demo's is 120 kB; a report grows by about 10 kB a rule).
+MAX_REPORT_BYTES = 64_000_000
+#: Why a file outside the root is not read (the end of the refusal's line).
+OUTSIDE = "the folder verify reads: not read (--root DIR names another folder, --show-external reads files outside it)"
 
 
 @dataclass(frozen=True)
@@ -121,15 +130,19 @@ def _show(value: Any) -> str:
 
 
 def read_report(path: Path) -> dict[str, Any]:
-    """Load report.json and check it against the published schema (exit 2 if it is not one)."""
+    """Load report.json and check it against the published schema (exit 2 if it is not one).
+
+    A key written twice, NaN or Infinity, a file over :data:`MAX_REPORT_BYTES`
+    or one that is not a regular file is refused before it is parsed
+    (:func:`policycheck.fileio.read_json`).
+    """
     path = Path(path)
     name = display_path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise InvalidInput(Problem(name, "report not found"))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(Problem(name, f"not a JSON file: {exc}")) from None
+    data = read_json(path, "report", MAX_REPORT_BYTES)
+    if not isinstance(data, dict):
+        raise InvalidInput(Problem(name, f"not a policycheck report: a JSON {type(data).__name__}, not an object"))
     try:
         Report.model_validate(data)
     except ValidationError as exc:
@@ -230,27 +243,36 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def rehash(report: dict[str, Any], root: Path, show_external: bool = False
+def rehash(report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
            ) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
-    """Hash every named file again: (confirmed, changed, missing).
+    """Hash every named file again: (confirmed, changed, missing or refused).
 
-    The hash of a file outside ``root`` is not shown unless ``show_external``:
-    a report from someone else must not make verify reveal what files
-    elsewhere on this machine contain.
+    A file outside ``root`` (links followed) is not read unless
+    ``show_external``: a report from someone else must not make verify
+    reveal what files elsewhere on this machine contain.
     """
     confirmed, changed, missing = [], [], []
     for f in named_files(report):
         path = _resolve(f["path"], root)
-        if not path.is_file():
-            missing.append(Problem(f["path"], "file named in the report is missing"))
-            continue
         inside = _inside(path, root)
-        sha = sha256_file(path)
+        if not inside and not show_external:
+            missing.append(Problem(f["path"], f"file named in the report is outside {display_path(root)}, {OUTSIDE}"))
+            continue
+        if not path.exists() and not path.is_symlink():
+            missing.append(Problem(f["path"], "file named in the report is missing" if root_given else
+                                   f"file named in the report is not in {display_path(root)}, the folder verify "
+                                   "reads (the report's own): give --root with the folder the check ran in"))
+            continue
+        try:
+            stat_input(path, "input")
+            sha = sha256_file(path)
+        except InvalidInput as exc:
+            missing.extend(exc.problems)
+            continue
         if sha == f["sha256"]:
             confirmed.append((f["path"], sha, inside))
         else:
-            shown = sha if inside or show_external else "(another hash; outside the root folder: --show-external shows it)"
-            changed.append(Difference("file", f["path"], "sha256", f["sha256"], shown, at=f["at"]))
+            changed.append(Difference("file", f["path"], "sha256", f["sha256"], sha, at=f["at"]))
     return confirmed, changed, missing
 
 
@@ -424,17 +446,29 @@ def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]
     folder = Path(report_path).parent
     for fmt_name, file_name in OUTPUTS.items():
         path = folder / file_name
-        if fmt_name == "json" or not path.is_file():
+        if fmt_name == "json" or not (path.exists() or path.is_symlink()):
             continue
         try:
             expected = render_format(fmt_name, report)
         except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
             out.append(Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})"))
             continue
-        if path.read_bytes() != expected.encode("utf-8"):
+        wanted = expected.encode("utf-8")
+        try:
+            with open_regular(path, "report") as fh:  # a FIFO beside report.json is refused, not waited on
+                same = fh.read(len(wanted) + 1) == wanted
+        except InvalidInput as exc:
+            out.append(Difference("output", display_path(path), exc.problems[0].message))
+            continue
+        if not same:
             out.append(Difference("output", display_path(path),
                                   "differs from what report.json renders to (edited, or from another run)"))
     return out
+
+
+def default_root(report_path: Path) -> Path:
+    """The folder verify reads when no ``--root`` is given: the one holding report.json, never one the report names."""
+    return Path(report_path).resolve().parent
 
 
 def verify_report(
@@ -447,35 +481,44 @@ def verify_report(
     manifest: Path | None = None,
     show_external: bool = False,
 ) -> Verification:
-    """Check every field of the report at ``path``, re-hash its files and re-run its check."""
+    """Check every field of the report at ``path``, re-hash its files and re-run its check.
+
+    ``root``: the folder the report's relative paths start from (default: the
+    folder holding the report). No file outside it is read unless ``show_external``.
+    """
     report = read_report(path)
-    if root is None:
-        # Paths in a report are relative to the folder the check ran in.
-        ran_in = Path(report["provenance"]["working_directory"])
-        root = ran_in if ran_in.is_dir() else Path.cwd()
-    root = Path(root)
+    root_given = root is not None
+    root = Path(root) if root is not None else default_root(path)
     result = Verification(report)
     if report["provenance"].get("integrity") is None:
         result.differences.append(Difference("sealed", "provenance.integrity", "missing"))
     else:
         result.differences += [Difference("sealed", p) for p in unsealed_fields(report)]
     result.differences += check_outputs(path, report)
-    confirmed, changed, missing = rehash(report, root, show_external)
-    result.files = confirmed
-    result.differences += changed
-    if manifest is not None and report["release"]["manifest_sha256"] != sha256_file(Path(manifest)):
-        result.differences.append(Difference("file", display_path(manifest), "sha256", report["release"]["manifest_sha256"],
-                                             sha256_file(Path(manifest)), at="release.manifest_sha256"))
-    if missing:
-        result.problems = missing
-        return result
-    try:
-        new, skipped = rerun(report, root, executor=executor, workers=workers, progress=progress,
-                             command=["policycheck", "verify", display_path(path)], manifest=manifest)
-    except InvalidInput as exc:
-        # NOTE: keep the differences found so far: they usually say why.
-        result.problems = exc.problems
-        return result
+    if manifest is not None:
+        # The auditor named this manifest: it is read wherever it is (the files it names are not).
+        manifest_sha = sha256_file(Path(manifest), "release manifest")
+        if report["release"]["manifest_sha256"] != manifest_sha:
+            result.differences.append(Difference("file", display_path(manifest), "sha256",
+                                                 report["release"]["manifest_sha256"], manifest_sha,
+                                                 at="release.manifest_sha256"))
+    # The manifest the auditor names is read wherever it is; the files it names are not.
+    confined = (reads_confined_to(root, OUTSIDE, also=[manifest] if manifest is not None else [])
+                if not show_external else _unconfined())
+    with confined:
+        confirmed, changed, missing = rehash(report, root, show_external, root_given)
+        result.files = confirmed
+        result.differences += changed
+        if missing:
+            result.problems = missing
+            return result
+        try:
+            new, skipped = rerun(report, root, executor=executor, workers=workers, progress=progress,
+                                 command=["policycheck", "verify", display_path(path)], manifest=manifest)
+        except InvalidInput as exc:
+            # NOTE: keep the differences found so far: they usually say why.
+            result.problems = exc.problems
+            return result
     result.rerun = new
     result.differences += [Difference("not-rerun", rule_id, why) for rule_id, why in skipped.items()]
     # A file that changed shows once, as a file, not again as each field holding its hash.
@@ -484,6 +527,12 @@ def verify_report(
                            if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str)
                                    and (d.old, d.new) in seen)]
     return result
+
+
+def _unconfined():
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 # --- diff ---------------------------------------------------------------------------

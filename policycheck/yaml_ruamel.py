@@ -20,18 +20,30 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
 from policycheck.errors import InvalidInput, Problem
-from policycheck.yamlio import MAX_DIGITS, MAX_NODES, Located, PathKey, _position
+from policycheck.yamlio import MAX_DEPTH, MAX_DIGITS, MAX_NODES, Located, PathKey, _position
 
 
 class _CappedComposer(Composer):
-    """Counts nodes as they are composed, so a huge document stops at the cap, early."""
+    """Counts nodes and nesting as they are composed, so a huge or deep document stops at the cap, early.
+
+    The depth cap also keeps the recursion of composing, constructing and
+    converting far from Python's limit, so "too deep" is an error at the
+    node, not a RecursionError without a position.
+    """
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._nodes = getattr(self, "_nodes", 0) + 1
         if self._nodes > MAX_NODES:
             event = self.parser.peek_event()
             raise ComposerError(None, None, f"document has more than {MAX_NODES} nodes", event.start_mark)
-        return super().compose_node(parent, index)
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_DEPTH:
+                event = self.parser.peek_event()
+                raise ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 class _CheckedConstructor(RoundTripConstructor):
@@ -101,6 +113,14 @@ def _located(generator: Any, node: Any) -> Any:
         raise _unreadable(node, exc) from None
 
 
+def _construct_unread_tag(constructor: Any, node: Any) -> Any:
+    # NOTE: YAML's own !!binary, !!set, !!omap and !!pairs build values (bytes, sets, pairs)
+    # no policy field holds; refused at the node, not later without a position.
+    tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+    raise ConstructorError(None, None, f"{tag} values are not read: only plain YAML values (text, numbers, "
+                                       "booleans, dates, lists and mappings) are", node.start_mark)
+
+
 def _construct_unknown_tag(constructor: Any, node: Any) -> Any:
     # NOTE: ruamel keeps a local tag (`!x 1`) as a TaggedScalar and silently drops one
     # on a mapping or list; neither is a value of ours, so both are refused at the node.
@@ -110,6 +130,8 @@ def _construct_unknown_tag(constructor: Any, node: Any) -> Any:
 
 
 _CheckedConstructor.add_constructor(None, _construct_unknown_tag)
+for _tag in ("binary", "set", "omap", "pairs"):
+    _CheckedConstructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _construct_unread_tag)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:int", _CheckedConstructor.construct_yaml_int)
 _CheckedConstructor.add_constructor("tag:yaml.org,2002:timestamp", _CheckedConstructor.construct_yaml_timestamp)
 
@@ -206,4 +228,5 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
         return node
     if isinstance(node, TaggedScalar) and str(node.tag) == "tag:yaml.org,2002:str":
         return str(node.value)  # `!!str 1`: the string "1"
-    raise InvalidInput(Problem(located.file, f"unsupported YAML value {node!r}"))
+    # NOTE: the constructor refuses every tag it knows of no plain value; anything else lands here, at its key.
+    raise InvalidInput(located.problem(path, f"unsupported YAML value of type {type(node).__name__}"))

@@ -7,9 +7,11 @@ rejects duplicate keys. On top of it this module:
 - converts the document to plain Python (dict, list, str, int, float, bool,
   None, date) while recording the 1-based line and column of every mapping
   key and sequence item, so validation errors can point at ``file:line:col``;
-- caps the file's size and the number of nodes while parsing (a long
+- reads only regular files, at most :data:`MAX_BYTES` + 1 bytes of them
+  (a FIFO or /dev/zero is refused unread: :func:`policycheck.fileio.read_capped`);
+- caps the number of nodes and the nesting depth while parsing (a long
   sequence is refused at its node cap, not after minutes of parsing) and
-  again while expanding aliases, which stops "billion laughs" bombs;
+  the nodes again while expanding aliases, which stops "billion laughs" bombs;
 - turns every read or parse failure, an impossible date (2099-02-30), an
   integer too long to convert, a mapping used as a key or a value its
   explicit tag cannot hold (``!!int abc``) included, into one located
@@ -35,6 +37,8 @@ MAX_NODES = 20_000
 MAX_BYTES = 1_000_000
 #: Longest integer literal, in digits (Python refuses to convert more than 4,300).
 MAX_DIGITS = 100
+#: Deepest nesting of mappings and sequences; real documents nest four or five levels.
+MAX_DEPTH = 100
 
 PathKey = tuple[str | int, ...]
 
@@ -46,6 +50,8 @@ class Located:
     data: Any
     file: str
     marks: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+    #: SHA-256 of the bytes parsed, when read from a file (so a file is hashed as it was read, once).
+    sha256: str | None = None
 
     def where(self, path: PathKey) -> tuple[int | None, int | None]:
         """Position of ``path``, or of its nearest located ancestor."""
@@ -59,19 +65,14 @@ class Located:
         return Problem(self.file, message, line, col)
 
 
-def read_text(path: Path, what: str) -> str:
-    """Read a UTF-8 text file, or fail with one line naming it and the cause."""
-    name = display_path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInput(Problem(name, f"{what} file not found")) from None
-    except IsADirectoryError:
-        raise InvalidInput(Problem(name, f"{what} path is a directory, not a file")) from None
-    except OSError as exc:
-        raise InvalidInput(Problem(name, f"cannot read {what} file: {exc.strerror}")) from None
-    if len(raw) > MAX_BYTES:
-        raise InvalidInput(Problem(name, f"{what} file is larger than {MAX_BYTES} bytes"))
+def read_bytes(path: Path, what: str) -> bytes:
+    """A capped YAML input's bytes: a regular file of at most :data:`MAX_BYTES` bytes, else one line."""
+    from policycheck.fileio import read_capped
+
+    return read_capped(path, what, MAX_BYTES)
+
+
+def _decode(raw: bytes, name: str, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -88,8 +89,13 @@ def _position(text: str, index: int) -> tuple[int, int]:
 
 
 def load_yaml(path: Path, what: str = "policy") -> Located:
-    """Parse one YAML file into :class:`Located` data."""
-    return parse_yaml(read_text(path, what), display_path(path), what)
+    """Parse one YAML file into :class:`Located` data, with the SHA-256 of the bytes it parsed."""
+    import hashlib
+
+    raw = read_bytes(Path(path), what)
+    located = parse_yaml(_decode(raw, display_path(path), what), display_path(path), what)
+    located.sha256 = hashlib.sha256(raw).hexdigest()
+    return located
 
 
 def parse_yaml(text: str, name: str, what: str = "policy") -> Located:

@@ -213,3 +213,23 @@ def test_the_package_exports_exactly_the_apis_names():
 
     assert sorted(policycheck.__all__) == sorted([*api.__all__, "__version__"])
     assert all(getattr(policycheck, name) is getattr(api, name) for name in api.__all__)
+
+
+def test_report_write_refuses_to_replace_an_input(toy_metric, toy_release, tmp_path):
+    (tmp_path / "run1").mkdir()
+    policy = tmp_path / "run1" / "report.json"
+    policy.write_text(TOY_POLICY)
+    report = pc.check(policy, pc.load_release(toy_release["manifest"]), executor="serial", progress=False)
+    with pytest.raises(pc.InputError, match="run1/report.json: an input of this check would be overwritten"):
+        report.write(tmp_path / "run1")
+    assert policy.read_text() == TOY_POLICY
+
+
+def test_report_read_refuses_a_key_written_twice(toy_metric, toy_release, tmp_path):
+    report = pc.check(TOY_POLICY_FILE(), pc.load_release(toy_release["manifest"]), executor="serial", progress=False)
+    report.write(tmp_path / "run1", formats=["json"])
+    assert pc.Report.read(tmp_path / "run1" / "report.json").data == report.data
+    text = (tmp_path / "run1" / "report.json").read_text()
+    (tmp_path / "run1" / "report.json").write_text(text.replace('"verdict": "warn"', '"verdict": "pass", "verdict": "warn"', 1))
+    with pytest.raises(pc.InputError, match="key 'verdict' appears twice"):
+        pc.Report.read(tmp_path / "run1" / "report.json")

@@ -41,7 +41,7 @@ def checked(runner, toy_metric, write, toy_release):
 
 
 def test_verify_confirms_an_untouched_report(runner, checked):
-    result = invoke(runner, "verify", checked[0], "--executor", "serial", "-q")
+    result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
     assert "verified: 5 file(s) unchanged; 1 rule(s) re-run with seed 4: identical verdicts and numbers" in result.output
     assert "ok       p.yaml  sha256 " in result.output
@@ -52,7 +52,7 @@ def test_verify_lists_a_changed_data_file_and_the_number_it_changed(runner, chec
     old = json.loads(open(report_path).read())
     # One synthetic Female becomes Male: the share of Male goes from 5/6 to 6/6.
     paths["synthetic"].write_text(paths["synthetic"].read_text().replace("41,Female", "41,Male"))
-    result = invoke(runner, "verify", report_path, "--executor", "serial", "-q")
+    result = invoke(runner, "verify", report_path, "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 1
     old_sha = next(f["sha256"] for f in old["provenance"]["data_files"] if f["path"].endswith("synthetic.csv"))
     assert f"DIFFERS  file synthetic.csv: sha256 {old_sha} -> " in result.output
@@ -64,7 +64,7 @@ def test_verify_lists_a_changed_data_file_and_the_number_it_changed(runner, chec
 
 def test_verify_exits_2_naming_a_missing_file(runner, checked):
     checked[1]["holdout"].unlink()
-    result = invoke(runner, "verify", checked[0], "--executor", "serial", "-q")
+    result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: holdout.csv: file named in the report is missing"
 
@@ -78,7 +78,7 @@ def test_verify_exits_2_on_a_file_that_is_not_a_report(runner, write):
 def test_verify_rebuilds_a_release_given_by_flags(runner, toy_metric, write, toy_release):
     invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"], "--synthetic",
            toy_release["synthetic"], "--column-type", "age=categorical", "-o", "out", "-q", "--executor", "serial")
-    verification = verify_report("out/report.json", executor="serial")
+    verification = verify_report("out/report.json", root=".", executor="serial")
     assert verification.identical
     assert verification.rerun["release"]["columns"]["age"] == "categorical"
     assert [f[0] for f in verification.files] == ["p.yaml", "original.csv", "synthetic.csv"]
@@ -89,7 +89,7 @@ def test_verify_rebuilds_id_and_datetime_roles_given_by_flags(runner, toy_metric
     data = write("o.csv", "pid,visit,sex,income\n" + rows)
     invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", data, "--synthetic", data, "--column-type",
            "pid=id", "--column-type", "visit=datetime:%d/%m/%Y", "-o", "out", "-q", "--executor", "serial")
-    verification = verify_report("out/report.json", executor="serial")
+    verification = verify_report("out/report.json", root=".", executor="serial")
     assert verification.identical, verification.differences + verification.problems
     assert verification.rerun["release"]["roles"]["pid"] == "id"
     assert verification.rerun["release"]["formats"] == {"visit": "%d/%m/%Y"}
@@ -100,7 +100,7 @@ def test_verify_judges_waivers_as_of_the_report_date(runner, toy_metric, write, 
     # Years later the waiver has expired; the report must still verify.
     later = types.SimpleNamespace(date=types.SimpleNamespace(today=lambda: dt.date(2031, 6, 1)))
     monkeypatch.setattr(policy_load, "dt", later)
-    verification = verify_report("out/report.json", executor="serial")
+    verification = verify_report("out/report.json", root=".", executor="serial")
     assert verification.identical, verification.differences + verification.problems
     assert verification.rerun["rules"][0]["verdict"] == "waived"
 
@@ -216,7 +216,8 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
     check_release(find_policy(), load_manifest(manifest), tmp_path / "demo" / "out", seed=20261121, executor="serial",
                   progress=False, formats=("json",))
     report = tmp_path / "demo" / "out" / "report.json"
-    confirmed = invoke(runner, "verify", report, "-q")
+    # The demo's policy and training data are the package's, outside the folder the check ran in.
+    confirmed = invoke(runner, "verify", report, "--root", tmp_path, "--show-external", "-q")
     assert confirmed.exit_code == 0, confirmed.output
     assert "identical verdicts and numbers" in confirmed.output
     synthetic = manifest.parent / "synthetic.csv"
@@ -224,17 +225,20 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
     # Drop one of the 3,000 synthetic records (all copies): the DCR share stays 1
     # but its Clopper-Pearson lower bound 0.025 ** (1 / n) moves from n = 3000 to 2999.
     synthetic.write_text("".join(lines[:1] + lines[2:]))
-    changed = invoke(runner, "verify", report, "-q")
+    changed = invoke(runner, "verify", report, "--root", tmp_path, "--show-external", "-q")
     assert changed.exit_code == 1
     assert "DIFFERS  file demo/nonprivate/release/synthetic.csv: sha256 " in changed.output
     assert "DIFFERS  rule dcr-share: interval [0.9987711291961745, 1.0] -> [0.9987707196879448, 1.0]" in changed.output
 
 
-def test_verify_resolves_relative_paths_against_the_folder_the_check_ran_in(runner, checked, tmp_path, monkeypatch):
+def test_verify_from_another_folder_resolves_relative_paths_against_the_root_it_is_given(runner, checked, tmp_path,
+                                                                                        monkeypatch):
+    # Never against the working_directory the report records: a report is anyone's file (issue 23, item 1).
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    result = invoke(runner, "verify", tmp_path / checked[0], "--executor", "serial", "-q")
+    assert invoke(runner, "verify", tmp_path / checked[0], "--executor", "serial", "-q").exit_code == 2
+    result = invoke(runner, "verify", tmp_path / checked[0], "--root", tmp_path, "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
 
 

@@ -124,3 +124,23 @@ def test_keys_that_read_the_same_are_duplicates():
     with pytest.raises(InvalidInput) as exc:
         parse_yaml("1: a\n'1': b\n", "p.yaml")
     assert str(exc.value.problems[0]) == "p.yaml:2:1: duplicate key '1'"
+
+
+@pytest.mark.parametrize("value, tag", [("!!binary aGVsbG8=", "!!binary"), ("!!set {a, b}", "!!set"),
+                                        ("!!omap [{a: 1}]", "!!omap"), ("!!pairs [{a: 1}]", "!!pairs")])
+def test_a_value_of_a_tag_policies_do_not_read_is_refused_at_its_position(value, tag):
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml(f"metadata:\n  owner: {value}\n", "p.yaml")
+    assert str(exc.value.problems[0]) == (f"p.yaml:2:10: invalid YAML: {tag} values are not read: only plain YAML values "
+                                          "(text, numbers, booleans, dates, lists and mappings) are")
+
+
+@pytest.mark.parametrize("text, line, col", [
+    ("metadata: " + "[" * 3000 + "]" * 3000 + "\n", 1, 110),
+    ("metadata:\n  x: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n", 2, 395),
+    ("metadata:\n" + "".join("  " * (i + 1) + "a:\n" for i in range(400)) + "  " * 401 + "b\n", 100, 199),
+])
+def test_nesting_too_deep_is_refused_at_the_first_node_too_deep(text, line, col):
+    with pytest.raises(InvalidInput) as exc:
+        parse_yaml(text, "p.yaml")
+    assert str(exc.value.problems[0]) == f"p.yaml:{line}:{col}: invalid YAML: nesting deeper than 100 levels"

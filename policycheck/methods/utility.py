@@ -144,6 +144,30 @@ def joint_counts(ids_d: np.ndarray, ids_s: np.ndarray, space: int) -> tuple[np.n
             np.bincount(joint[n:], minlength=cells.size).astype(float))
 
 
+def largest_cell(original: pd.DataFrame, numeric: Sequence[str], triples: Sequence[tuple[str, ...]],
+                 numeric_bins: int = 10, above: int | None = None) -> int:
+    """The most original records any cell of the 3-way marginals ``triples`` holds (cells as in sec. 5.3).
+
+    With ``above``, it stops at the first triple holding a cell of more than
+    ``above`` records: by pigeonhole without counting when the triple has
+    fewer than n / ``above`` cells, so a large original costs no counting.
+    """
+    columns = sorted({c for t in triples for c in t}, key=list(original.columns).index)
+    encoding = fit_encoding(original, columns, [c for c in columns if c in set(numeric)], numeric_bins)
+    codes = encoding.codes(original) + 1
+    radix = encoding.radix + 1
+    n, best = len(original), 0
+    for triple in triples:
+        idx = [columns.index(c) for c in triple]
+        if above is not None and n > above * int(np.prod(radix[idx].astype(float))):
+            return int(n / np.prod(radix[idx].astype(float))) + 1  # some cell holds more than this many
+        _, counts = np.unique(cell_ids(codes[:, idx], radix[idx]), return_counts=True)
+        best = max(best, int(counts.max()) if counts.size else 0)
+        if above is not None and best > above:
+            return best
+    return best
+
+
 def count_triples(n_columns: int) -> int:
     """Number of triples of distinct columns."""
     return comb(n_columns, 3)

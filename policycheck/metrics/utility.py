@@ -131,9 +131,9 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
     names = [s.name for s in ctx.release.synthetic]
     values = [e.mre if which == "mre" else e.mean_tvd for e in per_set]
     if all(np.isnan(v) for v in values):
-        # NOTE: an original with at most min_count records is refused before running
-        # (check_mre_params); whether some cell of a larger one passes min_count is
-        # known only once the marginals are counted, so this stays an evaluator error.
+        # NOTE: check_mre_params refuses this before running when every triple is
+        # measured; with n_triples the triples are drawn from the run's seed, so
+        # whether the drawn ones hold such a cell is known only here.
         raise EvaluationError(
             f"no 3-way marginal cell of the original has more than min_count={params.min_count} records: "
             "lower min_count"
@@ -224,12 +224,30 @@ def check_triples(params: MarginalParams, release: Release, attacker: Any) -> li
 
 
 def check_mre_params(params: MarginalParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
-    """:func:`check_triples`, and an original with more records than ``min_count``, else no cell can be measured."""
+    """:func:`check_triples`, and some 3-way marginal cell of the original above ``min_count``, else none can be measured.
+
+    With every triple measured (no ``n_triples``), the cells are those the
+    metric counts, so the answer is exact; a large original is settled by
+    pigeonhole without counting (:func:`policycheck.methods.utility.largest_cell`).
+    """
+    from itertools import combinations
+
+    from policycheck.methods.utility import largest_cell
+
     problems = check_triples(params, release, attacker)
     rows = release.original.n_rows
     if rows <= params.min_count:
         problems.append((("min_count",), f"the original has {rows} records, so no 3-way marginal cell can hold more "
                                          f"than min_count={params.min_count}: lower min_count"))
+    elif not problems and params.n_triples is None:
+        cols = list(dict.fromkeys(params.columns or release.columns))
+        numeric = [c for c in cols if release.column_types.get(c) is ColumnType.NUMERIC]
+        largest = largest_cell(release.original.frame[cols], numeric, list(combinations(cols, 3)),
+                               params.numeric_bins, above=params.min_count)
+        if largest <= params.min_count:
+            problems.append((("min_count",), f"no 3-way marginal cell of the original has more than "
+                                             f"min_count={params.min_count} records (the largest holds {largest}): "
+                                             "lower min_count"))
     return problems
 
 

@@ -20,7 +20,7 @@ from policycheck.errors import InvalidInput, Problem, display_path
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
-from policycheck.fileio import sha256_file
+from policycheck.fileio import sha256_file, stat_input
 from policycheck.release.model import Release
 from policycheck.yamlio import Located, PathKey, load_yaml
 
@@ -54,6 +54,8 @@ class LoadedPolicy:
     params: dict[str, BaseModel] = field(default_factory=dict)
     #: (path, sha256) of every file a rule's params name (ledgers, matrix files), hashed for provenance.
     referenced_files: list[tuple[Path, str]] = field(default_factory=list)
+    #: Commit of the git checkout holding the policy, read when the policy is loaded (before any computation).
+    git_revision: str | None = None
 
     @property
     def rules(self) -> list[Rule]:
@@ -88,7 +90,10 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
     problems.extend(missing)
     if problems or policy is None:
         raise InvalidInput(_dedupe(problems))
-    return LoadedPolicy(policy=policy, path=path, source=source, params=params, referenced_files=files)
+    from policycheck.git_revision import git_revision  # here: only a policy that loads needs it
+
+    return LoadedPolicy(policy=policy, path=path, source=source, params=params, referenced_files=files,
+                        git_revision=git_revision(path.parent))
 
 
 #: Params that name a file (relative to the policy's folder) a rule reads.
@@ -118,8 +123,12 @@ def _referenced_files(
                 continue
             at = ("rules", index.get(rule_id, 0), "params", key)
             file = base_dir / value
-            if not file.is_file():
-                problems.append(source.problem(at, f"{key} file {value!r} not found (paths are relative to the policy)", name))
+            try:
+                stat_input(file, key)  # a FIFO or device is refused here, before anything reads it
+            except InvalidInput as exc:
+                refused = exc.problems[0]
+                problems.append(source.problem(at, f"{key} file {value!r} not found (paths are relative to the policy)"
+                                               if refused.message == f"{key} file not found" else str(refused), name))
                 continue
             if key == "ledger":
                 try:
@@ -145,7 +154,7 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
     located = load_yaml(path, "policy")
     if not isinstance(located.data, dict):
         raise InvalidInput(Problem(located.file, "a policy must be a YAML mapping (key: value)", 1, 1))
-    sha = sha256_file(path)
+    sha = located.sha256
     own = Source(
         located.data,
         {p: (located.file, line, col) for p, (line, col) in located.marks.items()},

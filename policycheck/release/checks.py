@@ -19,6 +19,12 @@ sentence the report and the console show beside the verdicts.
   their own (the id says the person was in the data): a finding, with how
   many of those rows also equal that person's analysed values.
 - **Extreme values** (see :func:`check_extremes`).
+- **Coded like the original** (:func:`check_like_original`). A holdout or
+  synthetic column of another kind of value than the original's (income
+  as 0/1 against '<=50K'/'>50K') with no value in common with it is
+  refused: every distance and attack would compare codes that never match.
+  A holdout column missing in every row is refused too: a holdout is real
+  records with the original's columns, the control of every comparison.
 """
 
 from __future__ import annotations
@@ -201,6 +207,66 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             findings.append(f"{_what(data)}: {said}, and {count} value(s) in all that "
                             "far out; they stretch the column's Gower range, shrinking every other difference in it")
     return findings
+
+
+#: pandas' inferred type of a column -> the kind of value it holds, for :func:`value_kind`.
+_KINDS = {"integer": "numbers", "floating": "numbers", "mixed-integer-float": "numbers", "decimal": "numbers",
+          "integer-na": "numbers", "boolean": "booleans", "date": "dates", "datetime": "dates",
+          "datetime64": "dates", "string": "text", "mixed": "text", "mixed-integer": "text"}
+
+
+def value_kind(series: pd.Series) -> str | None:
+    """What a column holds as read (numbers, booleans, dates or text), or None when it holds nothing."""
+    if not series.notna().any():
+        return None
+    return _KINDS.get(pd.api.types.infer_dtype(series, skipna=True), "text")
+
+
+def check_like_original(data: Dataset, kinds: dict[str, str | None], original_kinds: dict[str, str | None],
+                        original: Dataset, types: dict[str, ColumnType]) -> None:
+    """Refuse a holdout or synthetic column coded unlike the original's, and a holdout column missing throughout.
+
+    ``kinds`` and ``original_kinds``: :func:`value_kind` of each column of the
+    two files as read. A categorical column is refused when its values are
+    of another kind than the original's and share no label with it; a column
+    of text digits against the original's numbers ('1' and 1) is the same labels.
+    """
+    name = display_path(data.path or data.name)
+    for column, kind in types.items():
+        if kind is not ColumnType.CATEGORICAL:
+            continue
+        ours, theirs = kinds.get(column), original_kinds.get(column)
+        if ours is None or theirs is None or ours == theirs:
+            continue
+        original_labels = pd.unique(original.frame[column].dropna())
+        labels = _labels(data, column)
+        if labels.intersection(original_labels):
+            continue
+        raise InvalidInput(Problem(name, (
+            f"column {column!r} of {_the(data)} holds {ours} ({_some(labels)}) and the original {theirs} "
+            f"({_some(original_labels)}), with no value in common: code both alike")))
+    if data.role == "holdout":
+        for column in types:
+            if data.frame[column].isna().all():
+                raise InvalidInput(Problem(name, (
+                    f"column {column!r} is missing in every row of the holdout: a holdout holds real records "
+                    "with the original's columns")))
+
+
+def _labels(data: Dataset, column: str) -> set[str]:
+    out: set[str] = set()
+    for piece in data.pieces([column]):  # a streamed set batch by batch
+        out.update(pd.unique(piece.frame[column].dropna()))
+    return out
+
+
+def _some(labels) -> str:
+    shown = sorted(labels)[:3]
+    return ", ".join(repr(label) for label in shown) + (", ..." if len(labels) > 3 else "")
+
+
+def _the(data: Dataset) -> str:
+    return "the holdout" if data.role == "holdout" else _what(data)
 
 
 def row_hashes(frame: pd.DataFrame) -> np.ndarray:

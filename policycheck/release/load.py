@@ -93,7 +93,7 @@ def load_manifest(path: Path) -> Release:
         metadata=base / manifest.metadata if manifest.metadata else None,
     )
     return Release(
-        **{**release.__dict__, "manifest_path": path, "manifest_sha256": sha256_file(path)}
+        **{**release.__dict__, "manifest_path": path, "manifest_sha256": located.sha256}
     )
 
 
@@ -147,6 +147,7 @@ def build_release(
     findings: list[str] = []
 
     optional = [c for c in names if c not in analysed]
+    original_kinds = {c: checks.value_kind(orig_frame[c]) for c in analysed}
 
     def dataset(path: Path, role: str, label: str, frame: pd.DataFrame, info=None) -> Dataset:
         _check_columns(path, list(frame.columns), analysed, optional)
@@ -155,8 +156,14 @@ def build_release(
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
         if isinstance(path, InMemoryTable):
-            return Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
-        return Dataset(role, label, coerced, path=path, sha256=sha256_file(path), synthesizer=info, id_frame=id_frame)
+            data = Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
+        else:
+            data = Dataset(role, label, coerced, path=path, sha256=sha256_file(path, "data"), synthesizer=info,
+                           id_frame=id_frame)
+        if role != "original":
+            checks.check_like_original(data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds,
+                                       orig, types)
+        return data
 
     def streamed(path: Path, label: str, info: SynthesizerInfo) -> StreamedDataset:
         """A large Parquet synthetic set, checked batch by batch instead of read whole (release/stream.py)."""
@@ -171,8 +178,10 @@ def build_release(
             raise
         except Exception as exc:  # pyarrow raises many kinds
             raise InvalidInput(Problem(display_path(path), f"cannot read data file: {type(exc).__name__}: {exc}")) from None
-        return StreamedDataset("synthetic", label, None, path=path, sha256=sha256_file(path), synthesizer=info,
+        data = StreamedDataset("synthetic", label, None, path=path, sha256=sha256_file(path, "data"), synthesizer=info,
                                source=source, rows=parquet_rows(path))
+        checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
+        return data
 
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
@@ -186,7 +195,19 @@ def build_release(
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
     return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders,
                    roles=roles, formats=formats, findings=findings, metadata_path=metadata,
-                   metadata_sha256=sha256_file(metadata) if metadata is not None else None)
+                   metadata_sha256=sha256_file(metadata, "metadata") if metadata is not None else None)
+
+
+def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
+    """:func:`checks.value_kind` of each column of a streamed Parquet set, from its first batch (one Arrow type per column)."""
+    import pyarrow.parquet as pq
+
+    from policycheck.release.read import arrow_to_frame
+    from policycheck.release.stream import BATCH_ROWS
+
+    batch = next(pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=False))
+    frame = arrow_to_frame(batch)
+    return {c: checks.value_kind(frame[c]) for c in columns}
 
 
 def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:

@@ -18,12 +18,15 @@ generates them anew) -> ignore. The primary key and alternate keys are ids.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.fileio import read_json
 from policycheck.release.manifest import ColumnDecl
+
+#: Largest metadata file read, in bytes (a table of 10,000 columns is about 1 MB).
+MAX_METADATA_BYTES = 16_000_000
 
 SDTYPE_ROLES = {"id": "id", "numerical": "numeric", "categorical": "categorical", "boolean": "categorical",
                 "datetime": "datetime"}
@@ -32,12 +35,8 @@ SDTYPE_ROLES = {"id": "id", "numerical": "numeric", "categorical": "categorical"
 def read_sdv_metadata(path: Path, data_columns: list[str] | None = None) -> dict[str, ColumnDecl]:
     """Column declarations from the SDV metadata file at ``path``."""
     name = display_path(path)
-    if not Path(path).is_file():
-        raise InvalidInput(Problem(name, "metadata file not found"))
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(Problem(name, f"not a JSON file: {exc}".splitlines()[0])) from None
+    # A key written twice is refused: SDV (Python) would take the last, another reader the first.
+    document = read_json(Path(path), "metadata", MAX_METADATA_BYTES)
     table = _single_table(name, document, data_columns)
     columns = table.get("columns")
     if not isinstance(columns, dict) or not columns:

@@ -1,57 +1,76 @@
-"""Read one data file (CSV or Parquet) as a table, refusing what cannot be read faithfully.
+"""Read one data file (CSV, Parquet or Feather) as a table, refusing what cannot be read faithfully.
 
-Refused, each with one line naming the file: a missing file, a directory,
-an empty or header-only file, non-UTF-8 text, duplicate column names, a
-row with more or fewer fields than the header (with its line number: a
-short row is never padded with missing values), and Parquet columns that
-hold lists, structs, maps or bytes. Files are only read, never written.
+Refused, each with one line naming the file: a missing file, anything that
+is not a regular file (a FIFO, a device, a socket, a directory: refused
+before it is opened, so it cannot block or run for ever), an empty or
+header-only file, non-UTF-8 text, NUL bytes or a line over
+:data:`MAX_LINE_BYTES` in a CSV (a binary or sparse file: refused from the
+first block, streaming, never read whole), duplicate column names, a row
+with more or fewer fields than the header (with its line number: a short
+row is never padded with missing values), and columns that hold anything
+but flat values: lists, structs, maps, bytes (binary, fixed-size binary,
+uuid) or durations. The column checks are one function,
+:func:`check_columns`, for every format: Parquet and Feather by their Arrow
+schema, an in-memory DataFrame by its values, a CSV by its header.
+
+A Parquet or Feather file written by pandas keeps its index: an unnamed one
+(``__index_level_0__``, a shuffled frame's row labels) is not a column and
+is not read; a named one is the column it names. Files are only read, never
+written.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
+import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pandas as pd
 
 from policycheck.errors import InvalidInput, Problem, display_path
-from policycheck.fileio import sha256_file  # noqa: F401 - read.sha256_file is the loaders' name for it
+from policycheck.fileio import open_regular, sha256_file, stat_input  # noqa: F401 - read.sha256_file is the loaders' name for it
 from policycheck.release.memory import InMemoryTable
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
-
+#: The columns pandas writes for an unnamed index (``df.to_parquet()`` of a shuffled frame).
+_UNNAMED_INDEX = re.compile(r"__index_level_\d+__")
 
 #: Compressed CSV suffixes and the codec behind each.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+#: Longest CSV line read, in bytes: a longer one is not a record (a binary file, or a file of one line).
+MAX_LINE_BYTES = 16_000_000
+#: Bytes scanned at a time when a CSV is checked before parsing.
+_BLOCK = 1 << 20
+#: What a column must hold: flat values of one of these kinds (after a dictionary's values).
+FLAT = "only flat columns of numbers, text, booleans or dates can be checked"
 
 
 def read_table(path: Path | InMemoryTable, skip: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Read a CSV (plain, .gz or .bz2), Parquet or Feather file as strings-or-numbers, never modifying it.
 
     An :class:`InMemoryTable` (the Python API's DataFrame) is read as a copy.
-    Parquet columns named in ``skip`` (declared ``ignore``) are not read at
-    all: Parquet stores each column apart, so a wide file costs only the
-    columns a check uses.
+    Parquet and Feather columns named in ``skip`` (declared ``ignore``) are
+    not read at all: a wide file costs only the columns a check uses.
     """
     if isinstance(path, InMemoryTable):
-        return path.read()
+        frame = path.read()
+        check_columns(path.name, frame_kinds(frame))
+        return frame
     path = Path(path)
     name = display_path(path)
-    if not path.exists():
-        raise InvalidInput(Problem(name, "data file not found"))
-    if path.is_dir():
-        raise InvalidInput(Problem(name, "data path is a directory, not a file"))
+    stat_input(path, "data")
     suffix = path.suffix.lower()
     compression = COMPRESSIONS.get(suffix)
     if compression:
         suffix = Path(path.stem).suffix.lower()
     try:
-        if suffix in (".parquet", ".pq") and not compression:
-            names = check_flat_parquet(path, skip)
-            frame = pd.read_parquet(path, columns=[c for c in names if c not in skip] or None)
-        elif suffix == ".feather" and not compression:
-            frame = pd.read_feather(path)
+        if suffix in (".parquet", ".pq", ".feather") and not compression:
+            frame = _read_arrow(path, suffix, skip)
         elif suffix in (".csv", ".txt", ".tsv"):
             frame = _read_csv(path, "\t" if suffix == ".tsv" else ",", compression)
         else:
@@ -73,37 +92,213 @@ def read_table(path: Path | InMemoryTable, skip: frozenset[str] = frozenset()) -
     return frame
 
 
-def _open_text(path: Path, compression: str | None):
+# --- one set of column checks for every format ---------------------------------------
+
+
+def check_columns(name: str, kinds: list[tuple[str, str | None]]) -> list[str]:
+    """Refuse duplicate column names and columns of anything but flat values; return the names.
+
+    ``kinds``: each column's name and, when it holds values no check can
+    read, those values' type in words (else None), as :func:`arrow_kinds`
+    and :func:`frame_kinds` give them.
+    """
+    names = [column for column, _ in kinds]
+    dupes = sorted({c for c in names if names.count(c) > 1})
+    if dupes:
+        raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
+    for column, refused in kinds:
+        if refused is not None:
+            raise InvalidInput(Problem(name, f"column {column!r} holds {refused} values: {FLAT}"))
+    return names
+
+
+def arrow_kinds(schema: Any, skip: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
+    """The data columns of an Arrow schema (Parquet, Feather) and what each holds that cannot be read.
+
+    An unnamed pandas index is not a data column; columns in ``skip`` are
+    not read, so they may hold anything.
+    """
+    return [(column, None if column in skip else _arrow_refused(field.type))
+            for column, field in zip(data_column_names(schema), _data_fields(schema))]
+
+
+def _data_fields(schema: Any) -> list[Any]:
+    return [field for field in schema if not _UNNAMED_INDEX.fullmatch(str(field.name))]
+
+
+def data_column_names(schema: Any) -> list[str]:
+    """The columns of an Arrow schema a user means: all but an unnamed pandas index."""
+    return [str(field.name) for field in _data_fields(schema)]
+
+
+def _arrow_refused(kind: Any) -> str | None:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    flat = (pa.types.is_null(kind) or pa.types.is_boolean(kind) or pa.types.is_integer(kind)
+            or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or pa.types.is_string(kind)
+            or pa.types.is_large_string(kind) or getattr(pa.types, "is_string_view", lambda _: False)(kind)
+            or pa.types.is_date(kind) or pa.types.is_timestamp(kind) or pa.types.is_time(kind))
+    return None if flat and not isinstance(kind, pa.BaseExtensionType) else str(kind)
+
+
+#: What pandas' inferred type of an object column says it holds, when no check can read that.
+_REFUSED_INFERRED = {"bytes": "binary", "interval": "interval", "period": "period", "timedelta": "duration"}
+
+
+def frame_kinds(frame: pd.DataFrame) -> list[tuple[str, str | None]]:
+    """The columns of a DataFrame and what each holds that cannot be read (lists, bytes, mappings, ...)."""
+    out = []
+    for i, column in enumerate(frame.columns):
+        series = frame.iloc[:, i]
+        refused = None
+        if pd.api.types.is_timedelta64_dtype(series) or isinstance(series.dtype, (pd.IntervalDtype, pd.PeriodDtype)):
+            refused = "duration" if pd.api.types.is_timedelta64_dtype(series) else str(series.dtype)
+        elif series.dtype == object:
+            inferred = pd.api.types.infer_dtype(series, skipna=True)
+            refused = _REFUSED_INFERRED.get(inferred)
+            if inferred.startswith("mixed") or inferred == "unknown-array":
+                refused = next((_container(v) for v in series if _container(v)), None)
+        out.append((str(column), refused))
+    return out
+
+
+def _container(value: Any) -> str | None:
+    import numpy as np
+
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "list"
+    if isinstance(value, dict):
+        return "struct"
+    if isinstance(value, (set, frozenset)):
+        return "set"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "binary"
+    return None
+
+
+# --- Parquet and Feather ----------------------------------------------------------------
+
+
+def arrow_schema(path: Path) -> Any:
+    """The Arrow schema of a Parquet file (its footer) or a Feather file (its header), no data read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if path.suffix.lower() == ".feather":
+        with open_regular(path, "data") as fh:
+            try:
+                return pa.ipc.open_file(fh).schema
+            except pa.ArrowInvalid:
+                pass  # Feather version 1: its schema comes with the table
+        import pyarrow.feather as feather
+
+        with open_regular(path, "data") as fh:
+            return feather.read_table(fh).schema
+    with open_regular(path, "data") as fh:
+        return pq.read_schema(fh)
+
+
+def _read_arrow(path: Path, suffix: str, skip: frozenset[str]) -> pd.DataFrame:
+    names = check_columns(display_path(path), arrow_kinds(arrow_schema(path), skip))
+    wanted = [c for c in names if c not in skip] or names
+    with open_regular(path, "data") as fh:
+        if suffix == ".feather":
+            import pyarrow.feather as feather
+
+            table = feather.read_table(fh, columns=wanted)
+        else:
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(fh, columns=wanted)
+    return arrow_to_frame(table)
+
+
+def arrow_to_frame(table: Any) -> pd.DataFrame:
+    """An Arrow table or record batch as pandas, every column a column (pandas' index metadata ignored)."""
+    return table.to_pandas(ignore_metadata=True)
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _open_binary(path: Path, compression: str | None) -> Iterator[IO[bytes]]:
+    """The file's bytes, decompressed on the fly (a regular file only); both streams closed after."""
+    with open_regular(path, "data") as raw:
+        if compression == "gzip":
+            import gzip
+
+            with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+                yield stream
+        elif compression == "bz2":
+            import bz2
+
+            with bz2.BZ2File(raw, "rb") as stream:
+                yield stream
+        else:
+            yield raw
+
+
+@contextlib.contextmanager
+def _open_text(path: Path, compression: str | None) -> Iterator[IO[str]]:
     """The file as UTF-8 text, decompressed on the fly."""
-    if compression == "gzip":
-        import gzip
+    with _open_binary(path, compression) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        try:
+            yield text
+        finally:
+            text.detach()  # the binary stream is closed by _open_binary
 
-        return gzip.open(path, "rt", newline="", encoding="utf-8-sig")
-    if compression == "bz2":
-        import bz2
 
-        return bz2.open(path, "rt", newline="", encoding="utf-8-sig")
-    return open(path, newline="", encoding="utf-8-sig")
+def scan_csv(path: Path, compression: str | None = None) -> None:
+    """Check a CSV as a stream, a block at a time, before any parser holds it.
+
+    Refused: bytes that do not decompress, text that is not UTF-8, a NUL
+    byte (a binary or sparse file: from its first block, not after gigabytes),
+    a line longer than :data:`MAX_LINE_BYTES`, and a file of nothing but blanks.
+    """
+    name = display_path(path)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line, run, blank = 0, 1, 0, True
+    try:
+        with _open_binary(path, compression) as stream:
+            while block := stream.read(_BLOCK):
+                nul = block.find(b"\0")
+                if nul >= 0:
+                    raise InvalidInput(Problem(name, f"data file holds a NUL byte at byte {offset + nul}: "
+                                                     "it is not CSV text"))
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as exc:
+                    raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {offset + exc.start})")) from None
+                first = block.find(b"\n")
+                # Only a line crossing blocks can be longer than one: a block is far shorter than the cap.
+                run += len(block) if first < 0 else first
+                if run > MAX_LINE_BYTES:
+                    raise InvalidInput(Problem(name, f"line {line} is longer than {MAX_LINE_BYTES} bytes: it is not "
+                                                     "a table of records"))
+                if first >= 0:
+                    line += block.count(b"\n")
+                    run = len(block) - block.rfind(b"\n") - 1
+                blank = blank and not block.strip()
+                offset += len(block)
+            try:
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {offset - 1})")) from None
+    except (OSError, EOFError, ValueError) as exc:  # gzip's and bz2's errors for bytes they cannot decompress
+        if compression is None:
+            raise InvalidInput(Problem(name, f"cannot read data file: {exc}")) from None
+        raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
+    if blank:
+        raise InvalidInput(Problem(name, "data file is empty"))
 
 
 def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFrame:
     name = display_path(path)
-    raw = path.read_bytes()
-    if compression:
-        import bz2
-        import gzip
-
-        try:
-            raw = gzip.decompress(raw) if compression == "gzip" else bz2.decompress(raw)
-        except (OSError, EOFError, ValueError) as exc:
-            raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
-    if not raw.strip():
-        raise InvalidInput(Problem(name, "data file is empty"))
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {exc.start})")) from None
-    del raw
+    scan_csv(path, compression)
     with _open_text(path, compression) as stream:
         records = csv.reader(stream, delimiter=sep)
         header = next(records, [])
@@ -117,8 +312,9 @@ def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFr
         if first is not None and len(first) != len(header):
             raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
-        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8-sig",
-                            compression=compression)
+        with _open_binary(path, compression) as stream:
+            frame = pd.read_csv(stream, sep=sep, keep_default_na=False, na_values=[""], index_col=False,
+                                encoding="utf-8-sig")
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))
         if found:
@@ -148,30 +344,15 @@ def parquet_columns(path: Path | InMemoryTable) -> list[str] | None:
     """Column names of a Parquet file, from its footer (no data read); None for any other input."""
     if isinstance(path, InMemoryTable) or Path(path).suffix.lower() not in (".parquet", ".pq") or not Path(path).is_file():
         return None
-    import pyarrow.parquet as pq
-
     try:
-        return [str(n) for n in pq.read_schema(path).names]
+        return data_column_names(arrow_schema(Path(path)))
     except Exception:  # read_table names the problem
         return None
 
 
 def check_flat_parquet(path: Path, skip: frozenset[str] = frozenset()) -> list[str]:
-    """Nested Parquet columns (lists, structs, maps) and bytes have no place in a table of records.
+    """The column checks of every format (:func:`check_columns`) on a Parquet file's footer; returns its data columns.
 
-    Columns in ``skip`` are not read, so they may hold anything. Returns the column names.
+    Columns in ``skip`` are not read, so they may hold anything.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pq.read_schema(path)
-    for field in schema:
-        if field.name in skip:
-            continue
-        kind = field.type
-        if pa.types.is_dictionary(kind):
-            kind = kind.value_type
-        if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
-            raise InvalidInput(Problem(display_path(path), f"column {field.name!r} holds {kind} values: only flat "
-                                                           "columns of numbers, text, booleans or dates can be checked"))
-    return [str(n) for n in schema.names]
+    return check_columns(display_path(path), arrow_kinds(arrow_schema(Path(path)), skip))

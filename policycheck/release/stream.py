@@ -76,6 +76,7 @@ class ParquetSource:
         import pyarrow.parquet as pq
 
         from policycheck.release.convert import coerce_frame, to_labels
+        from policycheck.release.read import arrow_to_frame
 
         wanted = list(self.types) if columns is None else list(columns)
         ids = list(self.ids) if with_ids else []
@@ -83,7 +84,7 @@ class ParquetSource:
         offset = 0
         source = pq.ParquetFile(self.path)
         for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=wanted + ids, use_threads=False):
-            raw = batch.to_pandas()
+            raw = arrow_to_frame(batch)  # a named pandas index is a column here too
             said: list[str] = []
             frame = coerce_frame(self.path, raw, {c: self.types[c] for c in wanted}, self.roles, self.orders,
                                  self.formats, said, self.label, first_row=offset)

@@ -16,7 +16,6 @@ import numpy as np
 from policycheck import __version__
 from policycheck.compiler import Plan
 from policycheck.errors import display_path
-from policycheck.git_revision import git_revision
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.metrics.registry import MetricSpec, convention_effects
 from policycheck.policy.model import Waiver
@@ -115,7 +114,7 @@ def build_report(
             "command": command,
             "fail_on_warn": fail_on_warn,
             "working_directory": str(Path.cwd()),
-            "git_revision": git_revision(loaded.path.parent),
+            "git_revision": loaded.git_revision,
             "started_at": run.started.isoformat(timespec="seconds"),
             "finished_at": run.finished.isoformat(timespec="seconds"),
             "intermediate_seconds": {k: round(v, 3) for k, v in run.intermediate_seconds.items()},

@@ -2,7 +2,11 @@
 
 The renderers read nothing but the report dict, so report.json stays the
 one source of truth. Autoescaping is on for HTML: values from the data
-(column names, category labels) never reach the page unescaped.
+(column names, category labels) never reach the page unescaped. Every
+value any template prints also has its control characters written as
+escapes, as the console shows them (:func:`policycheck.console.block`): a
+waiver's ``approved_by: "\\e[2J"`` must not clear the screen of whoever runs
+``cat report.md``.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
-from policycheck.fileio import write_report_set
+from policycheck.console import block
+from policycheck.fileio import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, settle_text, threshold_text,
@@ -46,6 +52,15 @@ def _is_scalar(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
 
+def _printable(value: Any) -> Any:
+    """What a template prints, with terminal control characters as escapes (line breaks kept)."""
+    if isinstance(value, Markup):  # our own markup (charts): escaped text inside stays as it was escaped
+        return Markup(block(value))
+    if isinstance(value, str):
+        return block(value)
+    return value
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("policycheck.report", "templates"),
@@ -53,6 +68,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_printable,
     )
     env.filters["fmt"] = fmt
     env.filters["threshold"] = threshold_text
@@ -126,12 +142,22 @@ def render_format(fmt_name: str, report: dict[str, Any]) -> str:
     return _renderer(fmt_name)(report)
 
 
+def report_inputs(report: dict[str, Any]) -> list[Path]:
+    """Every file the report was made from (policies, manifest, metadata, data, ledgers, matrices), as paths here."""
+    prov = report["provenance"]
+    ran_in = Path(prov["working_directory"])
+    entries = [*prov["policy_files"], *prov["data_files"], *prov.get("referenced_files", []),
+               *(e for e in (prov.get("manifest"), prov.get("metadata")) if e)]
+    return [ran_in / e["path"] for e in entries]
+
+
 def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
     """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths.
 
     ``pdf`` prints the HTML through headless Chromium (report/pdf.py) once the set is in place.
     """
     out_dir = Path(out_dir)
+    refuse_overwriting([out_dir / name for name in REPORT_FILES], report_inputs(report))
     if "pdf" in formats:
         from policycheck.report.pdf import require_chromium
 

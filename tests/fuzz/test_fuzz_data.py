@@ -1,10 +1,16 @@
-"""Fuzzed data files through check (issue 16, item 6 and the harness).
+"""Fuzzed data files through check (issue 16, item 6; issue 23 and the harness).
 
 Malformed CSV (ragged rows, duplicate or empty headers, quotes, NUL bytes,
-huge and non-finite numbers, bytes that are not UTF-8) and Parquet with
-unusual column types (lists, structs, binary, all-null, dates, decimals)
-are checked against a cheap policy, as the original, the synthetic set or
-the holdout. No file may end in an internal error; exit 2 names the file.
+huge and non-finite numbers, bytes that are not UTF-8), Parquet and
+Feather with unusual column types (lists, structs, maps, binary,
+fixed-size binary, uuid, durations, all-null, dates, decimals, duplicate
+names), Parquet written by pandas with its index (shuffled, or named), a
+copy of the good file coded otherwise (income as 0/1) or with a column
+missing throughout, and files that are no data at all (a FIFO, /dev/zero,
+/dev/null, a socket, a folder, a dangling link, a sparse file of 2 GB) are
+checked against a cheap policy, as the original, the synthetic set or the
+holdout. No file may end in an internal error, hang, read beyond its
+allowance or take a gigabyte (harness.run_cli); exit 2 names the file.
 """
 
 from __future__ import annotations
@@ -15,16 +21,20 @@ import os
 import re
 from collections import Counter
 
+import pandas as pd
 import pyarrow as pa
+import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, check_contract, collector, run_cli
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SPECIAL, check_contract, clear, collector, make_special, run_cli
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
+EXIT3: list = []
+OFFENDERS: list = []
 collect = collector(COUNTS, FAILURES)
 
 POLICY = """\
@@ -42,6 +52,9 @@ rules:
     threshold: {fail_above: 0.9}
 """
 GOOD = "age,sex,income\n" + "".join(f"{20 + i},{'MF'[i % 2]},{'<=50K' if i % 3 else '>50K'}\n" for i in range(10))
+#: A synthetic set and a holdout of the same kind, each a file of its own (a holdout may be neither).
+SYN = "age,sex,income\n" + "".join(f"{22 + i},{'MF'[i % 2]},{'<=50K' if i % 4 else '>50K'}\n" for i in range(10))
+HOLD = "age,sex,income\n" + "".join(f"{40 + i},{'FM'[i % 2]},{'<=50K' if i % 3 else '>50K'}\n" for i in range(10))
 
 cells = st.one_of(
     st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
@@ -68,9 +81,9 @@ def csv_bytes(draw):
     return "csv", data
 
 
-#: Column kinds; nested columns (list, struct) are refused at load with one line (issue 16, item 6).
+#: Column kinds; nested columns (list, struct, map) and bytes are refused at load with one line (issues 16 and 23).
 KINDS = ["int", "float", "str", "binary", "null", "bool", "date", "decimal", "bigint", "dict"]
-NESTED = ["list", "struct"]
+NESTED = ["list", "struct", "map", "fixed_binary", "uuid", "duration"]
 
 
 def _column(draw, n, kinds):
@@ -87,6 +100,15 @@ def _column(draw, n, kinds):
         return pa.array(draw(st.lists(st.lists(st.integers(0, 5), max_size=3) | st.none(), min_size=n, max_size=n)))
     if kind == "struct":
         return pa.array([{"a": i, "b": str(i)} for i in range(n)])
+    if kind == "map":
+        return pa.array([[("k", i)] for i in range(n)], pa.map_(pa.string(), pa.int64()))
+    if kind == "fixed_binary":
+        return pa.array(draw(st.lists(st.binary(min_size=4, max_size=4), min_size=n, max_size=n)), pa.binary(4))
+    if kind == "uuid":
+        return pa.array(draw(st.lists(st.binary(min_size=16, max_size=16), min_size=n, max_size=n)),
+                        pa.binary(16)).cast(pa.uuid())
+    if kind == "duration":
+        return pa.array(draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n)), pa.duration("s"))
     if kind == "binary":
         return pa.array(draw(st.lists(st.binary(max_size=4), min_size=n, max_size=n)), pa.binary())
     if kind == "null":
@@ -104,40 +126,96 @@ def _column(draw, n, kinds):
 def parquet_table(draw, kinds):
     n = draw(st.integers(0, 12))
     names = draw(columns)
-    return "parquet", pa.table({f"{name}" if names.count(name) == 1 else f"{name}{i}": _column(draw, n, kinds)
-                                for i, name in enumerate(names)})
+    if draw(st.integers(0, 9)) == 0:  # duplicate names: Feather and Parquet can hold them
+        arrays = [_column(draw, n, kinds) for _ in names]
+        return draw(st.sampled_from(["parquet", "feather"])), pa.Table.from_arrays(arrays, names=list(names))
+    table = pa.table({f"{name}" if names.count(name) == 1 else f"{name}{i}": _column(draw, n, kinds)
+                      for i, name in enumerate(names)})
+    return draw(st.sampled_from(["parquet", "feather"])), table
 
 
-data_files = st.one_of(csv_bytes(), parquet_table(KINDS + NESTED))
-all_data_files = st.one_of(csv_bytes(), parquet_table(KINDS + NESTED))
+@st.composite
+def pandas_parquet(draw):
+    """The good rows written by pandas with its index: shuffled (``__index_level_0__``) or named after a column."""
+    import io
+
+    frame = pd.read_csv(io.StringIO(GOOD))
+    if draw(st.booleans()):
+        frame = frame.sample(frac=1, random_state=draw(st.integers(0, 99)))
+    index = draw(st.sampled_from([None, "age", "sex", "income", "other"]))
+    if index == "other":
+        frame.index = pd.Index(range(100, 100 + len(frame)), name="other")
+    elif index is not None:
+        frame = frame.set_index(index)
+    return "pandas-parquet", frame
+
+
+@st.composite
+def recoded(draw):
+    """The good rows coded otherwise: income as 0/1, or one column missing in every row."""
+    import io
+
+    frame = pd.read_csv(io.StringIO(GOOD))
+    column = draw(st.sampled_from(["age", "sex", "income"]))
+    if draw(st.booleans()):
+        frame[column] = [None] * len(frame)
+    else:
+        frame[column] = [(i * 7) % 2 for i in range(len(frame))]
+    return "recoded", frame
+
+
+#: Files that are no data: each must be refused at once, unread.
+special_files = st.tuples(st.just("special"), st.sampled_from(SPECIAL),
+                          st.sampled_from(["csv", "csv.gz", "parquet", "feather"]))
+
+data_files = st.one_of(csv_bytes(), parquet_table(KINDS + NESTED), pandas_parquet(), recoded(), special_files)
+all_data_files = st.one_of(csv_bytes(), csv_bytes(), parquet_table(KINDS + NESTED), parquet_table(KINDS + NESTED),
+                           pandas_parquet(), recoded(), special_files)
 
 
 @pytest.fixture
 def project(tmp_path):
     (tmp_path / "p.yaml").write_text(POLICY)
     (tmp_path / "good.csv").write_text(GOOD)
+    (tmp_path / "syn.csv").write_text(SYN)
+    (tmp_path / "hold.csv").write_text(HOLD)
     return tmp_path
 
 
 def exercise(project, fuzzed, role):
-    kind, content = fuzzed
-    path = project / f"fuzzed.{kind}"
-    if kind == "csv":
+    kind, content = fuzzed[0], fuzzed[1]
+    for old in project.glob("fuzzed.*"):
+        clear(old)
+    if kind == "special":
+        path = project / f"fuzzed.{fuzzed[2]}"
+        make_special(content, path)
+    elif kind == "csv":
+        path = project / "fuzzed.csv"
         path.write_bytes(content)
+    elif kind in ("pandas-parquet", "recoded"):
+        path = project / ("fuzzed.parquet" if kind == "pandas-parquet" else "fuzzed.csv")
+        content.to_parquet(path) if kind == "pandas-parquet" else content.to_csv(path, index=False)
     else:
+        path = project / f"fuzzed.{kind}"
         try:
-            pq.write_table(content, path)
-        except (pa.ArrowException, ValueError):
+            (feather.write_feather if kind == "feather" else pq.write_table)(content, path)
+        except (pa.ArrowException, ValueError, TypeError):
             return  # pyarrow cannot write this table: not a data file
     COUNTS["data files"] += 1
+    COUNTS[f"data files: {kind}"] += 1
     if COUNTS["data files"] % 50 == 0:
         flush()
-    files = {"original": "good.csv", "synthetic": "good.csv", "holdout": "good.csv"}
+    files = {"original": "good.csv", "synthetic": "syn.csv", "holdout": "hold.csv"}
     files[role] = path.name
     code, _, err = run_cli("check", "p.yaml", "--original", files["original"], "--synthetic", files["synthetic"],
-                           "--holdout", files["holdout"], "-o", "out", "-q", "--executor", "serial")
-    check_contract(code, err, ("p.yaml", path.name, "good.csv"), allowed=(0, 1, 2, 3))
+                           "--holdout", files["holdout"], "-o", "out", "-q", "--executor", "serial",
+                           inputs=[project / "p.yaml", *(project / f for f in files.values())], counts=COUNTS,
+                           offenders=OFFENDERS)
+    check_contract(code, err, ("p.yaml", path.name, "good.csv", "syn.csv", "hold.csv"), allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
+    if code == 3:
+        EXIT3.append({"kind": kind, "role": role, "error": err.strip()[:300],
+                      "input": repr(content)[:1500] if kind != "special" else content})
     if code == 2 and os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         COUNTS["exit 2: " + re.sub(r"[0-9'\"].*", "", err.splitlines()[0].split(": ", 1)[-1])[:50]] += 1
 
@@ -162,7 +240,8 @@ def flush():
     """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.data.{os.getpid()}", "w") as fh:
-            fh.write(json.dumps({"suite": "data", **COUNTS, "failures": FAILURES[:20]}) + "\n")
+            fh.write(json.dumps({"suite": "data", **COUNTS, "offenders": OFFENDERS[:20],
+                                 "failures": FAILURES[:20], "exit 3": EXIT3[:50]}) + "\n")
 
 
 def teardown_module():

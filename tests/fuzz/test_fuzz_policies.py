@@ -5,8 +5,12 @@ vocabulary, valid policies with a few random mutations (a key removed, a
 value replaced, a rule duplicated, a metric renamed), and valid policy
 text with random characters inserted, deleted or replaced. Each goes
 through ``validate`` and ``plan`` against a tiny release; one that
-validates and uses only cheap metrics also goes through ``check``. No
-input may end in an internal error, and every error line names its file.
+validates and uses only cheap metrics also goes through ``check``. One
+example in twenty puts a file that is no policy where the policy, the
+manifest or ``.git/HEAD`` should be (a FIFO, /dev/zero, a socket, a folder,
+a dangling link, a sparse file of 2 GB; issue 23). No input may end in an
+internal error, hang or read beyond its cap (harness.run_cli), and every
+error line names its file.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SUMMARY, check_contract, collector, run_cli
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SPECIAL, SUMMARY, check_contract, clear, collector, make_special, run_cli
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
 EXIT3: list = []
+OFFENDERS: list = []
 UNPOSITIONED: Counter = Counter()
 collect = collector(COUNTS, FAILURES)
 
@@ -158,6 +163,10 @@ def _parent(doc, path):
 
 
 policies = st.one_of(structures.map(lambda d: to_text(d, True)), mutated(), garbled())
+#: Mostly None; one example in twenty gets a file that is no policy in place of one of its inputs.
+specials = st.integers(0, 19).flatmap(
+    lambda i: st.none() if i else st.tuples(st.sampled_from(["p.yaml", "release.yaml", ".git/HEAD"]),
+                                            st.sampled_from(SPECIAL)))
 
 
 @pytest.fixture
@@ -168,13 +177,11 @@ def release(tmp_path):
     # Real records the synthesizer never saw: no holdout row equals a training row.
     holdout = ["age,sex,income"] + [f"{21 + 3 * i},{'FM'[i % 2]},{'<=50K' if i % 3 else '>50K'}" for i in range(12)]
     (tmp_path / "holdout.csv").write_text("\n".join(holdout) + "\n")
-    (tmp_path / "release.yaml").write_text(
-        "release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
-        "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n")
+    (tmp_path / "release.yaml").write_text(MANIFEST)
     return tmp_path
 
 
-FILES = ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "policycheck")
+FILES = ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv", "policycheck", ".git/HEAD")
 
 
 #: An error line with a position: ``file:line:col: message``.
@@ -193,21 +200,36 @@ def count_unpositioned(code: int, err: str) -> None:
                 UNPOSITIONED[re.sub(r"'[^']*'|\d+", "_", line)[:120]] += 1
 
 
-def exercise(release, text: str) -> None:
+MANIFEST = ("release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
+            "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n")
+
+
+def exercise(release, text: str, special=None) -> None:
+    for name in ("p.yaml", ".git", "release.yaml"):  # whatever the last example put there
+        clear(release / name)
+    (release / "release.yaml").write_text(MANIFEST)
     (release / "p.yaml").write_bytes(text.encode("utf-8", "surrogatepass"))
+    if special is not None:
+        target, kind = special
+        if target == ".git/HEAD":
+            (release / ".git").mkdir()
+        make_special(kind, release / target)
+        COUNTS[f"special {target}"] += 1
     COUNTS["policies"] += 1
     if COUNTS["policies"] % 50 == 0:
         flush()
-    code, out, err = run_cli("validate", "p.yaml")
+    inputs = [release / n for n in ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv")]
+    watch = {"inputs": inputs, "counts": COUNTS, "offenders": OFFENDERS}
+    code, out, err = run_cli("validate", "p.yaml", **watch)
     check_contract(code, err, FILES)
     count_unpositioned(code, err)
     COUNTS[f"validate exit {code}"] += 1
-    code, out, err = run_cli("plan", "p.yaml", "--json")
+    code, out, err = run_cli("plan", "p.yaml", "--json", **watch)
     check_contract(code, err, FILES)
     if code != 0:
         return
     # NOTE: loading the release costs most of an example: only policies valid on their own get it.
-    code, _, err = run_cli("validate", "p.yaml", "-r", "release.yaml")
+    code, _, err = run_cli("validate", "p.yaml", "-r", "release.yaml", **watch)
     check_contract(code, err, FILES)
     count_unpositioned(code, err)
     COUNTS[f"validate with release exit {code}"] += 1
@@ -220,7 +242,7 @@ def exercise(release, text: str) -> None:
     metrics = {e["metric"] for e in doc.get("evaluators", doc.get("evaluations", []))} if isinstance(doc, dict) else set()
     if not metrics <= CHEAP:
         return
-    code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial")
+    code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial", **watch)
     check_contract(code, err, FILES, allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
     if code == 3:
@@ -231,16 +253,16 @@ def exercise(release, text: str) -> None:
 
 
 @settings(max_examples=DEFAULT_EXAMPLES)
-@given(text=policies)
-def test_fuzzed_policies_end_in_the_contract(release, text):
-    exercise(release, text)
+@given(text=policies, special=specials)
+def test_fuzzed_policies_end_in_the_contract(release, text, special):
+    exercise(release, text, special)
 
 
 @pytest.mark.fuzz
 @settings(max_examples=FUZZ_EXAMPLES, derandomize=False)
-@given(text=policies)
-def test_many_fuzzed_policies_end_in_the_contract(release, text):
-    collect(exercise, release, text)
+@given(text=policies, special=specials)
+def test_many_fuzzed_policies_end_in_the_contract(release, text, special):
+    collect(exercise, release, text, special)
 
 
 def flush():
@@ -248,6 +270,7 @@ def flush():
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
             fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20], "exit 3": EXIT3[:50],
+                                 "offenders": OFFENDERS[:20],
                                  "without line:col": dict(UNPOSITIONED.most_common(30))}) + "\n")
 
 

@@ -67,4 +67,14 @@ def test_mre_min_count_at_least_the_originals_records_is_refused_before_running(
     assert _problems("three_way_marginal_mre", {"min_count": 300}) == [
         (("min_count",), "the original has 300 records, so no 3-way marginal cell can hold more than min_count=300: "
                          "lower min_count")]
-    assert _problems("three_way_marginal_mre", {"min_count": 299}) == []
+
+
+def test_mre_min_count_no_cell_of_the_original_exceeds_is_refused_before_running():
+    # Found by the policy fuzz suite (issue 23): a min_count above every cell ended in exit 3 after computing.
+    # a and c determine each other, so the largest cell of any triple is the largest (a, b) cell of (a, b, c).
+    original = _release().original.frame
+    largest = int(pd.crosstab(original["a"], original["b"]).to_numpy().max())
+    assert _problems("three_way_marginal_mre", {"min_count": largest - 1}) == []
+    assert _problems("three_way_marginal_mre", {"min_count": largest}) == [
+        (("min_count",), f"no 3-way marginal cell of the original has more than min_count={largest} records "
+                         f"(the largest holds {largest}): lower min_count")]

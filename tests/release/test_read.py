@@ -115,10 +115,113 @@ def test_parquet_columns_declared_ignore_are_not_read(tmp_path, monkeypatch):
     for name in ("o", "s"):
         pq.write_table(table, tmp_path / f"{name}.parquet")
     asked = []
-    real = pd.read_parquet
-    monkeypatch.setattr(pd, "read_parquet", lambda path, columns=None: asked.append(columns) or real(path, columns=columns))
+    real = pq.read_table
+    monkeypatch.setattr(pq, "read_table", lambda source, columns=None: asked.append(columns) or real(source, columns=columns))
     release = build_release("r", tmp_path / "o.parquet", [(tmp_path / "s.parquet", "s", SynthesizerInfo())],
                             columns={"tags": ColumnDecl(type="ignore")})
     assert asked == [["age", "sex"], ["age", "sex"]]
     assert release.roles == {"age": "numeric", "sex": "categorical", "tags": "ignore"}
+    assert list(release.original.frame.columns) == ["age", "sex"]
+
+
+# --- issue 23: every format checked alike -----------------------------------------
+
+
+def _frame(n=12):
+    return pd.DataFrame({"age": [20 + 3 * i for i in range(n)], "sex": ["M", "F"] * (n // 2),
+                         "income": ["<=50K" if i % 3 else ">50K" for i in range(n)]})
+
+
+def test_parquet_with_a_pandas_index_reads_the_rows_without_the_index(tmp_path):
+    shuffled = _frame().sample(frac=1, random_state=3)
+    shuffled.to_parquet(tmp_path / "s.parquet")  # stores the shuffled index as __index_level_0__
+    frame = read_table(tmp_path / "s.parquet")
+    assert list(frame.columns) == ["age", "sex", "income"]
+    assert frame["age"].tolist() == shuffled["age"].tolist()
+    assert list(frame.index) == list(range(12))
+
+
+def test_parquet_with_a_named_pandas_index_reads_it_as_a_column(tmp_path):
+    _frame().set_index("age").to_parquet(tmp_path / "s.parquet")
+    frame = read_table(tmp_path / "s.parquet")
+    assert sorted(frame.columns) == ["age", "income", "sex"]
+    assert frame["age"].tolist() == _frame()["age"].tolist()
+
+
+def test_a_release_of_pandas_indexed_parquet_files_loads(tmp_path):
+    _frame().sample(frac=1, random_state=3).to_parquet(tmp_path / "o.parquet")
+    _frame().set_index("sex").to_parquet(tmp_path / "s.parquet")
+    release = build_release("r", tmp_path / "o.parquet", [(tmp_path / "s.parquet", "s", SynthesizerInfo())])
+    assert list(release.original.frame.columns) == ["age", "sex", "income"]
+    assert release.synthetic[0].frame["sex"].tolist() == ["M", "F"] * 6
+
+
+def _write(kind, table, path):
+    import pyarrow.feather as feather
+
+    if kind == "feather":
+        feather.write_feather(table, path)
+    else:
+        pq.write_table(table, path)
+    return path
+
+
+def _columns_of(kind, tmp_path, **columns):
+    table = pa.table({"age": list(range(4)), **columns})
+    return _write(kind, table, tmp_path / f"s.{kind}")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "feather"])
+@pytest.mark.parametrize("column, words", [
+    (pa.array([[1], [2], [], None]), "list<"),
+    (pa.array([{"a": 1}, {"a": 2}, {"a": 3}, None]), "struct<a: int64>"),
+    (pa.array([b"a", b"b", b"c", None], pa.binary()), "binary"),
+    (pa.array([b"a", b"b", b"c", None], pa.large_binary()), "large_binary"),
+    (pa.array([b"ab", b"cd", b"ef", None], pa.binary(2)), "fixed_size_binary[2]"),
+    (pa.array([b"0123456789abcdef"] * 4, pa.binary(16)).cast(pa.uuid()), "extension<arrow.uuid>"),
+    (pa.array([[("k", 1)], [], None, [("j", 2)]], pa.map_(pa.string(), pa.int64())), "map<string, int64"),
+    (pa.array([1, 2, 3, 4], pa.duration("s")), "duration[s]"),
+])
+def test_columns_that_are_not_flat_values_are_refused_alike_in_parquet_and_feather(tmp_path, kind, column, words):
+    path = _columns_of(kind, tmp_path, x=column)
+    with pytest.raises(InvalidInput) as exc:
+        read_table(path)
+    # As the file stores the type: Parquet names a list's items "element", Arrow "item".
+    assert one_line(exc).startswith(f"s.{kind}: column 'x' holds {words}")
+    assert one_line(exc).endswith(" values: only flat columns of numbers, text, booleans or dates can be checked")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "feather"])
+def test_duplicate_column_names_are_refused_alike_in_parquet_and_feather(tmp_path, kind):
+    table = pa.Table.from_arrays([pa.array([1, 2]), pa.array(["a", "b"]), pa.array([3, 4])], names=["a", "b", "a"])
+    with pytest.raises(InvalidInput) as exc:
+        read_table(_write(kind, table, tmp_path / f"d.{kind}"))
+    assert one_line(exc) == f"d.{kind}: duplicate column names: ['a']"
+
+
+def test_a_dataframe_of_lists_or_bytes_is_refused_as_a_file_of_them_is():
+    from policycheck.release.memory import InMemoryTable
+
+    for values, words in (([[1], [2]], "list"), ([b"a", b"b"], "binary")):
+        with pytest.raises(InvalidInput) as exc:
+            read_table(InMemoryTable("frame", pd.DataFrame({"age": [1, 2], "x": values})))
+        assert one_line(exc).startswith(f"frame: column 'x' holds {words}")
+
+
+def test_fixed_size_binary_is_not_read_as_data(tmp_path):
+    """A fixed_size_binary or uuid column used to pass as labels (exact_copy_share 0 instead of 0.005)."""
+    table = pa.table({"age": [1, 2], "id": pa.array([b"0123456789abcdef"] * 2, pa.binary(16)).cast(pa.uuid())})
+    pq.write_table(table, tmp_path / "u.parquet")
+    with pytest.raises(InvalidInput, match="column 'id' holds extension<arrow.uuid> values"):
+        build_release("r", tmp_path / "u.parquet", [(tmp_path / "u.parquet", "s", SynthesizerInfo())])
+
+
+def test_a_uuid_column_declared_ignore_is_not_read(tmp_path):
+    from policycheck.release.manifest import ColumnDecl
+
+    table = pa.table({"age": [1, 2, 3], "sex": ["M", "F", "M"],
+                      "id": pa.array([b"0123456789abcdef"] * 3, pa.binary(16)).cast(pa.uuid())})
+    pq.write_table(table, tmp_path / "u.parquet")
+    release = build_release("r", tmp_path / "u.parquet", [(tmp_path / "u.parquet", "s", SynthesizerInfo())],
+                            columns={"id": ColumnDecl(type="ignore")})
     assert list(release.original.frame.columns) == ["age", "sex"]

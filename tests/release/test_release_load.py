@@ -3,6 +3,7 @@ import pytest
 
 from policycheck.errors import InvalidInput
 from policycheck.release.load import build_release, load_manifest, read_table
+from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import ColumnType, SynthesizerInfo
 
 
@@ -137,3 +138,51 @@ def test_shipped_demo_data_loads_with_every_column_analysed_and_no_findings():
     assert set(release.roles.values()) == {"numeric", "categorical"}
     assert release.roles["fnlwgt"] == "numeric"  # near-unique (95.0%) but a sampling weight, not an id
     assert release.findings == []
+
+
+# --- issue 23, item 9: a holdout or synthetic set unlike the original is a data problem ---------------
+
+
+def _files(tmp_path, **other):
+    rows = 30
+    original = pd.DataFrame({"age": [20 + i for i in range(rows)], "sex": ["M", "F", "F"] * (rows // 3),
+                             "income": ["<=50K", ">50K", "<=50K"] * (rows // 3)})
+    original.to_csv(tmp_path / "o.csv", index=False)
+    holdout = original.assign(age=original["age"] + 1)
+    synthetic = original.assign(age=original["age"] + 2)
+    for name, frame in (("h", holdout), ("s", synthetic)):
+        for column, values in other.get(name, {}).items():
+            frame[column] = values
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    return tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())], tmp_path / "h.csv"
+
+
+@pytest.mark.parametrize("role", ["h", "s"])
+def test_a_column_of_numbers_against_the_originals_text_is_refused(tmp_path, role):
+    original, synthetic, holdout = _files(tmp_path, **{role: {"income": [0, 1, 0] * 10}})
+    with pytest.raises(InvalidInput) as exc:
+        build_release("r", original, synthetic, holdout)
+    what = "the holdout" if role == "h" else "synthetic set 's'"
+    assert one_line(exc) == (
+        f"{role}.csv: column 'income' of {what} holds numbers ('0', '1') and the original text "
+        "('<=50K', '>50K'), with no value in common: code both alike")
+
+
+def test_text_of_digits_against_the_originals_numbers_coded_alike_is_accepted(tmp_path):
+    original, synthetic, holdout = _files(tmp_path)
+    for name in ("o.csv", "s.csv"):
+        (tmp_path / name).write_text((tmp_path / name).read_text().replace(",M,", ",1,").replace(",F,", ",2,"))
+    # A Parquet holdout whose writer kept the codes as text: the labels are the same.
+    frame = pd.read_csv(holdout)
+    frame["sex"] = ["1", "2", "2"] * 10
+    frame.to_parquet(tmp_path / "h.parquet")
+    release = build_release("r", original, synthetic, tmp_path / "h.parquet", {"sex": ColumnDecl(type="categorical")})
+    assert set(release.holdout.frame["sex"]) == {"1", "2"}
+
+
+def test_a_holdout_column_missing_in_every_row_is_refused(tmp_path):
+    original, synthetic, holdout = _files(tmp_path, h={"income": [None] * 30})
+    with pytest.raises(InvalidInput) as exc:
+        build_release("r", original, synthetic, holdout)
+    assert one_line(exc) == ("h.csv: column 'income' is missing in every row of the holdout: a holdout "
+                                   "holds real records with the original's columns")

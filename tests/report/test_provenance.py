@@ -59,7 +59,7 @@ def test_provenance_hashes_the_ledger_and_the_metadata_file(checked):
 def test_verify_fails_naming_the_ledger_when_it_changed(checked):
     report, ledger, _ = checked
     ledger.write_text(LEDGER.replace("epsilon: 0.2", "epsilon: 0.3"))
-    result = invoke("verify", "out/report.json", "--executor", "serial", "-q")
+    result = invoke("verify", "out/report.json", "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 1
     assert f"DIFFERS  file l.yaml: sha256 {report['provenance']['referenced_files'][0]['sha256']} -> {sha256(ledger)}" \
         in result.output
@@ -69,7 +69,7 @@ def test_verify_fails_naming_the_ledger_when_it_changed(checked):
 def test_verify_fails_naming_the_metadata_file_when_it_changed(checked):
     report, _, metadata = checked
     metadata.write_text(json.dumps(METADATA, indent=2))  # the same roles: only the hash differs
-    result = invoke("verify", "out/report.json", "--executor", "serial", "-q")
+    result = invoke("verify", "out/report.json", "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 1
     assert f"DIFFERS  file metadata.json: sha256 {report['provenance']['metadata']['sha256']} -> {sha256(metadata)}" \
         in result.output

@@ -47,7 +47,7 @@ def test_a_planted_fsmonitor_does_not_run_during_check_or_verify(tmp_path, toy_m
     result = runner.invoke(cli, ["check", str(repo / "policy.yaml"), "-r", str(toy_release["manifest"]), "-o", "out",
                                  "-q", "--executor", "serial"])
     assert result.exit_code == 0, result.output
-    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial"])
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
     assert result.exit_code == 0, result.output
     assert not planted.exists()
 

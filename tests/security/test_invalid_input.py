@@ -2,6 +2,7 @@
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -161,22 +162,136 @@ def test_a_release_id_with_newlines_prints_no_fake_lines(toy_metric, write, toy_
     assert "\x1b" not in out and "on r\\n  pass   forged (toy_share): 0\\x1b[2J: PASS" in out
 
 
-def test_verify_hides_hashes_of_files_outside_its_root(toy_metric, write, toy_release, tmp_path):
+def test_verify_does_not_read_files_outside_its_root(toy_metric, write, toy_release, tmp_path):
     write("p.yaml", TOY_POLICY)
     assert _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")[0] == 0
     inner = tmp_path / "inner"
     inner.mkdir()
     code, out, _ = _run("verify", "out/report.json", "--root", tmp_path, "-q", "--executor", "serial")
     assert code == 0 and "ok       p.yaml  sha256 " in out
-    # Seen from a root below the files, every file is outside it: no hash is printed.
+    # Seen from a root below the files, every file is outside it (links are followed): none is read.
     import shutil
 
     shutil.copytree(tmp_path / "out", inner / "out")
     for name in ("p.yaml", "release.yaml", "original.csv", "synthetic.csv", "holdout.csv"):
         (inner / name).symlink_to(tmp_path / name)
-    code, out, _ = _run("verify", inner / "out/report.json", "--root", inner, "-q", "--executor", "serial")
-    assert code == 0, out
-    assert "sha256" not in out and "ok       p.yaml  (outside the report's folder tree" in out
+    code, out, err = _run("verify", inner / "out/report.json", "--root", inner, "-q", "--executor", "serial")
+    assert code == 2 and "sha256" not in out
+    assert err.splitlines()[0] == ("error: p.yaml: file named in the report is outside inner, the folder verify "
+                                   "reads: not read (--root DIR names another folder, --show-external reads files "
+                                   "outside it)")
     code, out, _ = _run("verify", inner / "out/report.json", "--root", inner, "-q", "--executor", "serial",
                         "--show-external")
-    assert "ok       p.yaml  sha256 " in out
+    assert code == 0 and "ok       p.yaml  sha256 " in out
+
+
+# --- issue 23 -------------------------------------------------------------------
+
+
+def test_terminal_escapes_from_a_policy_are_escaped_in_every_report_format(toy_metric, write, toy_release):
+    write("p.yaml", TOY_POLICY.replace("title: Toy policy", 'title: "Toy\\e]0;pwned\\a policy"') + (
+        'waivers:\n  - {rule: male-share, reason: "x\\e[31m", approved_by: "\\e[2J\\e[Hboss", expires: 2099-01-01}\n'))
+    code, _, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial",
+                        "--format", "json,html,md,junit,sarif")
+    assert code == 0, err
+    for name in ("report.html", "report.md", "report.junit.xml", "report.sarif", "report.json"):
+        text = open(f"out/{name}", encoding="utf-8").read()
+        assert not [c for c in text if ord(c) < 32 and c not in "\n\t"], name
+    assert "\\x1b[2J\\x1b[Hboss" in open("out/report.html").read()
+    assert "Toy\\x1b]0;pwned\\x07 policy" in open("out/report.md").read()
+
+
+def test_an_output_that_would_replace_the_policy_is_refused(toy_metric, write, toy_release):
+    write("report.json", TOY_POLICY)
+    code, _, err = _run("check", "report.json", "-r", toy_release["manifest"], "-o", ".", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == ("error: report.json: an input of this check would be overwritten by the report written there: "
+                   "name another output folder with -o\n")
+    assert open("report.json").read() == TOY_POLICY
+
+
+@pytest.mark.parametrize("role", ["manifest", "extended policy", "ledger", "metadata"])
+def test_an_output_that_would_replace_any_other_input_is_refused(toy_metric, write, toy_release, role):
+    # Data files cannot be named as reports are (.csv, .parquet, .feather); every YAML and JSON input can.
+    Path("out").mkdir()
+    policy = TOY_POLICY
+    manifest = Path(toy_release["manifest"])
+    if role == "manifest":
+        text = manifest.read_text()
+        for name in ("original", "synthetic", "holdout"):
+            text = text.replace(f"{name}.csv", f"../{name}.csv")
+        manifest = write("out/report.md", text)
+    elif role == "extended policy":
+        write("out/report.md", "seed: 3\n")
+        policy = "extends: out/report.md\n" + policy
+    elif role == "ledger":
+        write("out/report.md", "ledger_version: 1\nreleases: []\n")
+        policy = policy.replace("rules:\n", "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
+                                            "    params: {delta: 1.0e-5, ledger: out/report.md}\n"
+                                            "    threshold: {fail_above: 5}\n")
+    else:
+        write("out/report.md", '{"columns": {"age": {"sdtype": "numerical"}}}')
+        manifest.write_text(manifest.read_text() + "metadata: out/report.md\n")
+    write("p.yaml", policy)
+    before = Path("out/report.md").read_bytes()
+    code, _, err = _run("check", "p.yaml", "-r", manifest, "-o", "out", "-q", "--executor", "serial")
+    assert code == 2, err
+    assert err == ("error: out/report.md: an input of this check would be overwritten by the report written there: "
+                   "name another output folder with -o\n")
+    assert Path("out/report.md").read_bytes() == before
+
+
+def test_diff_and_index_refuse_to_write_over_a_report_they_read(toy_metric, write, toy_release):
+    write("p.yaml", TOY_POLICY)
+    assert _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")[0] == 0
+    before = open("out/report.json").read()
+    code, _, err = _run("diff", "out/report.json", "out/report.json", "--format", "html", "-o", "out/report.json")
+    assert code == 2 and err.startswith("error: out/report.json: an input of this diff would be overwritten")
+    code, _, err = _run("index", "out", "-o", "out/report.json")
+    assert code == 2 and err.startswith("error: out/report.json: an input of this index would be overwritten")
+    assert open("out/report.json").read() == before
+
+
+def test_an_output_through_a_dangling_link_creates_nothing_elsewhere(toy_metric, write, toy_release, tmp_path):
+    write("p.yaml", TOY_POLICY)
+    Path("out").symlink_to(tmp_path / "elsewhere" / "a" / "b")
+    code, _, err = _run("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
+    assert code == 2
+    assert err == (f"error: out: the output path is a symbolic link to {tmp_path / 'elsewhere' / 'a' / 'b'}, "
+                   "which does not exist: create that folder or name another\n")
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_the_current_folder_as_output_holding_only_reports_is_written_in_place(toy_metric, write, toy_release,
+                                                                                 tmp_path):
+    import os
+    import shutil
+
+    write("p.yaml", TOY_POLICY)
+    for name in ("original", "synthetic", "holdout"):
+        shutil.move(toy_release[name], tmp_path / f"{name}.csv")
+    (tmp_path / "run").mkdir()
+    os.chdir(tmp_path / "run")
+    code, _, err = _run("check", "../p.yaml", "-r", "../release.yaml", "-o", ".", "-q", "--executor", "serial")
+    assert code == 0, err
+    code, _, err = _run("check", "../p.yaml", "-r", "../release.yaml", "-o", ".", "-q", "--executor", "serial")
+    assert code == 0, err
+    assert sorted(os.listdir(".")) == ["report.html", "report.json", "report.md"]
+
+
+def test_an_export_that_would_replace_a_synthetic_set_is_refused(toy_metric, write, toy_release):
+    import shutil
+
+    # Set 1 (syn.csv) is exported as reverse_mapped_1_syn.csv, the name set 2 was given.
+    write("p.yaml", TOY_POLICY)
+    Path("exports").mkdir()
+    shutil.copy(toy_release["synthetic"], "syn.csv")
+    shutil.copy(toy_release["synthetic"], "exports/reverse_mapped_1_syn.csv")
+    before = Path("exports/reverse_mapped_1_syn.csv").read_bytes()
+    code, _, err = _run("check", "p.yaml", "--original", toy_release["original"], "--synthetic", "syn.csv",
+                        "--synthetic", "exports/reverse_mapped_1_syn.csv", "--holdout", toy_release["holdout"],
+                        "-o", "out", "-q", "--executor", "serial", "--export-reverse-mapped", "exports")
+    assert code == 2
+    assert err == ("error: exports/reverse_mapped_1_syn.csv: an input of this check would be overwritten by its "
+                   "reverse-mapped export: name another folder with --export-reverse-mapped\n")
+    assert Path("exports/reverse_mapped_1_syn.csv").read_bytes() == before and not Path("out").exists()

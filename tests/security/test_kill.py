@@ -156,3 +156,31 @@ def test_reports_follow_the_umask(project):
     assert done.returncode == 0, done.stderr
     assert (project / "out").stat().st_mode & 0o777 == 0o750
     assert {(project / "out" / n).stat().st_mode & 0o777 for n in FILES} == {0o640}
+
+
+def _dead_pid():
+    """The id of a process that has ended."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_temporary_files_left_by_a_killed_check_are_removed_by_the_next(project):
+    # A folder that also holds other files gets each report file replaced through a temporary file;
+    # a kill between writing one and renaming it leaves it behind (issue 23, item 12).
+    (project / "out").mkdir()
+    (project / "out" / "notes.txt").write_text("not ours")
+    dead = _dead_pid()
+    stale = [project / "out" / f".report.json.policycheck-{dead}-x1y2z3.tmp",
+             project / "out" / f".report.html.policycheck-{dead}-abcdef.tmp"]
+    old = project / "out" / ".report.md.k2j3h4g5.tmp"  # named as earlier versions named them
+    alive = project / "out" / f".report.json.policycheck-{os.getpid()}-aaaaaa.tmp"  # a run still writing
+    fresh = project / "out" / f".report.sarif.policycheck-{dead}-bbbbbb.tmp"  # maybe another machine's, writing
+    for path in [*stale, old, alive, fresh]:
+        path.write_text("half a report")
+        if path is not fresh:
+            os.utime(path, (time.time() - 3600, time.time() - 3600))
+    done = subprocess.run(_command(project), cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not [p for p in [*stale, old] if p.exists()]
+    assert alive.exists() and fresh.exists() and (project / "out" / "notes.txt").exists()

@@ -139,7 +139,7 @@ def cached_rerun(monkeypatch):
 def outcome(path):
     """(passed, text of every difference and problem) of verifying ``path``."""
     try:
-        result = verify_report(path, executor="serial")
+        result = verify_report(path, root=Path("."), executor="serial")
     except InvalidInput as exc:
         return False, "\n".join(str(p) for p in exc.problems)
     text = "\n".join(map(str, result.differences)) + "\n" + "\n".join(map(str, result.problems))
@@ -147,7 +147,7 @@ def outcome(path):
 
 
 def test_the_untouched_report_verifies(made, runner_cli):
-    result = runner_cli("verify", made, "--executor", "serial", "-q")
+    result = runner_cli("verify", made, "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
 
 
@@ -203,3 +203,36 @@ def test_an_edited_ledger_is_named(made, cached_rerun):
     Path("ledger.yaml").write_text(LEDGER.replace("0.5", "0.25"))
     passed, text = outcome(made)
     assert not passed and "file ledger.yaml: sha256" in text
+
+
+def _with_duplicate(node, path, value):
+    """JSON text of ``node`` with the key at ``path`` written twice: first ``value``, then the real one."""
+    def dump(item, at):
+        if isinstance(item, dict):
+            members = []
+            for key, child in item.items():
+                if (*at, key) == path:
+                    members.append(f"{json.dumps(key)}: {json.dumps(value)}")
+                members.append(f"{json.dumps(key)}: {dump(child, (*at, key))}")
+            return "{" + ", ".join(members) + "}"
+        if isinstance(item, list):
+            return "[" + ", ".join(dump(child, (*at, i)) for i, child in enumerate(item)) + "]"
+        return json.dumps(item, ensure_ascii=False)
+
+    return dump(node, ())
+
+
+def test_a_key_written_twice_anywhere_fails_verify_naming_it(made):
+    """Python keeps a duplicated key's last value, a human and other parsers its first (issue 23, item 4)."""
+    original = json.loads(made.read_text())
+    keys = [path[:cut] for path, _ in leaves(original) for cut in range(1, len(path) + 1)
+            if isinstance(path[cut - 1], str)]
+    keys = list(dict.fromkeys(keys))[::7]
+    assert len(keys) > 30
+    missed = []
+    for path in keys:
+        made.write_text(_with_duplicate(original, path, "forged"))
+        passed, text = outcome(made)
+        if passed or f"key {path[-1]!r} appears twice in one object" not in text:
+            missed.append((path_text(path), text[:200]))
+    assert not missed, missed[:5]

@@ -69,7 +69,7 @@ def test_a_command_planted_in_a_report_without_manifest_does_not_run(release):
     report = _check(runner, "--original", "original.csv", "--synthetic", "synthetic.csv")
     planted = release / "PWNED"
     _plant(report, planted)
-    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial"])
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
     assert not planted.exists()
     assert result.exit_code == 1, result.output
     assert "rule game: not re-run: its synthesizer is the release's command, and verify runs no command a report names" \
@@ -83,7 +83,7 @@ def test_a_command_planted_beside_a_manifest_does_not_run_and_is_named(release):
     report = _check(runner, "-r", "release.yaml")
     planted = release / "PWNED"
     _plant(report, planted)
-    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial"])
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
     assert not planted.exists()
     assert result.exit_code == 1, result.output
     assert "rule game: not re-run" in result.output
@@ -95,10 +95,10 @@ def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
     runner = CliRunner()
     report = _check(runner, "-r", "release.yaml")
     assert report["rules"][0]["verdict"] != "error", report["rules"][0]["error"]
-    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial", "--manifest", "release.yaml"])
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "release.yaml"])
     assert result.exit_code == 0, result.output
     # A manifest other than the report's is named as a different file.
     (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("bootstrap", "other"))
-    result = runner.invoke(cli, ["verify", "out/report.json", "-q", "--executor", "serial", "--manifest", "other.yaml"])
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"])
     assert result.exit_code == 1
     assert "file other.yaml: sha256" in result.output

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,11 +57,16 @@ def export_reverse_mapped(release: Release, out_dir: Path, rngs: Sequence[np.ran
     for m, (dataset, set_rng) in enumerate(zip(release.synthetic, rngs, strict=True), start=1):
         rows, _ = presample(dataset.n_rows, len(original), set_rng)
         mapped = reverse_map_frame(original, dataset.frame.iloc[rows].reset_index(drop=True), orders)
-        stem = dataset.path.stem if dataset.path is not None else dataset.name
-        target = out_dir / f"reverse_mapped_{m}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', stem).strip('_')}.csv"
+        target = out_dir / export_name(m, dataset)
         atomic_write_text(target, _whole_numbers_as_int(mapped).to_csv(index=False))
         paths.append(target)
     return paths
+
+
+def export_name(m: int, dataset: Any) -> str:
+    """The file name synthetic set ``m`` (1-based) is exported under: ``reverse_mapped_<m>_<name>.csv``."""
+    stem = dataset.path.stem if dataset.path is not None else dataset.name
+    return f"reverse_mapped_{m}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', stem).strip('_')}.csv"
 
 
 def _whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
