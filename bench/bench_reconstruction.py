@@ -32,12 +32,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from policycheck.executor import available_cores
+from policycheck.execution.executor import available_cores
 from policycheck.methods.reconstruction.baselines import class_codes
 from policycheck.methods.reconstruction.encoding import fit_encoding
 from policycheck.methods.reconstruction.lp_attack import SOLVER_OPTIONS, solve_l1_reconstruction
 from policycheck.methods.reconstruction.queries import answer_queries, build_queries
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 DATA = Path(__file__).resolve().parents[1] / "policycheck" / "demo_data" / "adult_training.csv"
 NUMERIC = ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"]

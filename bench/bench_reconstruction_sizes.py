@@ -19,9 +19,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from policycheck.demo import HOLDOUT, TRAINING
+from policycheck.interfaces.demo import HOLDOUT, TRAINING
 from policycheck.methods.reconstruction.attacks import AttackConfig, run_attack
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 QUASI_IDENTIFIERS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
 SECRET = "income"

@@ -146,8 +146,8 @@ def run_mi_bootstrap(spec: dict) -> dict:
 def bootstrapped_adult(n: int, seed: int = 20261121) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
     """Training (from adult.data) and holdout (from adult.test), ``n`` records each drawn with replacement,
     and the demo's nonprivate synthetic set of the training records."""
-    from policycheck.demo import HOLDOUT, TRAINING
-    from policycheck.synthesizers import BUILTIN
+    from policycheck.interfaces.demo import HOLDOUT, TRAINING
+    from policycheck.methods.synthesizers import BUILTIN
 
     full = (ADULT_DIR / "adult_train.csv").is_file() and (ADULT_DIR / "adult_test.csv").is_file()
     sources = (ADULT_DIR / "adult_train.csv", ADULT_DIR / "adult_test.csv") if full else (TRAINING, HOLDOUT)

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from policycheck import api
-from policycheck.demo import RELEASES, write_release
+from policycheck.interfaces import api
+from policycheck.interfaces.demo import RELEASES, write_release
 from policycheck.methods.dcr_share import dcr_share_counts
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_test import DEFAULT_LEVELS, guesses_at, membership_thresholds, mi_risk_score

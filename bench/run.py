@@ -188,7 +188,7 @@ def self_peak_mb() -> float:
 
 def _warm_search(args) -> int:
     """Load the compiled nearest-neighbour search in a worker (a tiny search, run where it is called)."""
-    from policycheck.executor import SerialExecutor
+    from policycheck.execution.executor import SerialExecutor
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
     queries, references, kinds = args
@@ -203,7 +203,7 @@ DCR_REPEATS = 3
 
 def run_dcr(spec: dict) -> dict:
     from bench.bench_dcr import cpu_seconds
-    from policycheck.executor import make_executor
+    from policycheck.execution.executor import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
@@ -267,7 +267,7 @@ def run_dcr_stream(spec: dict) -> dict:
     import tempfile
 
     from bench.bench_dcr import LEVELS, NUMERIC, cpu_seconds, make_population
-    from policycheck.executor import make_executor
+    from policycheck.execution.executor import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.streamed_dcr import fit_on_stream, parquet_shards, streamed_closest_records
     from policycheck.release.model import ColumnType
@@ -365,7 +365,7 @@ def run_check_stream(spec: dict) -> dict:
     import tempfile
 
     from bench.bench_dcr import make_population
-    from policycheck.checking import check_release
+    from policycheck.engine.check import check_release
     from policycheck.release import stream
     from policycheck.release.load import load_manifest
 
@@ -394,7 +394,7 @@ def run_check_stream(spec: dict) -> dict:
 
 def run_linkage(spec: dict) -> dict:
     from bench.bench_linkage import make_release
-    from policycheck.executor import make_executor
+    from policycheck.execution.executor import make_executor
     from policycheck.methods.linkage.attack import run_attack
     from policycheck.methods.linkage.reverse_mapping import attribute_order
     from policycheck.release.model import ColumnType
@@ -414,7 +414,7 @@ def run_linkage(spec: dict) -> dict:
 def run_lp(spec: dict) -> dict:
     """One LP reconstruction solve; shape ``4way`` (nonprivate) or ``4+5way-indhist`` (the stress case)."""
     from bench.bench_reconstruction import DATA, run_case
-    from policycheck.synthesizers import BUILTIN
+    from policycheck.methods.synthesizers import BUILTIN
 
     stress = spec.get("shape") == "4+5way-indhist"
     full = pd.read_csv(DATA, keep_default_na=False, na_values=[""])
@@ -429,8 +429,8 @@ def run_game(spec: dict) -> dict:
     import tempfile
 
     from bench.game_policy import game_policy
-    from policycheck.checking import check_release
-    from policycheck.demo import write_release
+    from policycheck.engine.check import check_release
+    from policycheck.interfaces.demo import write_release
     from policycheck.release.load import load_manifest
 
     with tempfile.TemporaryDirectory() as folder, PeakWatcher() as watch:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from calibration import synthesizers
 from calibration.datasets import CalibrationData, from_days, to_days
-from policycheck.synthesizers import nonprivate
+from policycheck.methods.synthesizers import nonprivate
 
 FALSE_CLAIM = {"epsilon": 1.0, "delta": 1e-6}
 
@@ -88,7 +88,7 @@ ALL = "membership", "reconstruction", "linkage", "dp"
 
 KINDS: tuple[ReleaseKind, ...] = (
     ReleaseKind("indhist", "safe", _synth(synthesizers.independent_marginals),
-                description="built-in independent marginals (policycheck.synthesizers.indhist)"),
+                description="built-in independent marginals (policycheck.methods.synthesizers.indhist)"),
     ReleaseKind("copula", "safe", _synth(synthesizers.gaussian_copula),
                 description="Gaussian copula (copulas.GaussianMultivariate, truncated-Gaussian marginals)"),
     ReleaseKind("privbayes-eps0.1", "dp", _synth(synthesizers.privbayes, epsilon=0.1), epsilon=0.1,
@@ -108,7 +108,7 @@ KINDS: tuple[ReleaseKind, ...] = (
     ReleaseKind("copied-20pct", "adversarial", _mixed, caught_by=("membership", "dp"),
                 description="independent marginals with 20% of the rows replaced by training records"),
     ReleaseKind("bootstrap", "adversarial", _bootstrap, caught_by=ALL,
-                description="training records drawn with replacement (policycheck.synthesizers.nonprivate)"),
+                description="training records drawn with replacement (policycheck.methods.synthesizers.nonprivate)"),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 

@@ -29,7 +29,7 @@ from calibration.run import write_release
 
 def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) -> dict:
     """One release: its share, the share's spread over re-splits, and the interval's spread."""
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_share import nearest_real_record
     from policycheck.methods.gower import fit_gower, gower_sums
     from policycheck.release.load import load_manifest

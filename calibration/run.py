@@ -102,8 +102,8 @@ def policy_for(data: CalibrationData, kind: ReleaseKind, folder: Path) -> Path:
 
 def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path) -> dict[str, Any]:
     """Make and check one release; the rules' verdicts, or the error that stopped the check."""
-    from policycheck.checking import check_release
-    from policycheck.errors import InvalidInput
+    from policycheck.engine.check import check_release
+    from policycheck.core.errors import InvalidInput
     from policycheck.release.load import load_manifest
 
     row: dict[str, Any] = {"dataset": data.name, "release": kind.name, "seed": seed}

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from policycheck.synthesizers import indhist
+from policycheck.methods.synthesizers import indhist
 
 
 def _clip_numeric(out: pd.DataFrame, frame: pd.DataFrame, categorical: tuple[str, ...]) -> pd.DataFrame:

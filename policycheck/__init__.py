@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: The public API, all defined in :mod:`policycheck.api`.
+#: The public API, all defined in :mod:`policycheck.interfaces.api`.
 __all__ = [
     "FORMATS",
     "InputError",
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from policycheck.api import (
+    from policycheck.interfaces.api import (
         FORMATS,
         InputError,
         Policy,
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name in __all__ and name != "__version__":
-        from policycheck import api
+        from policycheck.interfaces import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'policycheck' has no attribute {name!r}")

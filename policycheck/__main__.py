@@ -1,3 +1,3 @@
-from policycheck.cli import main
+from policycheck.interfaces.cli import main
 
 main()

@@ -11,7 +11,7 @@ from pydantic import Field
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params
-from policycheck.stats import clopper_pearson
+from policycheck.core.stats import clopper_pearson
 
 DEMO = Path(__file__).resolve().parents[1] / "policycheck" / "demo_data"
 

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 import policycheck as pc
 from conftest import DEMO, TOY_POLICY
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 from policycheck.report.integrity import without_run_context
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 #: Real metrics of three families on a small Adult extract: a check in seconds.
 POLICY = """\
@@ -209,7 +209,7 @@ def test_the_package_ships_type_hints():
 def test_the_package_exports_exactly_the_apis_names():
     # policycheck/__init__.py lists the names statically (for type checkers) and loads them lazily.
     import policycheck
-    from policycheck import api
+    from policycheck.interfaces import api
 
     assert sorted(policycheck.__all__) == sorted([*api.__all__, "__version__"])
     assert all(getattr(policycheck, name) is getattr(api, name) for name in api.__all__)

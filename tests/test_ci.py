@@ -23,8 +23,8 @@ from jsonschema import Draft4Validator
 from ruamel.yaml import YAML
 
 from conftest import DEMO
-from policycheck.cli import cli
-from policycheck.synthesizers import BUILTIN
+from policycheck.interfaces.cli import cli
+from policycheck.methods.synthesizers import BUILTIN
 
 REPO = Path(__file__).resolve().parents[1]
 CI_DOC = (REPO / "docs" / "ci.md").read_text()

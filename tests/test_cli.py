@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TOY_POLICY
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TOY_POLICY
-from policycheck.cli import cli, colour_choice
+from policycheck.interfaces.cli import cli, colour_choice
 
 FAILING = TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_above: 0.5").replace("id: toy,", "id: toy-strict,")
 
@@ -217,7 +217,7 @@ def test_compressed_and_columnar_inputs_read_as_the_csv(toy_release, suffix):
 
 
 def test_a_corrupt_gzip_is_one_line(write):
-    from policycheck.errors import InvalidInput
+    from policycheck.core.errors import InvalidInput
     from policycheck.release.load import read_table
 
     with pytest.raises(InvalidInput, match=r"^data.csv.gz: cannot decompress \(gzip\)"):

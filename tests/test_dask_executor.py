@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("distributed")
 
 from bench.game_policy import game_policy  # noqa: E402
-from policycheck.checking import check_release  # noqa: E402
-from policycheck.dask_executor import DaskExecutor  # noqa: E402
-from policycheck.demo import find_policy, write_release  # noqa: E402
+from policycheck.engine.check import check_release  # noqa: E402
+from policycheck.execution.dask import DaskExecutor  # noqa: E402
+from policycheck.interfaces.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
 from policycheck.report.integrity import without_run_context  # noqa: E402
 
@@ -87,7 +87,7 @@ def test_a_lost_worker_is_retried_and_the_results_are_unchanged(tmp_path):
 
 
 def test_an_unreachable_scheduler_is_a_usage_error():
-    from policycheck.errors import InvalidInput
+    from policycheck.core.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="cannot reach the Dask scheduler"):
         DaskExecutor("tcp://127.0.0.1:9", timeout=2)

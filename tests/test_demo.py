@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 PRIVACY_RULES = ("dcr-share", "mi-risk", "exact-copies", "income-inference", "age-narrowing", "dp-claim")
 

@@ -1,4 +1,4 @@
-from policycheck.executor import LocalProcessExecutor, SerialExecutor, make_executor
+from policycheck.execution.executor import LocalProcessExecutor, SerialExecutor, make_executor
 
 
 def square(x: int) -> int:
@@ -98,7 +98,7 @@ def test_several_shared_arrays_in_one_item_stay_readable_across_calls():
 def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):
     import numpy as np
 
-    import policycheck.executor as executor_module
+    import policycheck.execution.executor as executor_module
 
     def no_copy(*args):
         raise AssertionError("the array made by empty() was copied")
@@ -146,7 +146,7 @@ def test_a_pool_makes_an_array_below_four_megabytes_in_private_memory():
 
 
 def test_objects_shared_on_several_threads_keep_their_identity_across_items():
-    from policycheck.executor import share_repeated
+    from policycheck.execution.executor import share_repeated
 
     a, b, c = [object() for _ in range(3)]
     handles = {id(a): "A", id(b): "B"}

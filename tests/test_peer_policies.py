@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from policycheck.checking import check_release
-from policycheck.demo import write_release
+from policycheck.engine.check import check_release
+from policycheck.interfaces.demo import write_release
 from policycheck.release.load import load_manifest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,9 +2,9 @@
 
 import io
 
-from policycheck import progress as progress_module
+from policycheck.engine import progress as progress_module
 from policycheck.metrics.base import Need
-from policycheck.progress import Progress, eta_text, short, step_labels
+from policycheck.engine.progress import Progress, eta_text, short, step_labels
 
 
 class Terminal(io.StringIO):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 from policycheck.metrics import registry
 from policycheck.metrics.base import Resolution
 from policycheck.release.model import ColumnType, Dataset, Release

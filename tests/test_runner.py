@@ -1,10 +1,10 @@
 import datetime as dt
 
 from conftest import TOY_POLICY
-from policycheck.compiler import compile_plan
+from policycheck.engine.compiler import compile_plan
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
-from policycheck.runner import run_plan
+from policycheck.engine.runner import run_plan
 
 
 def run(write, toy_release, text):
@@ -45,7 +45,7 @@ def test_waiver_of_a_passing_rule_is_listed_as_unused(toy_metric, write, toy_rel
 
 def test_needs_of_a_batching_intermediate_are_grouped_only_with_several_workers():
     from policycheck.metrics.base import Need
-    from policycheck.runner import _groups
+    from policycheck.engine.runner import _groups
 
     original = Need.of("reconstruction_attacks", records="original", secret="s")
     control = Need.of("reconstruction_attacks", records="holdout", secret="s")

@@ -7,11 +7,11 @@ import pytest
 from click.testing import CliRunner
 from ruamel.yaml import YAML
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 from policycheck.metrics import registry
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
-from policycheck.starter import starter_policy, write_starter
+from policycheck.interfaces.starter import starter_policy, write_starter
 
 REPO = Path(__file__).resolve().parents[1]
 

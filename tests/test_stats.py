@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from policycheck.stats import clopper_pearson, roc_auc, roc_curve
+from policycheck.core.stats import clopper_pearson, roc_auc, roc_curve
 
 
 def test_clopper_pearson_matches_published_values():
@@ -26,7 +26,7 @@ def test_roc_curve_runs_from_origin_to_one_one():
 
 
 def test_bonferroni_splits_the_error_among_the_alternatives():
-    from policycheck.stats import bonferroni
+    from policycheck.core.stats import bonferroni
 
     assert bonferroni(0.95, 1) == pytest.approx(0.95)
     assert bonferroni(0.95, 3) == pytest.approx(1 - 0.05 / 3)
@@ -35,7 +35,7 @@ def test_bonferroni_splits_the_error_among_the_alternatives():
 
 
 def test_worst_interval_takes_the_extreme_of_each_end():
-    from policycheck.stats import worst_interval
+    from policycheck.core.stats import worst_interval
 
     intervals = [(0.1, 0.5), (0.2, 0.3), (0.0, 0.6)]
     assert worst_interval(intervals) == (0.2, 0.6)
@@ -43,7 +43,7 @@ def test_worst_interval_takes_the_extreme_of_each_end():
 
 
 def test_wilson_matches_newcombes_example():
-    from policycheck.stats import wilson
+    from policycheck.core.stats import wilson
 
     # Newcombe (1998a), 81/263: Wilson score interval 0.2553 to 0.3662.
     lo, hi = wilson(81, 263)
@@ -51,7 +51,7 @@ def test_wilson_matches_newcombes_example():
 
 
 def test_newcombe_difference_matches_the_published_example():
-    from policycheck.stats import newcombe_difference
+    from policycheck.core.stats import newcombe_difference
 
     # Newcombe (1998b), Table II example (a): 56/70 - 48/80, method 10: 0.0524 to 0.3339.
     lo, hi = newcombe_difference(56, 70, 48, 80)
@@ -59,7 +59,7 @@ def test_newcombe_difference_matches_the_published_example():
 
 
 def test_ratio_score_interval_matches_koopmans_example():
-    from policycheck.stats import ratio_score_interval
+    from policycheck.core.stats import ratio_score_interval
 
     # Koopman (1984): 36/40 against 16/80, ratio 4.5, 95 % score interval 2.94 to 7.15
     # (statsmodels' confint_proportions_2indep(method="score", compare="ratio",
@@ -69,7 +69,7 @@ def test_ratio_score_interval_matches_koopmans_example():
 
 
 def test_ratio_score_interval_is_open_where_a_count_is_zero():
-    from policycheck.stats import ratio_score_interval
+    from policycheck.core.stats import ratio_score_interval
 
     lo, hi = ratio_score_interval(0, 100, 5, 100)
     # statsmodels gives (0, 0.75175) for this table.
@@ -78,7 +78,7 @@ def test_ratio_score_interval_is_open_where_a_count_is_zero():
 
 
 def test_paired_difference_maps_the_discordant_share():
-    from policycheck.stats import clopper_pearson, paired_difference
+    from policycheck.core.stats import clopper_pearson, paired_difference
 
     # 6 items counted by the first measure only, 2 by the second only, of 100:
     # difference 0.04; the share 6/8 has the exact interval (0.3491, 0.9681).
@@ -90,14 +90,14 @@ def test_paired_difference_maps_the_discordant_share():
 
 
 def test_effective_trials_of_single_trial_clusters_is_their_number():
-    from policycheck.stats import effective_trials
+    from policycheck.core.stats import effective_trials
 
     hits = np.array([1, 0, 1, 1, 0, 1])
     assert effective_trials(hits, np.ones(6), np.arange(6)) == pytest.approx(6.0)
 
 
 def test_effective_trials_of_identical_clustered_trials():
-    from policycheck.stats import effective_trials
+    from policycheck.core.stats import effective_trials
 
     # Two clusters of 5 trials each, all hits in one and none in the other: p = 1/2, the
     # cluster totals deviate by 5 * 1/2 each, variance 2 * 2.5^2 / 10^2 = 1/8, so the ten
@@ -109,7 +109,7 @@ def test_effective_trials_of_identical_clustered_trials():
 
 
 def test_clopper_pearson_share_equals_the_exact_interval_at_whole_counts():
-    from policycheck.stats import clopper_pearson, clopper_pearson_share
+    from policycheck.core.stats import clopper_pearson, clopper_pearson_share
 
     assert clopper_pearson_share(7 / 20, 20) == pytest.approx(clopper_pearson(7, 20))
     assert clopper_pearson_share(1.0, 2.0)[1] == 1.0

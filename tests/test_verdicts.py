@@ -2,7 +2,7 @@ import pytest
 
 from policycheck.metrics.base import MetricResult
 from policycheck.policy.model import Threshold
-from policycheck.verdicts import compared_value, exit_code, judge, judge_result, records_to_settle, release_verdict
+from policycheck.engine.verdicts import compared_value, exit_code, judge, judge_result, records_to_settle, release_verdict
 
 
 @pytest.mark.parametrize(

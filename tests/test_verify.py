@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 import policycheck.policy.load as policy_load
 from conftest import TOY_POLICY
-from policycheck.cli import cli
-from policycheck.verify import Difference, compare_rules, diff_reports, same_number, verify_report
+from policycheck.interfaces.cli import cli
+from policycheck.interfaces.verify import Difference, compare_rules, diff_reports, same_number, verify_report
 
 WAIVED = TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_above: 0.5") + (
     "waivers:\n  - {rule: male-share, reason: pilot only, approved_by: Jane Roe, expires: 2030-01-31}\n"
@@ -172,7 +172,7 @@ def test_diff_exits_0_and_with_fail_on_worse_1_when_a_verdict_got_worse(runner, 
 
 
 def test_diff_ranks_inconclusive_between_warn_and_fail(runner, checked):
-    from policycheck.verify import diff_reports, read_report
+    from policycheck.interfaces.verify import diff_reports, read_report
 
     old = read_report(checked[0])
     new = json.loads(json.dumps(old))
@@ -208,8 +208,8 @@ def test_explain_traces_each_verdict_to_knowledge_data_params_and_policy_line(ru
 
 @pytest.mark.slow
 def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, tmp_path):
-    from policycheck.checking import check_release
-    from policycheck.demo import find_policy, write_release
+    from policycheck.engine.check import check_release
+    from policycheck.interfaces.demo import find_policy, write_release
     from policycheck.release.load import load_manifest
 
     manifest = write_release("nonprivate", tmp_path / "demo", seed=20261121)

@@ -1,6 +1,6 @@
 """libyaml's fast path reads a document exactly as ruamel.yaml does, or leaves it to ruamel.yaml.
 
-The contract of :mod:`policycheck.yaml_libyaml`: for every text, either it
+The contract of :mod:`policycheck.io.yaml_libyaml`: for every text, either it
 declines (None) or its data (values and their types) and its marks equal
 ruamel.yaml's; and it declines every text ruamel.yaml refuses, so each error
 keeps ruamel.yaml's words.
@@ -15,9 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policycheck import yaml_libyaml, yaml_ruamel
-from policycheck.errors import InvalidInput
-from policycheck.yamlio import parse_yaml
+from policycheck.io import yaml_libyaml
+
+from policycheck.io import yaml_ruamel
+from policycheck.core.errors import InvalidInput
+from policycheck.io.yamlio import parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 

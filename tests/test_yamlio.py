@@ -2,8 +2,8 @@ import warnings
 
 import pytest
 
-from policycheck.errors import InvalidInput
-from policycheck.yamlio import load_yaml, parse_yaml
+from policycheck.core.errors import InvalidInput
+from policycheck.io.yamlio import load_yaml, parse_yaml
 
 
 def test_scientific_notation_is_a_number():

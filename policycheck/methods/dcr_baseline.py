@@ -36,7 +36,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY, MISSING, SCALED
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 

@@ -26,7 +26,7 @@ landed in training. Synthetic records with the same nearest real record share
 that one coin; on coarse data a thousand synthetic records may hang on ten
 people. So the share's interval counts clusters, not records: synthetic
 records grouped by their nearest real record (:func:`nearest_real_record`,
-:func:`policycheck.stats.effective_trials`). With distinct nearest records it
+:func:`policycheck.core.stats.effective_trials`). With distinct nearest records it
 is the plain exact interval.
 """
 
@@ -130,7 +130,7 @@ def nearest_real_record(
 
     Whether an untied synthetic record is closer to training is decided by
     the set its nearest real record landed in, so records with the same
-    nearest real record are one trial of :func:`policycheck.stats.effective_trials`
+    nearest real record are one trial of :func:`policycheck.core.stats.effective_trials`
     and records with different ones depend, to first order, on different
     people. Training records are numbered first, holdout records after them;
     a tied record takes its nearest training record (ties are no trial of the

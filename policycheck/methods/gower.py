@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from policycheck.errors import EvaluationError
+from policycheck.core.errors import EvaluationError
 from policycheck.release.model import ColumnType
 
 #: Kind codes of encoded columns, as the nearest-neighbour kernel reads them.

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY, gower_sums
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
 
 #: SURE's quantile levels, its fourth (``min(d) + 0.01``) read as the 1 % level.
 DEFAULT_LEVELS = (0.5, 0.25, 0.2, 0.01)
@@ -163,7 +163,7 @@ def membership_inference_test(
     MembershipTest
     """
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     dcr_members = np.asarray(dcr_members, dtype=float)
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size

@@ -83,7 +83,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY
 
 #: Queries per task at most; small enough for progress, large enough to amortise a task.

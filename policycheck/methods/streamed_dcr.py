@@ -19,7 +19,7 @@ those row groups itself, one at a time and only the columns the encoding
 uses, and encodes them: the parent never holds the synthetic set, and a
 worker holds one shard (about ``SHARD_ROWS`` encoded rows) at a time. The
 real sets' encoded rows are shared with the workers once (see
-:mod:`policycheck.executor`).
+:mod:`policycheck.execution.executor`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import GowerEncoding, gower_sums
 from policycheck.methods.nearest_neighbours import Neighbours, SearchJob, closest_records
 
@@ -199,7 +199,7 @@ def streamed_closest_records(
     done = 0
     for first in range(0, len(shards), batch):
         part = shards[first : first + batch]
-        # Flat tuples: the executor shares the arrays repeated across items once (policycheck.executor).
+        # Flat tuples: the executor shares the arrays repeated across items once (policycheck.execution.executor).
         found = executor.map(search_shard, [(shard, encoding, kinds, coerce, len(real), *real, *targets)
                                             for shard in part])
         for shard, (to_real, from_real) in zip(part, found, strict=True):

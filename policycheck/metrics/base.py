@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TYPE_CHECKING, TypeVar
 
 
-from policycheck.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
+from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
 from policycheck.release.model import Dataset, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
 
     # NOTE: the executor imports multiprocessing and concurrent.futures (about
     # 15 ms): commands that run nothing (validate, plan, metrics) never need it.
-    from policycheck.executor import Executor
+    from policycheck.execution.executor import Executor
 
 
 class Knowledge(str, Enum):
@@ -181,7 +181,7 @@ class Resolution:
 
 
 def _serial_executor() -> Executor:
-    from policycheck.executor import SerialExecutor
+    from policycheck.execution.executor import SerialExecutor
 
     return SerialExecutor()
 
@@ -240,7 +240,7 @@ def worst_of_sets(
 
     A release discloses what its most disclosive set does, so a rule reports
     the worst set; as that is the worst of k intervals, each is taken at the
-    Bonferroni level (:func:`policycheck.stats.bonferroni`), so the one
+    Bonferroni level (:func:`policycheck.core.stats.bonferroni`), so the one
     reported holds at the rule's confidence. ``measure(i, set, level)``
     measures set ``i``; ``score`` gives the number compared (None: the set
     could not be measured and is passed over); ``higher_is_worse`` is False
@@ -248,7 +248,7 @@ def worst_of_sets(
     set's wins.
     """
     import numpy as np
-    from policycheck.stats import bonferroni
+    from policycheck.core.stats import bonferroni
     sets = ctx.release.synthetic
     level = bonferroni(confidence, len(sets))
     per_set = [measure(i, dataset, level) for i, dataset in enumerate(sets)]

@@ -39,14 +39,14 @@ from typing import Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
 
-from policycheck import cost_model
+from policycheck.methods import cost_model
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.linkage import chance
     from policycheck.methods.linkage.attack import LinkageAttack, run_attack
     from policycheck.methods.linkage.range_narrowing import AttributeDisclosure
@@ -392,7 +392,7 @@ def _against_baseline(
     (:attr:`LinkageAttack.linked_set_clusters`, Kish's design effect).
     """
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     known = attack.disclosure.known
     n = int(np.count_nonzero(known))
     flags = flags_of(attack.disclosure) & known
@@ -663,12 +663,12 @@ def _worse_mapping(
 
     Each mapping is evaluated with its intervals at the Bonferroni level for
     the number of mappings, so the interval of the worse value
-    (:func:`policycheck.stats.worst_interval`) holds at the rule's confidence
+    (:func:`policycheck.core.stats.worst_interval`) holds at the rule's confidence
     whichever mapping turns out worse. The evidence shown is the worse
     mapping's; every mapping's value is in ``details["mappings"]``.
     """
     import dataclasses
-    from policycheck import stats
+    from policycheck.core import stats
     runs = _attacks_by_mapping(needs)
     level = stats.bonferroni(params.confidence, len(runs))
     each = params.model_copy(update={"confidence": level})
@@ -894,7 +894,7 @@ _IMPORTED_WHERE_USED = {
     'chance': ('policycheck.methods.linkage.chance', None),
     'mid_ranks': ('policycheck.methods.linkage.rank_linkage', 'mid_ranks'),
     'run_attack': ('policycheck.methods.linkage.attack', 'run_attack'),
-    'stats': ('policycheck.stats', None),
+    'stats': ('policycheck.core.stats', None),
 }
 
 

@@ -6,9 +6,9 @@ directions (synthetic -> training, synthetic -> holdout, training ->
 synthetic, holdout -> synthetic), computed once and shared by all rules.
 
 With several synthetic sets a rule reports the worst set; each set's interval
-is then computed at the Bonferroni level (:func:`policycheck.stats.bonferroni`)
+is then computed at the Bonferroni level (:func:`policycheck.core.stats.bonferroni`)
 and the rule's interval is that of the worst
-(:func:`policycheck.stats.worst_interval`). Missing values follow the pinned
+(:func:`policycheck.core.stats.worst_interval`). Missing values follow the pinned
 Gower convention (:mod:`policycheck.methods.gower`): a missing value is a
 category of its own, two missing values agree, a missing number against a
 present one is a full mismatch.
@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal, TYPE_CHECKING
 
 from pydantic import Field
 
-from policycheck import cost_model
+from policycheck.methods import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, Resolution
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
@@ -31,7 +31,7 @@ from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_real_record
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
@@ -350,7 +350,7 @@ def dcrs_in_set_order(needs: Mapping[Need, Any]) -> list[GowerDcr]:
 
 def _bonferroni(confidence: float, sets: int) -> dict[str, Any]:
     """The level of each set's interval, so that the worst set's holds at ``confidence``."""
-    from policycheck import stats
+    from policycheck.core import stats
     return {
         "alternatives": sets,
         "level": stats.bonferroni(confidence, sets),
@@ -368,7 +368,7 @@ def dcr_share_resolution(params: DcrShareParams, release: Release) -> Resolution
     Optimistic: ties and synthetic records sharing a nearest real record (clusters) leave fewer
     effective records, so the real interval is at least this wide.
     """
-    from policycheck import stats
+    from policycheck.core import stats
     sizes = [ds.n_rows for ds in release.synthetic]
     n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
     upper = stats.clopper_pearson_share(0.5, n, level)[1]
@@ -391,7 +391,7 @@ def mi_risk_resolution(params: MiRiskParams, release: Release) -> Resolution:
     import math
     from statistics import NormalDist
 
-    from policycheck import stats
+    from policycheck.core import stats
     holdout = release.holdout.n_rows if release.holdout is not None else release.original.n_rows
     m = params.adversary_size or min(release.original.n_rows, holdout)
     total = 2 * m
@@ -419,12 +419,12 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
     records); their share is estimated on the holdout: each holdout record equal to a training
     record but to no other holdout record, or the reverse. At a share of 0.5 among ``d``, the
     excess's interval reaches ``d / n (2 u - 1)`` with ``u`` the Clopper-Pearson upper end
-    (:func:`policycheck.stats.paired_difference`). With ``baseline: none`` the no-leak value is the
+    (:func:`policycheck.core.stats.paired_difference`). With ``baseline: none`` the no-leak value is the
     holdout's share of training copies, with its Clopper-Pearson width over ``n``. Clusters only widen it.
     """
     import numpy as np
 
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.release.checks import row_hashes
     columns = [c for c in release.columns if not params.columns or c in params.columns]
     sizes = [ds.n_rows for ds in release.synthetic]
@@ -484,7 +484,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     sets the value is the largest share.
     """
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_real_record
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
@@ -583,7 +583,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     synthetic sets the value is the largest risk.
     """
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     sets = dcrs_in_set_order(needs)
     n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
     size = params.adversary_size or min(n_train, n_hold)
@@ -692,14 +692,14 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     chance; the holdout (never seen by the synthesizer, same size as the
     training set used) shows how many. The value is the excess, with the
     exact interval of a difference of paired shares
-    (:func:`policycheck.stats.paired_difference`; the same synthetic records
+    (:func:`policycheck.core.stats.paired_difference`; the same synthetic records
     are compared with both sets), or with ``baseline: none`` the raw share
     with its Clopper-Pearson interval; copies of the same real record
     count as one cluster, as in :func:`dcr_share`. With several synthetic sets the value
     is the largest.
     """
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_share import nearest_real_record
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
@@ -824,7 +824,7 @@ _IMPORTED_WHERE_USED = {
     'dcr_share_counts': ('policycheck.methods.dcr_share', 'dcr_share_counts'),
     'equal_size_subsample': ('policycheck.methods.dcr_share', 'equal_size_subsample'),
     'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
-    'stats': ('policycheck.stats', None),
+    'stats': ('policycheck.core.stats', None),
 }
 
 

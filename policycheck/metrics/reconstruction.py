@@ -21,8 +21,8 @@ how many); it still counts in the attacker's queries through its
 quasi-identifiers, where a missing value is a category of its own. Synthetic
 records with a missing secret answer no query. Where a rule takes the worst
 of several attacks and synthetic sets, each one's interval is computed at the
-Bonferroni level (:func:`policycheck.stats.bonferroni`) and the rule reports
-the interval of the worst (:func:`policycheck.stats.worst_interval`).
+Bonferroni level (:func:`policycheck.core.stats.bonferroni`) and the rule reports
+the interval of the worst (:func:`policycheck.core.stats.worst_interval`).
 
 Shared intermediates: ``reconstruction_attacks`` (attack outcomes on the
 original or holdout records of every synthetic set) and
@@ -43,12 +43,12 @@ from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowled
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
 from policycheck.release.model import ColumnType, Release
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.reconstruction.baselines import class_codes
     from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
     from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
@@ -441,7 +441,7 @@ def individual_risk(
 
     The risk is one minus the ratio of the error rates on the attacked and on
     the control records, ``1 - err / err_c``; its interval is Koopman's score
-    interval of that ratio (:func:`policycheck.stats.ratio_score_interval`),
+    interval of that ratio (:func:`policycheck.core.stats.ratio_score_interval`),
     one interval for the two samples together. (Joining opposite ends of two
     separate intervals would be far wider: dividing by ``1 - acc_c = 0.15``
     turns two 2-point intervals into a 30-point one.) A control that makes no
@@ -449,7 +449,7 @@ def individual_risk(
     either, else below -1. Values below -1 (the attack errs more than twice as
     often on the attacked records as on the control) are reported as -1.
     """
-    from policycheck import stats
+    from policycheck.core import stats
     errors, control_errors = n - correct, n_control - control_correct
     if control_errors == 0:
         value = 0.0 if errors == 0 else -1.0
@@ -461,7 +461,7 @@ def individual_risk(
 
 def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, level: float) -> list[dict[str, Any]]:
     """One JSON row per (set, attack): accuracy, control, individual part; intervals at ``level``."""
-    from policycheck import stats
+    from policycheck.core import stats
     rows = []
     for (i, attack), outcome in run.outcomes.items():
         correct = run.correct(i, attack)
@@ -491,7 +491,7 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, leve
 
 def _bonferroni(run: ReconstructionRun, confidence: float) -> dict[str, Any]:
     """The level of each (set, attack) interval, so that the worst one's holds at ``confidence``."""
-    from policycheck import stats
+    from policycheck.core import stats
     k = len(run.outcomes)
     return {
         "alternatives": k,
@@ -591,7 +591,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     larger of guessing the synthetic data's most common secret for everyone
     and, with a holdout, the same attack on the holdout records.
     """
-    from policycheck import stats
+    from policycheck.core import stats
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
     control_need = _attack_needs(params, "holdout", tuple(params.attacks))
     control: ReconstructionRun | None = needs.get(control_need)
@@ -659,7 +659,7 @@ def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRis
     rule reports the largest risk and the interval of the largest. ``raw`` is
     that attack's accuracy and ``baseline`` its accuracy on the control.
     """
-    from policycheck import stats
+    from policycheck.core import stats
     if ctx.release.holdout is None:
         raise EvaluationError("reconstruction_individual_risk needs a holdout dataset, and the release has none")
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
@@ -829,7 +829,7 @@ def attribute_inference_game(
 def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, needs) -> MetricResult:
     """Advantage 2*acc - 1 of the attack in the attribute inference privacy game (sec. 4.1)."""
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.reconstruction.lp_attack import solver_description
     game: AttributeInferenceGame = needs[game_need(params)]
     n = int(game.truth.size)
@@ -883,7 +883,7 @@ _IMPORTED_WHERE_USED = {
     'compile_counting': ('policycheck.methods.reconstruction.queries', 'compile_counting'),
     'play_game': ('policycheck.methods.reconstruction.game', 'play_game'),
     'solver_description': ('policycheck.methods.reconstruction.lp_attack', 'solver_description'),
-    'stats': ('policycheck.stats', None),
+    'stats': ('policycheck.core.stats', None),
 }
 
 

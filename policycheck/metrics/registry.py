@@ -22,7 +22,7 @@ A family module registers what it offers at import time::
 how far its interval would reach from it at this release's sizes, estimated
 before anything is computed. ``validate -r`` and ``plan -r`` use it to say
 when a level sits below what the sample can resolve, and how many records
-would resolve it (:mod:`policycheck.resolution`).
+would resolve it (:mod:`policycheck.engine.resolution`).
 
 ``check(params, release, attacker)`` returns ``[(param_path, message), ...]``
 for params that cannot work on this release (a categorical secret without
@@ -246,7 +246,7 @@ def intermediate(
     that stopped it: their work then goes to the executor in one call, so
     small jobs (one LP each, say) run side by side instead of one by one.
     ``estimate(release, **kwargs)``, when given, returns the step's
-    :class:`policycheck.cost_model.StepEstimate`, which ``plan`` prints.
+    :class:`policycheck.methods.cost_model.StepEstimate`, which ``plan`` prints.
     """
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     from policycheck.methods.dcr_baseline import median_ratio
     import numpy as np
     from policycheck.methods.dcr_baseline import sdmetrics_dcr
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_baseline import uniform_random_records
 
 
@@ -102,7 +102,7 @@ DCR_BASELINE_METHOD = Method(
 )
 def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: Mapping[Need, Any]) -> MetricResult:
     """SDMetrics' disclosure protection: min((1 - mean CAP) / (1 - 1/prod nunique(sensitive)), 1)."""
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.cap_disclosure import cap_disclosure
     import numpy as np
     release = ctx.release
@@ -188,7 +188,7 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
 )
 def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, needs: Mapping[Need, Any]) -> MetricResult:
     """SDMetrics' DCR baseline protection: min(median DCR(synthetic) / median DCR(random), 1)."""
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.dcr_baseline import fit_reference
     from policycheck.methods.dcr_baseline import median_ratio
     from policycheck.methods.dcr_baseline import sdmetrics_dcr

@@ -33,7 +33,7 @@ from policycheck.release.model import Dataset
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.synthpop_disclosure import Disclosure
     from policycheck.methods.synthpop_disclosure import disclosure
-    from policycheck import stats
+    from policycheck.core import stats
 
 
 REFERENCES = (
@@ -104,7 +104,7 @@ def _share_result(
     details: dict[str, Any],
 ) -> MetricResult:
     """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.synthpop_disclosure import Disclosure
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
@@ -260,7 +260,7 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 )
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
     """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
-    from policycheck import stats
+    from policycheck.core import stats
     keys, target, results = _run(ctx, params.keys, params.target)
 
     def attribution(i: int, dataset: Dataset, level: float) -> dict[str, Any]:

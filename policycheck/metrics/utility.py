@@ -31,7 +31,7 @@ from policycheck.release.model import ColumnType, Release
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.utility import MarginalErrors, choose_triples, count_triples, three_way_marginal_errors
 
 REFERENCE = (
@@ -126,7 +126,7 @@ def _need(p: MarginalParams) -> Need:
 def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[MarginalErrors], which: str) -> MetricResult:
     """Worst set's error, per-set values, and an interval when triples were sampled."""
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     from policycheck.methods.utility import count_triples
     names = [s.name for s in ctx.release.synthetic]
     values = [e.mre if which == "mre" else e.mean_tvd for e in per_set]
@@ -175,7 +175,7 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
 def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, level: float) -> tuple[float, float]:
     """Bootstrap interval over the sampled triples of one set's TVD or MRE."""
     import numpy as np
-    from policycheck import stats
+    from policycheck.core import stats
     sampled = len(errors.triples)
     if which == "tvd":
         def stat(idx: np.ndarray) -> float:
@@ -301,7 +301,7 @@ _IMPORTED_WHERE_USED = {
     'MarginalErrors': ('policycheck.methods.utility', 'MarginalErrors'),
     'choose_triples': ('policycheck.methods.utility', 'choose_triples'),
     'count_triples': ('policycheck.methods.utility', 'count_triples'),
-    'stats': ('policycheck.stats', None),
+    'stats': ('policycheck.core.stats', None),
     'three_way_marginal_errors': ('policycheck.methods.utility', 'three_way_marginal_errors'),
 }
 

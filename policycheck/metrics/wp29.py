@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     from policycheck.methods.wp29.linkability import linkability
     from policycheck.methods.wp29.rates import AttackCounts, Risk, SuccessRate
     from policycheck.methods.wp29.singling_out import singling_out
-    from policycheck.stats import bonferroni
+    from policycheck.core.stats import bonferroni
 
 REFERENCES = (
     "Article 29 Data Protection Working Party, Opinion 05/2014 on Anonymisation Techniques (WP216), sec. 2.2.",
@@ -447,7 +447,7 @@ def _fewer_attacks_note(made: int, requested: int) -> list[str]:
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
     'AttackCounts': ('policycheck.methods.wp29.rates', 'AttackCounts'),
-    'bonferroni': ('policycheck.stats', 'bonferroni'),
+    'bonferroni': ('policycheck.core.stats', 'bonferroni'),
     'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
     'inference': ('policycheck.methods.wp29.inference', 'inference'),
     'linkability': ('policycheck.methods.wp29.linkability', 'linkability'),

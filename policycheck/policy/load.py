@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
-from policycheck.fileio import sha256_file, stat_input
+from policycheck.io.files import sha256_file, stat_input
 from policycheck.release.model import Release
-from policycheck.yamlio import Located, PathKey, load_yaml
+from policycheck.io.yamlio import Located, PathKey, load_yaml
 
 Origin = tuple[str, int | None, int | None]
 
@@ -90,7 +90,7 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
     problems.extend(missing)
     if problems or policy is None:
         raise InvalidInput(_dedupe(problems))
-    from policycheck.git_revision import git_revision  # here: only a policy that loads needs it
+    from policycheck.io.git_revision import git_revision  # here: only a policy that loads needs it
 
     return LoadedPolicy(policy=policy, path=path, source=source, params=params, referenced_files=files,
                         git_revision=git_revision(path.parent))

@@ -34,7 +34,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.release.model import ColumnType, Dataset
 from policycheck.release.roles import row_number
 

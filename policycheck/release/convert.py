@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.release.model import ColumnType
 from policycheck.release.roles import MISSING_WORDS, row_number
 

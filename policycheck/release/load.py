@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.methods.dp.composition import InvalidMechanism
 from policycheck.release import checks
 from policycheck.release.convert import coerce_frame, to_labels
@@ -34,7 +34,7 @@ from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerI
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table, sha256_file
 from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
-from policycheck.yamlio import load_yaml
+from policycheck.io.yamlio import load_yaml
 
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
 

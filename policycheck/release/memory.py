@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from policycheck.errors import InvalidInput, Problem
+from policycheck.core.errors import InvalidInput, Problem
 
 
 @dataclass(frozen=True, eq=False)

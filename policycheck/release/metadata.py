@@ -21,8 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from policycheck.errors import InvalidInput, Problem, display_path
-from policycheck.fileio import read_json
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.io.files import read_json
 from policycheck.release.manifest import ColumnDecl
 
 #: Largest metadata file read, in bytes (a table of 10,000 columns is about 1 MB).

@@ -32,8 +32,8 @@ from typing import IO, Any
 
 import pandas as pd
 
-from policycheck.errors import InvalidInput, Problem, display_path
-from policycheck.fileio import open_regular, sha256_file, stat_input  # noqa: F401 - read.sha256_file is the loaders' name for it
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.io.files import open_regular, sha256_file, stat_input  # noqa: F401 - read.sha256_file is the loaders' name for it
 from policycheck.release.memory import InMemoryTable
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 
 #: Words read as a missing value in a numeric or datetime column. In a
 #: categorical column they stay labels (``NA`` may be a country code).

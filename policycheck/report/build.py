@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from policycheck import __version__
-from policycheck.compiler import Plan
-from policycheck.errors import display_path
+from policycheck.engine.compiler import Plan
+from policycheck.core.errors import display_path
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.metrics.registry import MetricSpec, convention_effects
 from policycheck.policy.model import Waiver
@@ -23,8 +23,8 @@ from policycheck.release.model import Release
 from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.report.summary import summarize_rules
-from policycheck.runner import RunResult
-from policycheck.verdicts import exit_code, release_verdict
+from policycheck.engine.runner import RunResult
+from policycheck.engine.verdicts import exit_code, release_verdict
 
 #: Every library that computes a number in a report (and those that read and render it), by distribution name.
 LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "numba", "scikit-learn", "dp-accounting", "pyarrow", "pydantic",

@@ -29,7 +29,7 @@ from typing import Any
 
 from policycheck.report.formatting import VERDICT_WORDS, measured_text, threshold_text
 from policycheck.report.summary import Summary, summarize
-from policycheck.verdicts import fails_release
+from policycheck.engine.verdicts import fails_release
 
 #: Characters XML 1.0 cannot carry, even escaped (control characters).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from policycheck.errors import InvalidInput, Problem
+from policycheck.core.errors import InvalidInput, Problem
 
 #: Headless, and no background networking: on a closed network Chromium's
 #: update, sync and lookup connections otherwise fail at every start.

@@ -4,7 +4,7 @@ The renderers read nothing but the report dict, so report.json stays the
 one source of truth. Autoescaping is on for HTML: values from the data
 (column names, category labels) never reach the page unescaped. Every
 value any template prints also has its control characters written as
-escapes, as the console shows them (:func:`policycheck.console.block`): a
+escapes, as the console shows them (:func:`policycheck.core.escape.block`): a
 waiver's ``approved_by: "\\e[2J"`` must not clear the screen of whoever runs
 ``cat report.md``.
 """
@@ -18,8 +18,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from policycheck.console import block
-from policycheck.fileio import REPORT_FILES, refuse_overwriting, write_report_set
+from policycheck.core.escape import block
+from policycheck.io.files import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, settle_text, threshold_text,

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from policycheck.report.formatting import measured_text, threshold_text
 from policycheck.report.summary import summarize
-from policycheck.verdicts import fails_release
+from policycheck.engine.verdicts import fails_release
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 EXIT_WORDS = {

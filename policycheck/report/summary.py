@@ -11,7 +11,7 @@ Every rule falls in exactly one kind, so the kinds add up to the total:
 
 ``fails_release`` (blocking fails and failing inconclusive rules, in rule order) and
 ``warns_release`` (advisory fails, warnings, other inconclusive rules) are
-the lists the release verdict follows from (policycheck.verdicts). The
+the lists the release verdict follows from (policycheck.engine.verdicts). The
 HTML tiles, banner and lists, the Markdown line, the console line, the
 JUnit counts and the SARIF run properties all read one :class:`Summary`,
 and report.json's ``summary`` is its :meth:`Summary.to_json`, so no two
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from policycheck.verdicts import fails_release
+from policycheck.engine.verdicts import fails_release
 
 #: The kinds, in the order reports show them, with the words they are shown with.
 KINDS = {

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import policycheck as pc
-from policycheck.synthesizers import indhist, nonprivate
+from policycheck.methods.synthesizers import indhist, nonprivate
 
 pytestmark = pytest.mark.calibration
 

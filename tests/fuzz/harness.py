@@ -25,7 +25,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, settings
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 #: ``file: message``, ``file:line:col: message`` or ``error: file...: message``.
 LOCATED = re.compile(r"^(error: )?(?P<file>[^\s:][^:]*?)(:\d+:\d+)?: \S")
@@ -208,10 +208,10 @@ def _warm_imports() -> None:
     import pyarrow.feather  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    import policycheck.checking  # noqa: F401
+    import policycheck.engine.check  # noqa: F401
     import policycheck.report.render  # noqa: F401
-    import policycheck.verify  # noqa: F401
-    import policycheck.yaml_ruamel  # noqa: F401
+    import policycheck.interfaces.verify  # noqa: F401
+    import policycheck.io.yaml_ruamel  # noqa: F401
 
 
 def _warm_up() -> None:

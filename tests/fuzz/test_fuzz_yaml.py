@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES
-from policycheck.errors import InvalidInput
-from policycheck.yamlio import parse_yaml
+from policycheck.core.errors import InvalidInput
+from policycheck.io.yamlio import parse_yaml
 
 TOKENS = ["{", "}", "[", "]", ",", ": ", ":", "? ", "- ", "&a ", "*a", "&b ", "*b", "<<: ", "<<", "a", "b", "1", "\n",
           "  ", "'", '"', "#", "~", "null", "---", "...", "|", ">", "!a ", "!!map ", "!!seq ", "!!set ", "!!omap ",

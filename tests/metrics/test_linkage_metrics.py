@@ -9,7 +9,7 @@ import pytest
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.stats import clopper_pearson, newcombe_difference
+from policycheck.core.stats import clopper_pearson, newcombe_difference
 
 ORIGINAL = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": [10.0, 20.0, 30.0, 40.0], "c": ["x", "y", "y", "z"]})
 # Set 1 copies the original; set 2 keeps `a` and reverses the secret.
@@ -165,7 +165,7 @@ def test_risk_against_the_number_of_sets_is_a_line_chart():
 
 
 def test_sets_run_through_the_executor_with_the_same_result():
-    from policycheck.executor import LocalProcessExecutor
+    from policycheck.execution.executor import LocalProcessExecutor
 
     release = make_release(COPY, REVERSED)
     serial = evaluate("linkage_range_narrowing", release, fraction=0.5, mappings=["reverse", "released"])

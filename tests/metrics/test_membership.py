@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from policycheck.executor import LocalProcessExecutor
+from policycheck.execution.executor import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Need
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.stats import clopper_pearson, clopper_pearson_share
+from policycheck.core.stats import clopper_pearson, clopper_pearson_share
 
 TYPES = {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}
 TRAINING = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})

@@ -8,7 +8,7 @@ from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge, Need
 from policycheck.metrics.reconstruction import AttributeInferenceGame, GameParams, game_need, individual_risk
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
-from policycheck.synthesizers import indhist, nonprivate
+from policycheck.methods.synthesizers import indhist, nonprivate
 
 QIS = ("age", "job", "city", "pet")
 

@@ -5,7 +5,7 @@ import pytest
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.synthesizers import indhist
+from policycheck.methods.synthesizers import indhist
 
 
 def _release():

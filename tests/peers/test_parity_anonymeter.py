@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from peers_env import run_peer  # noqa: F401 - the fixture
 
-from policycheck.demo import HOLDOUT, TRAINING
+from policycheck.interfaces.demo import HOLDOUT, TRAINING
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 A = ["age", "sex", "race", "workclass"]
 B = ["education", "marital_status", "hours_per_week", "occupation"]

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from peers_env import run_peer  # noqa: F401 - the fixture
 
-from policycheck.demo import TRAINING
+from policycheck.interfaces.demo import TRAINING
 from policycheck.methods.cap_disclosure import cap_disclosure
 from policycheck.methods.dcr_baseline import fit_reference, median_ratio, sdmetrics_dcr, uniform_random_records
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 SEED = 5
 

@@ -3,7 +3,7 @@ import datetime as dt
 import pytest
 
 from conftest import TOY_POLICY
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
 

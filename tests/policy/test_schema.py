@@ -5,7 +5,7 @@ import pytest
 from jsonschema import Draft7Validator
 
 from policycheck.policy.schema import policy_schema, report_schema
-from policycheck.yamlio import load_yaml
+from policycheck.io.yamlio import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release.load import build_release
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import SynthesizerInfo

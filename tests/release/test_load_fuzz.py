@@ -3,7 +3,7 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release.load import build_release
 from policycheck.release.model import ColumnType, SynthesizerInfo
 

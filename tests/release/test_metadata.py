@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release.load import build_release, load_manifest
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import SynthesizerInfo

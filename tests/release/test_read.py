@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release.convert import label, to_labels
 from policycheck.release.load import build_release, read_table
 from policycheck.release.model import SynthesizerInfo

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release.load import build_release, load_manifest, read_table
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import ColumnType, SynthesizerInfo

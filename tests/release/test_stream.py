@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from policycheck.errors import InvalidInput
+from policycheck.core.errors import InvalidInput
 from policycheck.release import stream
 from policycheck.release.load import load_manifest
 from policycheck.release.stream import StreamedDataset

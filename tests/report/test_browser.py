@@ -25,8 +25,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from policycheck.checking import check_release
-from policycheck.demo import find_policy, write_release
+from policycheck.engine.check import check_release
+from policycheck.interfaces.demo import find_policy, write_release
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html
 

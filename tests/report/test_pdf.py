@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import policycheck.report.pdf as pdf
 from conftest import TOY_POLICY
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 from policycheck.report.render import render_html
 
 SAMPLE = Path(__file__).resolve().parents[2] / "reports" / "demo" / "nonprivate" / "report.json"

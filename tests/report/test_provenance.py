@@ -10,7 +10,7 @@ from importlib.metadata import version
 import pytest
 from click.testing import CliRunner
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 LEDGER = "ledger_version: 1\nreleases:\n  - id: old\n    mechanisms:\n      - {mechanism: laplace, epsilon: 0.2}\n"
 METADATA = {"columns": {"age": {"sdtype": "numerical"}, "sex": {"sdtype": "categorical"},

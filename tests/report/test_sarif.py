@@ -11,7 +11,7 @@ import json
 import pytest
 from jsonschema import Draft7Validator
 
-from policycheck.checking import check_release
+from policycheck.engine.check import check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.sarif import artifact_uri, build_sarif
 
@@ -212,7 +212,7 @@ def test_check_writes_junit_and_sarif_when_asked(toy_metric, write, toy_release)
     from click.testing import CliRunner
 
     from conftest import TOY_POLICY
-    from policycheck.cli import cli
+    from policycheck.interfaces.cli import cli
 
     result = CliRunner().invoke(cli, ["check", str(write("p.yaml", TOY_POLICY)), "-r", str(toy_release["manifest"]),
                                       "-o", "out", "-q", "--executor", "serial", "--format", "junit,sarif"])

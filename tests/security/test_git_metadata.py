@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TOY_POLICY
-from policycheck.cli import cli
-from policycheck.git_revision import git_revision
+from policycheck.interfaces.cli import cli
+from policycheck.io.git_revision import git_revision
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git to build the repository")
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TOY_POLICY
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 HEAD = 'metadata: {id: x, title: X, version: "1", owner: o}\nattacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}\n'
 RULE = "rules:\n  - {id: r, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9}}\n"

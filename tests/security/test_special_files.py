@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TOY_POLICY
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs, /dev and /proc")
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import policycheck.verify as verify_module
+import policycheck.interfaces.verify as verify_module
 from conftest import TOY_POLICY
-from policycheck.cli import cli
-from policycheck.errors import InvalidInput
+from policycheck.interfaces.cli import cli
+from policycheck.core.errors import InvalidInput
 from policycheck.report.integrity import path_text
-from policycheck.verify import verify_report
+from policycheck.interfaces.verify import verify_report
 
 BASE = TOY_POLICY.replace("metadata: {id: toy, title: Toy policy, version: \"1\", owner: tests}\n", "")
 POLICY = """\

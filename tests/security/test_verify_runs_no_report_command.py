@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from policycheck.cli import cli
+from policycheck.interfaces.cli import cli
 
 SYNTH = """\
 import sys, pandas as pd

@@ -75,8 +75,8 @@ def load_ledger(path: Path) -> Ledger:
         One line naming the file and the cause (missing file, bad YAML, or
         the first invalid value with its location).
     """
-    from policycheck.errors import InvalidInput
-    from policycheck.yamlio import load_yaml
+    from policycheck.core.errors import InvalidInput
+    from policycheck.io.yamlio import load_yaml
 
     path = Path(path)
     if not path.is_file():

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from policycheck.stats import clopper_pearson
+from policycheck.core.stats import clopper_pearson
 
 #: Most candidate thresholds tried on the selection half (quantiles of the distances).
 MAX_CANDIDATES = 256

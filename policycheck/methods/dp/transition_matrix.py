@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     import pandas as pd
     from scipy import special, stats
 
-    from policycheck.executor import Executor
+    from policycheck.execution.executor import Executor
 
 #: Largest transition matrix (rows x outputs) audited exactly by default.
 MAX_MATRIX_CELLS = 20_000_000
@@ -483,7 +483,7 @@ def audit(
         raise ValueError(f"{matrix.description}: no two rows are neighbouring tables, so there is nothing to audit")
     weights = multinomial_table_weights(matrix.tables) if table_weights is None else np.asarray(table_weights, float)
     if executor is None:
-        from policycheck.executor import SerialExecutor
+        from policycheck.execution.executor import SerialExecutor
 
         executor = SerialExecutor()
     # NOTE: about a million cells per chunk keeps each work item a few MB, and

@@ -33,8 +33,8 @@ from functools import cached_property
 
 import numpy as np
 
-from policycheck.cost_model import linkage_set_seconds
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.methods.cost_model import linkage_set_seconds
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.linkage.presampling import Presampling, presample
 from policycheck.methods.linkage.range_narrowing import AttributeDisclosure, identified_secret
 from policycheck.methods.linkage.rank_linkage import Linkage, link, mid_ranks, own_mid_ranks
@@ -74,7 +74,7 @@ class LinkageAttack:
         Such records are shown the same identified range in every set, so
         whether each is narrowed (or disclosed, or misled) hangs on the same
         few synthetic records: they are one trial of
-        :func:`policycheck.stats.effective_trials`. On coarse linkage
+        :func:`policycheck.core.stats.effective_trials`. On coarse linkage
         attributes a thousand records may face fifty such sets. A set of
         linked groups is keyed by the sum of fixed random 64-bit weights of
         its groups (wrapping): two different sets share a key with

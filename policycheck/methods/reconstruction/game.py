@@ -22,7 +22,7 @@ import pandas as pd
 from policycheck.methods.reconstruction.attacks import AttackConfig, run_attack
 from policycheck.methods.reconstruction.external import run_external_synthesizer
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class GameSetup:
     """Everything one repetition needs; picklable, shipped to workers.
 
     ``classes`` holds the secret's two values: bit 1 is ``classes[1]``.
-    ``synthesizer`` is a built-in name (:data:`policycheck.synthesizers.BUILTIN`)
+    ``synthesizer`` is a built-in name (:data:`policycheck.methods.synthesizers.BUILTIN`)
     or ``"command"`` for the external ``command`` template.
     """
 
@@ -128,7 +128,7 @@ def play_game(setup: GameSetup, seeds: list[np.random.SeedSequence], executor, p
     seeds
         One seed per repetition: results do not depend on scheduling.
     executor
-        A :class:`policycheck.executor.Executor`.
+        A :class:`policycheck.execution.executor.Executor`.
     progress
         ``(done, total)`` callback.
     """

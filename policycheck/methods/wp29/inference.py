@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from policycheck.executor import Executor
+from policycheck.execution.executor import Executor
 from policycheck.methods.wp29.linkability import neighbours_in_random_tie_order
 from policycheck.methods.wp29.rates import AttackCounts
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from policycheck.executor import Executor
+from policycheck.execution.executor import Executor
 from policycheck.methods.gower import GowerEncoding
 from policycheck.methods.k_nearest_neighbours import k_nearest
 from policycheck.methods.wp29.rates import AttackCounts

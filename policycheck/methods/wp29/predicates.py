@@ -20,7 +20,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from policycheck.executor import Executor
+from policycheck.execution.executor import Executor
 
 EQ, NE, LT, GT, LE, GE, ISNA, NOTNA = range(8)
 OP_TEXT = {EQ: "==", NE: "!=", LT: "<", GT: ">", LE: "<=", GE: ">=", ISNA: "is missing", NOTNA: "is present"}

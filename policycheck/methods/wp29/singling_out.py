@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import curve_fit
 
-from policycheck.executor import Executor
+from policycheck.execution.executor import Executor
 from policycheck.methods.wp29.predicates import (
     CATEGORICAL_OPS,
     EQ,

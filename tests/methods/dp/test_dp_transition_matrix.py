@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from policycheck.executor import SerialExecutor
+from policycheck.execution.executor import SerialExecutor
 from policycheck.methods.dp import transition_matrix as tm
 
 # Fig. 1: Pr[m | n, MD] for n = 5, k = 2, alpha = (0.5, 0.5); rows n1 = 0..5, columns m1 = 0..5.

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from policycheck.demo import HOLDOUT, TRAINING
+from policycheck.interfaces.demo import HOLDOUT, TRAINING
 from policycheck.methods.reconstruction.forest import forest_probabilities
 
 COLUMNS = ["age", "education_num", "hours_per_week", "capital_gain"]

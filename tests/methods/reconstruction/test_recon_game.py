@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from policycheck.executor import SerialExecutor
+from policycheck.execution.executor import SerialExecutor
 from policycheck.methods.reconstruction.attacks import AttackConfig
 from policycheck.methods.reconstruction.game import GameSetup, play_game, play_repetition
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError

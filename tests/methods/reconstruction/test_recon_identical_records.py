@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from policycheck.demo import HOLDOUT, TRAINING
+from policycheck.interfaces.demo import HOLDOUT, TRAINING
 from policycheck.methods.reconstruction import lp_attack
 from policycheck.methods.reconstruction.baselines import class_codes
 from policycheck.methods.reconstruction.encoding import fit_encoding
 from policycheck.methods.reconstruction.identical_records import record_groups, split_group_sums
 from policycheck.methods.reconstruction.queries import answer_queries, build_queries
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
 ADULT_QIS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
 

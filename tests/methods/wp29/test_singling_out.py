@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from policycheck.executor import SerialExecutor
+from policycheck.execution.executor import SerialExecutor
 from policycheck.methods.wp29.predicates import EQ, GE, LE, Predicate, count_matches, fit_table
 from policycheck.methods.wp29.singling_out import singling_out, singling_out_probability_integral
 

@@ -1,6 +1,6 @@
 """The plan's heavy work on a Dask cluster (``--executor dask``).
 
-A drop-in :class:`policycheck.executor.Executor`: every item of ``map``
+A drop-in :class:`policycheck.execution.executor.Executor`: every item of ``map``
 becomes one Dask task, so metrics do not know where their work runs. The
 cluster is either an existing one (``--scheduler tcp://host:8786``: a
 cluster started by dask-jobqueue on Slurm, the Dask Kubernetes operator, or
@@ -26,8 +26,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from policycheck.errors import InvalidInput
-from policycheck.executor import Executor, SerialExecutor, share_repeated
+from policycheck.core.errors import InvalidInput
+from policycheck.execution.executor import Executor, SerialExecutor, share_repeated
 
 #: Seconds to wait for the scheduler, and for its first worker.
 CONNECT_TIMEOUT = 60

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
-from policycheck.errors import Problem
+from policycheck.core.errors import Problem
 from policycheck.metrics import registry
 from policycheck.metrics.base import Resolution
 

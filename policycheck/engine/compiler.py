@@ -14,14 +14,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from policycheck.errors import InvalidInput, Problem
+from policycheck.core.errors import InvalidInput, Problem
 from policycheck.metrics import registry
 from policycheck.metrics.base import KNOWLEDGE_WORDS, Need
 from policycheck.metrics.registry import MetricSpec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Rule
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.resolution import Unresolved, resolution_of, unresolved_levels
+from policycheck.engine.resolution import Unresolved, resolution_of, unresolved_levels
 
 
 @dataclass(frozen=True)
@@ -127,10 +127,10 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
     """Turn a validated policy into a plan for ``release`` (or a one-set stand-in).
 
     With a release, each step with a cost model carries its estimated time
-    and memory (:mod:`policycheck.cost_model`), its time also on ``workers``,
+    and memory (:mod:`policycheck.methods.cost_model`), its time also on ``workers``,
     and (unless ``resolution`` is False, as for a check, which measures instead)
     each evaluation its metric's resolution at the release's sizes and the
-    levels the sample cannot resolve (:mod:`policycheck.resolution`).
+    levels the sample cannot resolve (:mod:`policycheck.engine.resolution`).
     """
     resolution = resolution and release is not None
     shape = release if release is not None else _stand_in(loaded)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from policycheck.errors import EXIT_PASS, InvalidInput, Problem
+from policycheck.core.errors import EXIT_PASS, InvalidInput, Problem
 
 if TYPE_CHECKING:  # pandas and the engine load only when a check needs them
     import pandas as pd
@@ -283,7 +283,7 @@ def check(
     shows progress on stderr: a live line per plan step on a terminal, plain
     lines elsewhere or with ``"plain"`` (default: when stderr is a terminal).
     """
-    from policycheck.checking import run_check
+    from policycheck.engine.check import run_check
 
     path = policy.path if isinstance(policy, Policy) else Path(policy)
     loaded = load_policy(path, release)._loaded
@@ -303,7 +303,7 @@ class Report:
     @classmethod
     def read(cls, path: str | Path) -> Report:
         """A report.json written earlier (checked as ``verify`` reads it: raises :data:`InputError` if it is not one)."""
-        from policycheck.verify import read_report
+        from policycheck.interfaces.verify import read_report
 
         return cls(read_report(Path(path)))
 

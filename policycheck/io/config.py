@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 
 #: Report formats a run can write.
 FORMATS = ("json", "html", "md", "junit", "sarif")
@@ -149,7 +149,7 @@ MAX_PYPROJECT_BYTES = 1_000_000
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from policycheck.fileio import read_capped
+    from policycheck.io.files import read_capped
 
     raw = read_capped(path, "pyproject", MAX_PYPROJECT_BYTES)  # a FIFO or /dev/zero is refused unread
     try:

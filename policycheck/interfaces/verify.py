@@ -39,7 +39,7 @@ beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
 - it reads no file outside its root (not to hash it, not to re-run with
   it), whatever the report, the manifest or the policy it names say, unless
   ``show_external`` (``--show-external``): each such file is refused with
-  one line and exit 2 (:func:`policycheck.fileio.reads_confined_to`).
+  one line and exit 2 (:func:`policycheck.io.files.reads_confined_to`).
 """
 
 from __future__ import annotations
@@ -53,12 +53,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from policycheck.compiler import compile_plan
-from policycheck.errors import InvalidInput, Problem, display_path
-from policycheck.executor import make_executor
-from policycheck.fileio import open_regular, read_json, reads_confined_to, stat_input
+from policycheck.engine.compiler import compile_plan
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.execution.executor import make_executor
+from policycheck.io.files import open_regular, read_json, reads_confined_to, stat_input
 from policycheck.policy.load import load_policy
-from policycheck.progress import Progress
+from policycheck.engine.progress import Progress
 from policycheck.release.load import build_release, load_manifest, sha256_file
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import Release, SynthesizerInfo
@@ -66,7 +66,7 @@ from policycheck.report.build import build_report
 from policycheck.report.integrity import is_context, path_text, unsealed_fields
 from policycheck.report.junit import warnings_fail
 from policycheck.report.model import Report
-from policycheck.runner import run_plan
+from policycheck.engine.runner import run_plan
 
 #: Numbers closer than this, relative to the larger, count as identical.
 RELATIVE_TOLERANCE = 1e-12
@@ -134,7 +134,7 @@ def read_report(path: Path) -> dict[str, Any]:
 
     A key written twice, NaN or Infinity, a file over :data:`MAX_REPORT_BYTES`
     or one that is not a regular file is refused before it is parsed
-    (:func:`policycheck.fileio.read_json`).
+    (:func:`policycheck.io.files.read_json`).
     """
     path = Path(path)
     name = display_path(path)

@@ -8,7 +8,7 @@ rejects duplicate keys. On top of it this module:
   None, date) while recording the 1-based line and column of every mapping
   key and sequence item, so validation errors can point at ``file:line:col``;
 - reads only regular files, at most :data:`MAX_BYTES` + 1 bytes of them
-  (a FIFO or /dev/zero is refused unread: :func:`policycheck.fileio.read_capped`);
+  (a FIFO or /dev/zero is refused unread: :func:`policycheck.io.files.read_capped`);
 - caps the number of nodes and the nesting depth while parsing (a long
   sequence is refused at its node cap, not after minutes of parsing) and
   the nodes again while expanding aliases, which stops "billion laughs" bombs;
@@ -18,9 +18,9 @@ rejects duplicate keys. On top of it this module:
   :class:`InvalidInput` line.
 
 Two readers share the work (:func:`parse_yaml`): libyaml, in C, reads the
-plain documents policies, manifests and ledgers are (:mod:`policycheck.yaml_libyaml`);
+plain documents policies, manifests and ledgers are (:mod:`policycheck.io.yaml_libyaml`);
 ruamel.yaml reads every other document and words every error
-(:mod:`policycheck.yaml_ruamel`).
+(:mod:`policycheck.io.yaml_ruamel`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 
 #: Most nodes a document may hold, or expand to through aliases; real policies have a few hundred.
 MAX_NODES = 20_000
@@ -67,7 +67,7 @@ class Located:
 
 def read_bytes(path: Path, what: str) -> bytes:
     """A capped YAML input's bytes: a regular file of at most :data:`MAX_BYTES` bytes, else one line."""
-    from policycheck.fileio import read_capped
+    from policycheck.io.files import read_capped
 
     return read_capped(path, what, MAX_BYTES)
 
@@ -102,15 +102,15 @@ def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
     """Parse one document into :class:`Located` data, or raise one located :class:`InvalidInput`.
 
     libyaml reads the plain documents policies are, fast
-    (:mod:`policycheck.yaml_libyaml`); ruamel.yaml reads everything else and
-    words every error (:mod:`policycheck.yaml_ruamel`). Both give the same data
+    (:mod:`policycheck.io.yaml_libyaml`); ruamel.yaml reads everything else and
+    words every error (:mod:`policycheck.io.yaml_ruamel`). Both give the same data
     and marks where both read (tests/test_yaml_libyaml.py).
     """
-    from policycheck import yaml_libyaml
+    from policycheck.io import yaml_libyaml
 
     located = yaml_libyaml.parse_plain(text, name)
     if located is not None:
         return located
-    from policycheck import yaml_ruamel  # imported only here: ruamel.yaml's import alone costs 15 ms
+    from policycheck.io import yaml_ruamel  # imported only here: ruamel.yaml's import alone costs 15 ms
 
     return yaml_ruamel.parse(text, name, what)

@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 from ruamel.yaml import YAML
 
-from policycheck.checking import check_release, print_summary
-from policycheck.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
-from policycheck.fileio import atomic_write_text
+from policycheck.engine.check import check_release, print_summary
+from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
+from policycheck.io.files import atomic_write_text
 from policycheck.release.load import load_manifest
-from policycheck.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN
 
-DATA = Path(__file__).parent / "demo_data"
+DATA = Path(__file__).resolve().parents[1] / "demo_data"
 TRAINING = DATA / "adult_training.csv"
 HOLDOUT = DATA / "adult_holdout.csv"
 RELEASES = ("nonprivate", "indhist")
@@ -35,7 +35,7 @@ DECLARED = {"nonprivate": {"epsilon": 1.0, "delta": 1e-6}, "indhist": {"epsilon"
 
 
 #: The committed sample reports, refreshed only by ``policycheck demo --refresh-sample``.
-SAMPLE = Path(__file__).resolve().parents[1] / "reports" / "demo"
+SAMPLE = Path(__file__).resolve().parents[2] / "reports" / "demo"
 
 
 def output_folder(out_dir: Path | None, refresh_sample: bool = False) -> Path:
@@ -59,7 +59,7 @@ def output_folder(out_dir: Path | None, refresh_sample: bool = False) -> Path:
 
 def find_policy() -> Path:
     """policies/demo.policy.yaml from the working folder or the source checkout."""
-    for base in (Path.cwd(), Path(__file__).resolve().parents[1]):
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         candidate = base / "policies" / "demo.policy.yaml"
         if candidate.is_file():
             return candidate

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 
 #: Files a report set may hold; an output folder holding anything else is not ours to replace.
 REPORT_FILES = ("report.json", "report.html", "report.md", "report.junit.xml", "report.sarif", "report.pdf")

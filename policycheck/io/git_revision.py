@@ -14,7 +14,7 @@ Whether the work tree differs from the commit is not reported: telling
 needs the index and every file's stat, which is git's job, and git is what
 we must not run.
 
-Each file is opened as every input is (:func:`policycheck.fileio.open_regular`):
+Each file is opened as every input is (:func:`policycheck.io.files.open_regular`):
 a FIFO, device or socket where git keeps a file would block or never end, so
 it is refused with one line (exit 2) when the policy is loaded, before any
 computation. A loose ref that is a folder is passed over for packed-refs, as
@@ -29,7 +29,7 @@ import re
 import stat
 from pathlib import Path
 
-from policycheck import fileio
+from policycheck.io import files as fileio
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 #: Symbolic refs followed before giving up (a loop is not a revision).

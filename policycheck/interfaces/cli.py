@@ -17,8 +17,8 @@ from pathlib import Path
 import click
 
 from policycheck import __version__
-from policycheck.console import block, one_line
-from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
+from policycheck.core.escape import block, one_line
+from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
 FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
 
@@ -153,7 +153,7 @@ def validate(files, manifest, original, synthetic, holdout, column_types, metada
 
     Without FILES, the `policies` of [tool.policycheck] in pyproject.toml.
     """
-    from policycheck.config import expand_policies, load_settings
+    from policycheck.io.config import expand_policies, load_settings
     from policycheck.policy.load import load_policy
 
     files = expand_policies(list(files) or load_settings({})["policies"])
@@ -170,7 +170,7 @@ def validate(files, manifest, original, synthetic, holdout, column_types, metada
             continue
         _echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
         if release is not None:
-            from policycheck.resolution import unresolved_levels
+            from policycheck.engine.resolution import unresolved_levels
 
             # NOTE: a level below what the sample can resolve is valid, so it is a note (exit 0), said
             # before anything is computed (issue 28).
@@ -190,7 +190,7 @@ def validate(files, manifest, original, synthetic, holdout, column_types, metada
 @_guard
 def schema(which, write_dir):
     """Print the JSON Schema of the policy language (draft-07, for editors)."""
-    from policycheck.fileio import atomic_write_text
+    from policycheck.io.files import atomic_write_text
     from policycheck.policy.schema import policy_schema, report_schema
 
     dump = lambda s: json.dumps(s, indent=2, ensure_ascii=False) + "\n"  # noqa: E731
@@ -212,8 +212,8 @@ def schema(which, write_dir):
 def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json, workers):
     """Show what checking POLICY would compute, with which attacker knowledge, and (given a release) its estimated
     time and memory per step."""
-    from policycheck.compiler import compile_plan
-    from policycheck.executor import available_cores
+    from policycheck.engine.compiler import compile_plan
+    from policycheck.execution.executor import available_cores
     from policycheck.policy.load import load_policy
 
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, required=False)
@@ -251,9 +251,9 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
     the exit code is the worst of them. Unset options come from
     [tool.policycheck] in pyproject.toml (see `policycheck config`).
     """
-    from policycheck import api
-    from policycheck.checking import print_summary
-    from policycheck.config import expand_policies, load_settings, report_folders
+    from policycheck.interfaces import api
+    from policycheck.engine.check import print_summary
+    from policycheck.io.config import expand_policies, load_settings, report_folders
 
     settings = load_settings({"policies": [str(p) for p in policies], "output": out_dir, "formats": formats,
                               "fail-on-warn": fail_on_warn, "seed": seed, "workers": workers})
@@ -281,7 +281,7 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
         raise api.PolicyError(problems)
     folders = report_folders(Path(settings["output"]), paths)
     if not to_stdout:
-        from policycheck.fileio import REPORT_FILES, check_output_folder, refuse_overwriting
+        from policycheck.io.files import REPORT_FILES, check_output_folder, refuse_overwriting
 
         for folder in folders:
             check_output_folder(folder)  # before any work: a refused folder must not cost a run
@@ -328,7 +328,7 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
 @_guard
 def show_config(as_json):
     """Show the settings in force: [tool.policycheck] of the nearest pyproject.toml over the defaults."""
-    from policycheck.config import load_settings, show
+    from policycheck.io.config import load_settings, show
 
     settings = load_settings({})
     if as_json:
@@ -360,7 +360,7 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
     relative 1e-12), 1 when anything differs (each difference is listed), 2 when
     a file is missing or invalid.
     """
-    from policycheck.verify import verify_report
+    from policycheck.interfaces.verify import verify_report
 
     result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet,
                            manifest=manifest, show_external=show_external)
@@ -397,7 +397,7 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     A listing: exit 0. With --fail-on-worse, exit 1 when a rule's verdict got
     worse (pass < waived < warn < inconclusive < fail < error; a new rule counts from pass).
     """
-    from policycheck.verify import diff_reports, read_report
+    from policycheck.interfaces.verify import diff_reports, read_report
 
     changes = diff_reports(read_report(old), read_report(new))
     if as_json and diff_format not in (None, "json"):
@@ -419,7 +419,7 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
             lines.append(f"worse: {', '.join(changes.worse)}")
         text = "\n".join(lines) + "\n"
     if diff_output is not None:
-        from policycheck.fileio import atomic_write_text, refuse_overwriting
+        from policycheck.io.files import atomic_write_text, refuse_overwriting
 
         refuse_overwriting([diff_output], [old, new], "an input of this diff would be overwritten by its output: "
                                                       "name another output file with -o")
@@ -440,10 +440,10 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
 @_guard
 def index(folder, index_output):
     """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
-    from policycheck.errors import PolicycheckError
-    from policycheck.fileio import atomic_write_text, refuse_overwriting
+    from policycheck.core.errors import PolicycheckError
+    from policycheck.io.files import atomic_write_text, refuse_overwriting
     from policycheck.report.across import index_entries, render_index_html
-    from policycheck.verify import read_report
+    from policycheck.interfaces.verify import read_report
 
     reports, unreadable = [], []
     for path in sorted(folder.rglob("report.json")):
@@ -464,7 +464,7 @@ def index(folder, index_output):
 @_guard
 def init(path, schema):
     """Write a commented starter policy at PATH (default: release.policy.yaml); never overwrites."""
-    from policycheck.starter import schema_reference, write_starter
+    from policycheck.interfaces.starter import schema_reference, write_starter
 
     written = write_starter(path, schema)
     _echo(f"wrote {display_path(written)}: edit it, then `policycheck validate {display_path(written)}`")
@@ -489,7 +489,7 @@ def demo(out_dir, refresh_sample, seed, policy, quiet):
     It writes nowhere in a checkout unless asked: into --output, or a fresh
     temporary folder; --refresh-sample rewrites the committed sample reports.
     """
-    from policycheck.demo import output_folder, run_demo
+    from policycheck.interfaces.demo import output_folder, run_demo
 
     sys.exit(run_demo(output_folder(out_dir, refresh_sample), seed=seed, policy=policy,
                       progress="plain" if quiet else True))

@@ -1,8 +1,8 @@
 """Reading YAML with ruamel.yaml: every document outside libyaml's plain subset, and every error.
 
 ruamel.yaml speaks YAML 1.2 and words every syntax error with its position;
-:func:`policycheck.yamlio.parse_yaml` sends here what
-:mod:`policycheck.yaml_libyaml` does not read (anchors, tags, dates, syntax
+:func:`policycheck.io.yamlio.parse_yaml` sends here what
+:mod:`policycheck.io.yaml_libyaml` does not read (anchors, tags, dates, syntax
 errors, ...), so this module is the one definition of what a document means.
 """
 
@@ -19,8 +19,8 @@ from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
-from policycheck.errors import InvalidInput, Problem
-from policycheck.yamlio import MAX_DEPTH, MAX_DIGITS, MAX_NODES, Located, PathKey, _position
+from policycheck.core.errors import InvalidInput, Problem
+from policycheck.io.yamlio import MAX_DEPTH, MAX_DIGITS, MAX_NODES, Located, PathKey, _position
 
 
 class _CappedComposer(Composer):

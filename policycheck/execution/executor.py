@@ -3,7 +3,7 @@
 DCR chunks, linkage per released set, attacks per synthetic set and
 attack-game repetitions all go through :meth:`Executor.map`; the local
 process pool, the serial loop and a Dask cluster
-(:mod:`policycheck.dask_executor`) are interchangeable, and no metric knows
+(:mod:`policycheck.execution.dask`) are interchangeable, and no metric knows
 which one runs its work.
 
 Every function handed to ``map`` must be a picklable top-level function and
@@ -417,7 +417,7 @@ def make_executor(kind: str = "local", workers: int | None = None, scheduler: st
     if kind == "local":
         return LocalProcessExecutor(workers)
     if kind == "dask":
-        from policycheck.dask_executor import DaskExecutor
+        from policycheck.execution.dask import DaskExecutor
 
         return DaskExecutor(scheduler or "local", workers)
     raise ValueError(f"unknown executor {kind!r}: expected one of {', '.join(EXECUTORS)}")

@@ -18,14 +18,14 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from policycheck.compiler import Evaluation, Plan
-from policycheck.executor import Executor, SerialExecutor
+from policycheck.engine.compiler import Evaluation, Plan
+from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
 from policycheck.policy.model import Waiver
-from policycheck.progress import Progress, step_labels
+from policycheck.engine.progress import Progress, step_labels
 from policycheck.release.model import Release
-from policycheck.verdicts import WAIVABLE, judge_result
+from policycheck.engine.verdicts import WAIVABLE, judge_result
 
 
 @dataclass

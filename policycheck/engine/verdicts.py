@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from policycheck.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
+from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
 from policycheck.metrics.base import MetricResult
 from policycheck.policy.model import Threshold
 

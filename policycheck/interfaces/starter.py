@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from policycheck.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import InvalidInput, Problem, display_path
 
 DEFAULT_NAME = "release.policy.yaml"
 SCHEMA_PATH = Path("schemas") / "policy.schema.json"

@@ -1,7 +1,7 @@
 """The ``check`` use case: policy + release -> plan -> run -> report.
 
 :func:`run_check` is the one code path: the Python API's
-:func:`policycheck.api.check`, the CLI's ``check`` and ``demo`` all go
+:func:`policycheck.interfaces.api.check`, the CLI's ``check`` and ``demo`` all go
 through it, so they produce the same reports the same way.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from policycheck.console import one_line
+from policycheck.core.escape import one_line
 from policycheck.policy.load import LoadedPolicy
 from policycheck.release.model import Release
 
@@ -37,11 +37,11 @@ def run_check(
     elsewhere), ``"plain"`` (plain lines), False (nothing). Writes nothing:
     :func:`policycheck.report.render.write_reports` does.
     """
-    from policycheck.compiler import compile_plan
-    from policycheck.executor import make_executor
-    from policycheck.progress import Progress
+    from policycheck.engine.compiler import compile_plan
+    from policycheck.execution.executor import make_executor
+    from policycheck.engine.progress import Progress
     from policycheck.report.build import build_report
-    from policycheck.runner import run_plan
+    from policycheck.engine.runner import run_plan
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
     if seed is None:
@@ -67,8 +67,8 @@ def check_release(
     scheduler: str | None = None,
 ) -> dict[str, Any]:
     """Check ``release`` against the policy at ``policy_path``; write and return the report."""
-    from policycheck import api
-    from policycheck.fileio import check_output_folder
+    from policycheck.interfaces import api
+    from policycheck.io.files import check_output_folder
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
     report = api.check(policy_path, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor,

@@ -1,0 +1,1 @@
+"""core: see README "How it is built"."""

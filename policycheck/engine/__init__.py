@@ -1,0 +1,1 @@
+"""engine: see README "How it is built"."""

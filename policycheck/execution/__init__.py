@@ -1,0 +1,1 @@
+"""execution: see README "How it is built"."""

@@ -1,0 +1,1 @@
+"""interfaces: see README "How it is built"."""

@@ -1,0 +1,1 @@
+"""io: see README "How it is built"."""
