@@ -22,7 +22,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from policycheck.execution.executor import LocalProcessExecutor
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 from policycheck.release.model import ColumnType

@@ -22,7 +22,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from policycheck.execution.executor import LocalProcessExecutor
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods.linkage.attack import attack_one_set, run_attack
 from policycheck.methods.linkage.rank_linkage import CRITERIA
 from policycheck.methods.linkage.reverse_mapping import attribute_order

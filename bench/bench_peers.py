@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bench.bench_dcr import LEVELS, NUMERIC, make_population, noisy_bootstrap
-from policycheck.execution.executor import LocalProcessExecutor
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
 from policycheck.release.model import ColumnType, Dataset, Release

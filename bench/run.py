@@ -203,7 +203,7 @@ DCR_REPEATS = 3
 
 def run_dcr(spec: dict) -> dict:
     from bench.bench_dcr import cpu_seconds
-    from policycheck.execution.executor import make_executor
+    from policycheck.execution.factory import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
@@ -267,7 +267,7 @@ def run_dcr_stream(spec: dict) -> dict:
     import tempfile
 
     from bench.bench_dcr import LEVELS, NUMERIC, cpu_seconds, make_population
-    from policycheck.execution.executor import make_executor
+    from policycheck.execution.factory import make_executor
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.streamed_dcr import fit_on_stream, parquet_shards, streamed_closest_records
     from policycheck.release.model import ColumnType
@@ -365,7 +365,7 @@ def run_check_stream(spec: dict) -> dict:
     import tempfile
 
     from bench.bench_dcr import make_population
-    from policycheck.engine.check import check_release
+    from policycheck.interfaces.check import check_release
     from policycheck.release import stream
     from policycheck.release.load import load_manifest
 
@@ -394,7 +394,7 @@ def run_check_stream(spec: dict) -> dict:
 
 def run_linkage(spec: dict) -> dict:
     from bench.bench_linkage import make_release
-    from policycheck.execution.executor import make_executor
+    from policycheck.execution.factory import make_executor
     from policycheck.methods.linkage.attack import run_attack
     from policycheck.methods.linkage.reverse_mapping import attribute_order
     from policycheck.release.model import ColumnType
@@ -429,7 +429,7 @@ def run_game(spec: dict) -> dict:
     import tempfile
 
     from bench.game_policy import game_policy
-    from policycheck.engine.check import check_release
+    from policycheck.interfaces.check import check_release
     from policycheck.interfaces.demo import write_release
     from policycheck.release.load import load_manifest
 

@@ -102,7 +102,7 @@ def policy_for(data: CalibrationData, kind: ReleaseKind, folder: Path) -> Path:
 
 def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path) -> dict[str, Any]:
     """Make and check one release; the rules' verdicts, or the error that stopped the check."""
-    from policycheck.engine.check import check_release
+    from policycheck.interfaces.check import check_release
     from policycheck.core.errors import InvalidInput
     from policycheck.release.load import load_manifest
 

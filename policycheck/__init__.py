@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from policycheck.core.version import __version__
 
 #: The public API, all defined in :mod:`policycheck.interfaces.api`.
 __all__ = [

@@ -99,7 +99,7 @@ def test_linkage_estimate_is_sets_times_records_times_the_calibrated_rate():
 
 def test_a_small_linkage_attack_runs_in_this_process(monkeypatch):
     from bench.bench_linkage import make_release
-    from policycheck.execution.executor import LocalProcessExecutor
+    from policycheck.execution.local import LocalProcessExecutor
     from policycheck.methods.linkage import attack
     from policycheck.methods.linkage.reverse_mapping import attribute_order
 

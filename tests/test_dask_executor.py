@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from bench.game_policy import game_policy  # noqa: E402
-from policycheck.engine.check import check_release  # noqa: E402
+from policycheck.interfaces.check import check_release  # noqa: E402
 from policycheck.execution.dask import DaskExecutor  # noqa: E402
 from policycheck.interfaces.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402

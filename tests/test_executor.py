@@ -1,4 +1,6 @@
-from policycheck.execution.executor import LocalProcessExecutor, SerialExecutor, make_executor
+from policycheck.execution.executor import SerialExecutor
+from policycheck.execution.factory import make_executor
+from policycheck.execution.local import LocalProcessExecutor
 
 
 def square(x: int) -> int:
@@ -98,7 +100,7 @@ def test_several_shared_arrays_in_one_item_stay_readable_across_calls():
 def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):
     import numpy as np
 
-    import policycheck.execution.executor as executor_module
+    import policycheck.execution.local as local_module
 
     def no_copy(*args):
         raise AssertionError("the array made by empty() was copied")
@@ -106,7 +108,7 @@ def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):
     with LocalProcessExecutor(workers=2) as pool:
         made = pool.empty((300_000, 2), np.float64)  # 4.8 MB: above EMPTY_SHARED_MIN_BYTES
         made[:] = 0.5
-        monkeypatch.setattr(executor_module, "_to_shared_memory", no_copy)
+        monkeypatch.setattr(local_module, "to_shared_memory", no_copy)
         # 300,000 x 2 halves: 300,000.0 per item, plus its offset.
         assert pool.map(total, [(made, k) for k in range(4)]) == [300_000.0 + k for k in range(4)]
         assert all(pool.map(is_shared_view, [(made, k) for k in range(4)]))
@@ -146,7 +148,7 @@ def test_a_pool_makes_an_array_below_four_megabytes_in_private_memory():
 
 
 def test_objects_shared_on_several_threads_keep_their_identity_across_items():
-    from policycheck.execution.executor import share_repeated
+    from policycheck.execution.shared_memory import share_repeated
 
     a, b, c = [object() for _ in range(3)]
     handles = {id(a): "A", id(b): "B"}

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from policycheck.engine.check import check_release
+from policycheck.interfaces.check import check_release
 from policycheck.interfaces.demo import write_release
 from policycheck.release.load import load_manifest
 

@@ -208,7 +208,7 @@ def test_explain_traces_each_verdict_to_knowledge_data_params_and_policy_line(ru
 
 @pytest.mark.slow
 def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, tmp_path):
-    from policycheck.engine.check import check_release
+    from policycheck.interfaces.check import check_release
     from policycheck.interfaces.demo import find_policy, write_release
     from policycheck.release.load import load_manifest
 

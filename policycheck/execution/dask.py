@@ -27,7 +27,8 @@ import logging
 from typing import Any
 
 from policycheck.core.errors import InvalidInput
-from policycheck.execution.executor import Executor, SerialExecutor, share_repeated
+from policycheck.execution.executor import Executor, SerialExecutor
+from policycheck.execution.shared_memory import share_repeated
 
 #: Seconds to wait for the scheduler, and for its first worker.
 CONNECT_TIMEOUT = 60

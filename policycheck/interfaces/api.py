@@ -283,7 +283,7 @@ def check(
     shows progress on stderr: a live line per plan step on a terminal, plain
     lines elsewhere or with ``"plain"`` (default: when stderr is a terminal).
     """
-    from policycheck.engine.check import run_check
+    from policycheck.interfaces.check import run_check
 
     path = policy.path if isinstance(policy, Policy) else Path(policy)
     loaded = load_policy(path, release)._loaded

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from policycheck import __version__
+from policycheck.core.version import __version__
 from policycheck.core.escape import block, one_line
 from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
 
@@ -191,7 +191,8 @@ def validate(files, manifest, original, synthetic, holdout, column_types, metada
 def schema(which, write_dir):
     """Print the JSON Schema of the policy language (draft-07, for editors)."""
     from policycheck.io.files import atomic_write_text
-    from policycheck.policy.schema import policy_schema, report_schema
+    from policycheck.policy.schema import policy_schema
+    from policycheck.report.schema import report_schema
 
     dump = lambda s: json.dumps(s, indent=2, ensure_ascii=False) + "\n"  # noqa: E731
     if write_dir:
@@ -252,7 +253,7 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
     [tool.policycheck] in pyproject.toml (see `policycheck config`).
     """
     from policycheck.interfaces import api
-    from policycheck.engine.check import print_summary
+    from policycheck.interfaces.check import print_summary
     from policycheck.io.config import expand_policies, load_settings, report_folders
 
     settings = load_settings({"policies": [str(p) for p in policies], "output": out_dir, "formats": formats,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from ruamel.yaml import YAML
 
-from policycheck.engine.check import check_release, print_summary
+from policycheck.interfaces.check import check_release, print_summary
 from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
 from policycheck.io.files import atomic_write_text
 from policycheck.release.load import load_manifest

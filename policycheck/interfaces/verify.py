@@ -55,7 +55,7 @@ from pydantic import ValidationError
 
 from policycheck.engine.compiler import compile_plan
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.execution.executor import make_executor
+from policycheck.execution.factory import make_executor
 from policycheck.io.files import open_regular, read_json, reads_confined_to, stat_input
 from policycheck.policy.load import load_policy
 from policycheck.engine.progress import Progress

@@ -4,7 +4,7 @@ ruamel.yaml, pure Python, takes about 25 ms of CPU to parse the demo policy,
 its baseline and its ledger (6.5 kB), and 15 ms more to import; libyaml, the
 C parser PyYAML ships, gives the same parse events in under 2 ms. Here the
 events of a document in the *plain subset* become
-:class:`~policycheck.io.yamlio.Located` data directly, with the marks
+:class:`~policycheck.io.yaml_types.Located` data directly, with the marks
 ruamel.yaml records (a key's position, a sequence item's position, the top
 mapping's start), and ruamel.yaml is not imported at all.
 
@@ -16,7 +16,7 @@ ruamel.yaml's patterns of the other types matches), an integer (``-12``), a
 float (``0.05``, ``1e-6``, ``1.0e-5``), a date (``2027-03-31``), a boolean
 (``true``) or null (``null``, ``~``, nothing). Any other document (a time
 stamp, ``0x1F``, ``1_000``, ``.inf``, a duplicate key, a tab, more than
-:data:`~policycheck.io.yamlio.MAX_NODES` nodes, deep nesting) and every syntax
+:data:`~policycheck.io.yaml_types.MAX_NODES` nodes, deep nesting) and every syntax
 error gives ``None``: ruamel.yaml then reads it, so its values and its error
 messages stay the one definition, and this path only ever skips work.
 """
@@ -28,7 +28,7 @@ import functools
 import re
 from typing import Any
 
-from policycheck.io.yamlio import MAX_DIGITS, MAX_NODES, Located
+from policycheck.io.yaml_types import MAX_DIGITS, MAX_NODES, Located
 
 #: Deepest nesting read here; real documents nest four or five levels.
 MAX_DEPTH = 64

@@ -20,7 +20,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
 from policycheck.core.errors import InvalidInput, Problem
-from policycheck.io.yamlio import MAX_DEPTH, MAX_DIGITS, MAX_NODES, Located, PathKey, _position
+from policycheck.io.yaml_types import MAX_DEPTH, MAX_DIGITS, MAX_NODES, Located, PathKey, position
 
 
 class _CappedComposer(Composer):
@@ -156,7 +156,7 @@ def parse(text: str, name: str, what: str = "policy") -> Located:
         raise InvalidInput(Problem(name, message, line, col)) from None
     except ReaderError as exc:
         # A character YAML does not allow in a file (a control character such as ESC or NUL).
-        line, col = _position(text, exc.position)
+        line, col = position(text, exc.position)
         raise InvalidInput(Problem(name, f"invalid YAML: character U+{exc.character:04X} is not allowed in YAML "
                                          "(write it as an escape in a double-quoted string)", line, col)) from None
     except YAMLError as exc:

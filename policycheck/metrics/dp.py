@@ -51,7 +51,7 @@ from policycheck.release.model import Dataset, Release, SynthesizerInfo
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     from policycheck.methods.dp import composition, lower_bound
-    from policycheck.methods.dp.composition import Mechanism
+    from policycheck.release.mechanism import Mechanism
     from policycheck.methods.dp.ledger import Ledger, LedgerError, load_ledger
 
 REFERENCE = (
@@ -96,7 +96,7 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
 
     Raises EvaluationError naming ``where`` when the declaration is invalid.
     """
-    from policycheck.methods.dp import composition
+    from policycheck.release import mechanism
     if info is None:
         return None
     fields = dict(info.params)
@@ -105,8 +105,8 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
     if info.delta is not None:
         fields["delta"] = info.delta
     try:
-        return composition.declared_mechanism(fields)
-    except composition.InvalidMechanism as exc:
+        return mechanism.declared_mechanism(fields)
+    except mechanism.InvalidMechanism as exc:
         raise EvaluationError(f"{where} declares an {exc}") from None
 
 

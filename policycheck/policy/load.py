@@ -16,13 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from policycheck.core.suggest import suggest
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
 from policycheck.io.files import sha256_file, stat_input
 from policycheck.release.model import Release
-from policycheck.io.yamlio import Located, PathKey, load_yaml
+from policycheck.io.yaml_types import Located, PathKey
+from policycheck.io.yamlio import load_yaml
 
 Origin = tuple[str, int | None, int | None]
 
@@ -294,12 +296,6 @@ def _model_at(path: PathKey) -> type[BaseModel] | None:
         if pattern == shape:
             return model
     return None
-
-
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` when a close match exists, else empty."""
-    match = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def _pydantic_problems(

@@ -1,4 +1,4 @@
-"""JSON Schemas of the policy language and of report.json, from the pydantic models.
+"""The JSON Schema of the policy language, from the pydantic models.
 
 The policy schema is draft-07, the draft editors' yaml-language-server
 understands: pydantic's ``$defs`` become ``definitions``, and each metric's
@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from policycheck.core.json_schema import REF, draft07
 from policycheck.metrics import registry
 from policycheck.policy.model import Policy
-
-DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-REF = "#/definitions/{model}"
-
-
-def _draft07(model, schema_id: str) -> dict[str, Any]:
-    schema = model.model_json_schema(ref_template=REF)
-    definitions = schema.pop("$defs", {})
-    out = {"$schema": DRAFT_07, "$id": schema_id, **schema, "definitions": definitions}
-    return out
 
 
 def policy_schema() -> dict[str, Any]:
     """The policy language, including every registered metric's params."""
-    schema = _draft07(Policy, "urn:policycheck:schema:policy:1")
+    schema = draft07(Policy, "urn:policycheck:schema:policy:1")
     definitions = schema["definitions"]
     rule = definitions["Rule"]
     specs = registry.metrics()
@@ -59,10 +50,3 @@ def policy_schema() -> dict[str, Any]:
     }
     return schema
 
-
-def report_schema() -> dict[str, Any]:
-    # NOTE: imported here: the report's models cost as much to build as the policy's,
-    # and `policycheck schema` prints only the policy's.
-    from policycheck.report.model import Report
-
-    return _draft07(Report, "urn:policycheck:schema:report:1")

@@ -23,8 +23,9 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from policycheck.core.suggest import suggest
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.methods.dp.composition import InvalidMechanism
+from policycheck.release.mechanism import InvalidMechanism
 from policycheck.release import checks
 from policycheck.release.convert import coerce_frame, to_labels
 from policycheck.release.manifest import ColumnDecl, Manifest
@@ -211,7 +212,6 @@ def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
 
 
 def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:
-    from policycheck.policy.load import suggest  # here: policy.load imports this module
 
     for col in declared:
         if col not in names:

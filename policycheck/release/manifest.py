@@ -57,7 +57,7 @@ class SynthesizerDecl(BaseModel):
     def _mechanism(self) -> SynthesizerDecl:
         # A DP claim no mechanism fits is refused where it is written, not
         # when a DP rule reads it (an evaluator error, exit 3, after computing).
-        from policycheck.methods.dp.composition import declared_mechanism
+        from policycheck.release.mechanism import declared_mechanism
 
         fields = dict(self.model_extra or {})
         fields.update({k: v for k, v in (("epsilon", self.epsilon), ("delta", self.delta)) if v is not None})

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from policycheck import __version__
+from policycheck.core.version import __version__
 from policycheck.engine.compiler import Plan
 from policycheck.core.errors import display_path
 from policycheck.metrics.base import KNOWLEDGE_WORDS

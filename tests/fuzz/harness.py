@@ -208,7 +208,7 @@ def _warm_imports() -> None:
     import pyarrow.feather  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    import policycheck.engine.check  # noqa: F401
+    import policycheck.interfaces.check  # noqa: F401
     import policycheck.report.render  # noqa: F401
     import policycheck.interfaces.verify  # noqa: F401
     import policycheck.io.yaml_ruamel  # noqa: F401

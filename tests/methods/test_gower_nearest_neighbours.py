@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policycheck.execution.executor import LocalProcessExecutor, SerialExecutor
+from policycheck.execution.executor import SerialExecutor
+
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods import nearest_neighbours
 from policycheck.methods.gower import fit_gower, gower_sums
 from policycheck.methods.nearest_neighbours import (

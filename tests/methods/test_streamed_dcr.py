@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from policycheck.execution.executor import LocalProcessExecutor
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods import streamed_dcr
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records

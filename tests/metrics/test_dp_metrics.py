@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from policycheck.methods.dp.composition import Mechanism, compose
+from policycheck.methods.dp.composition import compose
+from policycheck.release.mechanism import Mechanism
 from policycheck.methods.reconstruction.game import AttributeInferenceGame
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError

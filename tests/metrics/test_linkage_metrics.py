@@ -165,7 +165,7 @@ def test_risk_against_the_number_of_sets_is_a_line_chart():
 
 
 def test_sets_run_through_the_executor_with_the_same_result():
-    from policycheck.execution.executor import LocalProcessExecutor
+    from policycheck.execution.local import LocalProcessExecutor
 
     release = make_release(COPY, REVERSED)
     serial = evaluate("linkage_range_narrowing", release, fraction=0.5, mappings=["reverse", "released"])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from policycheck.execution.executor import LocalProcessExecutor
+from policycheck.execution.local import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Need
 from policycheck.release.model import ColumnType, Dataset, Release

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from policycheck.engine.check import check_release
+from policycheck.interfaces.check import check_release
 from policycheck.methods import streamed_dcr
 from policycheck.release import stream
 from policycheck.release.load import load_manifest

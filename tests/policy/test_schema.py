@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
-from policycheck.policy.schema import policy_schema, report_schema
+from policycheck.policy.schema import policy_schema
+from policycheck.report.schema import report_schema
 from policycheck.io.yamlio import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from policycheck.engine.check import check_release
+from policycheck.interfaces.check import check_release
 from policycheck.interfaces.demo import find_policy, write_release
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html

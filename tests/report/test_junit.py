@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from policycheck.engine.check import check_release
+from policycheck.interfaces.check import check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.junit import render_junit
 

@@ -4,8 +4,8 @@ import pytest
 from jsonschema import Draft7Validator
 
 from conftest import TOY_POLICY
-from policycheck.engine.check import check_release
-from policycheck.policy.schema import report_schema
+from policycheck.interfaces.check import check_release
+from policycheck.report.schema import report_schema
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html, render_markdown
 

@@ -11,7 +11,7 @@ import json
 import pytest
 from jsonschema import Draft7Validator
 
-from policycheck.engine.check import check_release
+from policycheck.interfaces.check import check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.sarif import artifact_uri, build_sarif
 

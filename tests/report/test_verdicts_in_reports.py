@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from pydantic import Field
 
-from policycheck.engine.check import check_release, print_summary
+from policycheck.interfaces.check import check_release, print_summary
 from policycheck.metrics import registry
 from policycheck.metrics.base import Knowledge, MetricResult
 from policycheck.metrics.registry import Params

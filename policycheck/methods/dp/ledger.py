@@ -11,7 +11,7 @@ budget is a change to the ledger, reviewed like any other)::
       - id: adult-2025-q3           # releases with the current release's id are skipped
         released_on: 2025-09-30
         note: quarterly extract for the analytics team
-        mechanisms:                 # one entry per synthetic set, keys as in composition.Mechanism
+        mechanisms:                 # one entry per synthetic set, keys as in release.mechanism.Mechanism
           - {mechanism: laplace, epsilon: 0.3}
           - {mechanism: gaussian, rho: 0.02, steps: 2}
 
@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from policycheck.methods.dp.composition import Mechanism
+from policycheck.release.mechanism import Mechanism
 
 
 class LedgerError(ValueError):

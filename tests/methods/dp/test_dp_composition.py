@@ -11,8 +11,8 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from pydantic import ValidationError
 
+from policycheck.release.mechanism import Mechanism
 from policycheck.methods.dp.composition import (
-    Mechanism,
     advanced_composition,
     basic_composition,
     compose,

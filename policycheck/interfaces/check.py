@@ -38,7 +38,7 @@ def run_check(
     :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.engine.compiler import compile_plan
-    from policycheck.execution.executor import make_executor
+    from policycheck.execution.factory import make_executor
     from policycheck.engine.progress import Progress
     from policycheck.report.build import build_report
     from policycheck.engine.runner import run_plan
@@ -67,14 +67,16 @@ def check_release(
     scheduler: str | None = None,
 ) -> dict[str, Any]:
     """Check ``release`` against the policy at ``policy_path``; write and return the report."""
-    from policycheck.interfaces import api
     from policycheck.io.files import check_output_folder
+    from policycheck.policy.load import load_policy
+    from policycheck.report.render import write_reports
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
-    report = api.check(policy_path, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor,
+    loaded = load_policy(policy_path, release)
+    report = run_check(loaded, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor,
                        workers=workers, progress=progress, command=command or [], scheduler=scheduler)
-    report.write(out_dir, formats)
-    return report.data
+    write_reports(report, out_dir, formats)
+    return report
 
 
 def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err: bool = False) -> None:

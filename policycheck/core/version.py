@@ -1,0 +1,3 @@
+"""The version of policycheck, recorded in every report."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,144 @@
+"""The default executor: a pool of local processes, fed through shared memory."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from policycheck.execution.executor import Executor, SerialExecutor, available_cores
+from policycheck.execution.shared_memory import (
+    EMPTY_SHARED_MIN_BYTES,
+    SharedArray,
+    map_segment,
+    release_segment,
+    ResolveShared,
+    to_shared_memory,
+    share_repeated,
+)
+
+if TYPE_CHECKING:  # imported inside the functions that use them: commands that run nothing load light
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import shared_memory
+
+class LocalProcessExecutor(Executor):
+    """Runs items on a pool of local processes (the default).
+
+    The pool is created lazily and reused across calls, so a plan that maps
+    many small batches pays the start-up cost once. Objects shared by several
+    items go through shared memory (see the module docstring).
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers or available_cores())
+        self._pool: ProcessPoolExecutor | None = None
+        self._calls = itertools.count()
+        #: Arrays made by :meth:`empty` in shared memory: id -> (the array, weakly; its segment's name).
+        self._in_shared_memory: dict[int, tuple[weakref.ref, str]] = {}
+
+    def empty(self, shape, dtype):
+        import numpy as np
+        from multiprocessing import shared_memory
+
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if self.workers <= 1 or nbytes < EMPTY_SHARED_MIN_BYTES:
+            return np.empty(shape, dtype)
+        # Created (and registered with the resource tracker, which removes it should this process
+        # die) by SharedMemory, then mapped again for the array alone: the array's buffer is that
+        # mapping, unmapped when the array goes; the finalizer removes the segment's name.
+        segment = shared_memory.SharedMemory(create=True, size=nbytes)
+        array = np.ndarray(shape, dtype, buffer=map_segment(segment.name, writable=True))
+        segment.close()
+        key = id(array)
+        self._in_shared_memory[key] = (weakref.ref(array), segment.name)
+        weakref.finalize(array, release_segment, segment, self._in_shared_memory, key)
+        return array
+
+    def _share(self, obj: Any, call: int, segments: list) -> Any:
+        """A handle to ``obj`` in shared memory: its own segment when :meth:`empty` made it, else a copy."""
+        made = self._in_shared_memory.get(id(obj))
+        if made is not None and made[0]() is obj:
+            return SharedArray(made[1], obj.shape, obj.dtype.str, call)
+        return to_shared_memory(obj, call, segments)
+
+    def map(self, fn, items, progress=None, *, cost=None):
+        items = list(items)
+        # NOTE: one item, or one worker, gains nothing from a pool and would
+        # pay for pickling the arguments.
+        workers = min(self.workers_for(cost), len(items))
+        if workers <= 1:
+            return SerialExecutor().map(fn, items, progress)
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
+        segments: list[shared_memory.SharedMemory] = []
+        call = next(self._calls)
+        try:
+            # Copies into shared memory are GIL-free memory work: on as many threads as workers.
+            items = share_repeated(items, lambda obj: self._share(obj, call, segments), threads=workers)
+            task = ResolveShared(fn)
+            return _run_window(self._pool, task, items, workers, progress, self.workers)
+        finally:
+            for segment in segments:
+                segment.close()
+                segment.unlink()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
+    """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order.
+
+    With every worker of the pool allowed, everything is submitted at once, so
+    a worker never waits for this process to hand it the next item.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    results: list[Any] = [None] * len(items)
+    pending: dict[Any, int] = {}
+    queue = iter(enumerate(items))
+    done = 0
+    if workers >= pool_size:
+        workers = len(items)
+    for i, item in itertools.islice(queue, workers):
+        pending[pool.submit(fn, item)] = i
+    while pending:
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            results[pending.pop(future)] = future.result()
+            done += 1
+            if progress:
+                progress(done, len(items))
+            for i, item in itertools.islice(queue, 1):
+                pending[pool.submit(fn, item)] = i
+    return results
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the process that started it dies (even by kill -9).
+
+    Linux delivers SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG);
+    elsewhere a daemon thread polls the parent's pid once a second.
+    """
+    import signal
+    import sys
+    import threading
+    import time
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    else:  # pragma: no cover - non-Linux
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
