@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Generic, TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any
 
 
 from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
-from policycheck.release.model import Dataset, Release
+from policycheck.metrics.details import Details
+from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -120,7 +121,9 @@ class MetricResult:
     value: float
     interval: tuple[float, float] | None = None
     confidence: float | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
+    #: The evidence: the metric's typed :class:`~policycheck.metrics.details.Details` (a plain mapping is
+    #: accepted while a family moves to typed details; the report then shows raw keys).
+    details: Mapping[str, Any] | Details = field(default_factory=dict)
     charts: tuple[Mapping[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     #: What an attacker gets without the release's individual information
@@ -212,52 +215,6 @@ class EvaluationContext:
         import numpy as np
         words = [zlib.crc32(str(k).encode()) for k in key]
         return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
-
-
-#: What a metric measures on one synthetic set (see :func:`worst_of_sets`).
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class WorstOfSets(Generic[T]):
-    """Every synthetic set's measurement, in the release's order, and the worst of them."""
-
-    #: Confidence of each set's interval: the rule's, Bonferroni-corrected over the sets.
-    level: float
-    per_set: list[T]
-    #: None when no set could be measured.
-    worst: T | None
-
-
-def worst_of_sets(
-    ctx: EvaluationContext,
-    confidence: float,
-    measure: Callable[[int, Dataset, float], T],
-    score: Callable[[T], float | None],
-    higher_is_worse: bool = True,
-) -> WorstOfSets[T]:
-    """Measure every synthetic set at the Bonferroni level and pick the worst.
-
-    A release discloses what its most disclosive set does, so a rule reports
-    the worst set; as that is the worst of k intervals, each is taken at the
-    Bonferroni level (:func:`policycheck.core.stats.bonferroni`), so the one
-    reported holds at the rule's confidence. ``measure(i, set, level)``
-    measures set ``i``; ``score`` gives the number compared (None: the set
-    could not be measured and is passed over); ``higher_is_worse`` is False
-    for protections, where the lowest is worst. Of equal scores the first
-    set's wins.
-    """
-    import numpy as np
-    from policycheck.core.stats import bonferroni
-    sets = ctx.release.synthetic
-    level = bonferroni(confidence, len(sets))
-    per_set = [measure(i, dataset, level) for i, dataset in enumerate(sets)]
-    scored = [(value, m) for m in per_set if (value := score(m)) is not None]
-    if not scored:
-        return WorstOfSets(level, per_set, None)
-    values = [value for value, _ in scored]
-    worst = np.argmax(values) if higher_is_worse else np.argmin(values)
-    return WorstOfSets(level, per_set, scored[int(worst)][1])
 
 
 #: Signature of a metric evaluator: (context, validated params, resolved needs) -> result.

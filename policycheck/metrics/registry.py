@@ -29,8 +29,11 @@ for params that cannot work on this release (a categorical secret without
 an order, say); ``validate -r``, ``plan -r`` and ``check`` report them as
 ``file:line:col`` before anything is computed (exit 2).
 
-Every module in the ``policycheck.metrics`` package is a family and is
-imported by :func:`load_families`; third-party families are found through the
+Every package in ``policycheck.metrics`` (but the contract and its helpers,
+:data:`INFRASTRUCTURE`) is a family, one metric per module
+(``metrics/<family>/<metric>.py``); :func:`load_families` imports every
+module of it. ``details=`` names the typed model of the evidence a metric
+returns (:mod:`policycheck.metrics.details`). Third-party families are found through the
 ``policycheck.metrics`` entry-point group. Neither the compiler nor the
 renderer names a metric, so adding one edits neither. A metric's
 :class:`Method` (definition, source, and the conventions where it differs
@@ -56,6 +59,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from policycheck.metrics.base import AttackerView, Evaluate, EvaluationContext, Knowledge, Need, Resolution
+from policycheck.metrics.details import Details
 from policycheck.release.model import Release
 
 log = logging.getLogger(__name__)
@@ -152,6 +156,8 @@ class MetricSpec:
     value_is_bound: str = ""
     #: The no-leak value and interval width at a release's sizes, before computing (see the module doc).
     resolution: Callable[[Any, Release], Resolution | None] | None = None
+    #: The typed model of the evidence the evaluator returns (labels, units, formats for the report).
+    details: type[Details] | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +197,7 @@ def metric(
     method: Method | None = None,
     value_is_bound: str = "",
     resolution: Callable[[Any, Release], Resolution | None] | None = None,
+    details: type[Details] | None = None,
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -225,6 +232,7 @@ def metric(
             method=method,
             value_is_bound=value_is_bound,
             resolution=resolution,
+            details=details,
         )
         return fn
 
@@ -258,6 +266,10 @@ def intermediate(
     return register
 
 
+#: Modules of the metrics package that are the contract and its helpers, not families.
+INFRASTRUCTURE = frozenset({"base", "registry", "details", "combinators"})
+
+
 def load_families() -> None:
     """Import every family module once (built-in, then entry points)."""
     global _LOADED
@@ -267,8 +279,13 @@ def load_families() -> None:
     import policycheck.metrics as pkg
 
     for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name not in {"base", "registry"}:
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
+        if info.name in INFRASTRUCTURE:
+            continue
+        family = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        if info.ispkg:
+            # A family package: every module in it registers what it defines (one metric per module).
+            for sub in pkgutil.walk_packages(family.__path__, prefix=f"{family.__name__}."):
+                importlib.import_module(sub.name)
     for ep in entry_points(group="policycheck.metrics"):
         # NOTE: one broken plugin must not take the built-in metrics down.
         try:

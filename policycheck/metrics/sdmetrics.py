@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, worst_of_sets
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.registry import Convention, Method, Params, metric
 from policycheck.release.model import ColumnType, Dataset
 

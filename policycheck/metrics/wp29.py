@@ -27,7 +27,8 @@ from typing import Any, Literal, TYPE_CHECKING
 
 from pydantic import Field, field_validator
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, worst_of_sets
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.registry import Convention, Method, Params, metric, imported_where_used
 from policycheck.release.model import ColumnType, Dataset, Release
 

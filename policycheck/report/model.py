@@ -98,6 +98,10 @@ class RuleOut(_Model):
     needs: list[str] = Field(description="Shared intermediate results the evaluator used.")
     policy_location: dict[str, Any] = Field(description="File, line and column of the rule in the policy.")
     details: dict[str, Any] = Field(default_factory=dict)
+    detail_fields: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Per key of details: its label, unit, format and help, from the metric's typed details model.",
+    )
     charts: list[dict[str, Any]] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     waiver: WaiverOut | None = None

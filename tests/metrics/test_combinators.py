@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from policycheck.metrics.base import worst_of_sets
+from policycheck.metrics.combinators import worst_of_sets
 
 
 def _ctx(*names):
