@@ -447,6 +447,7 @@ def _target_row(game: MembershipGame, f: TargetFigures) -> dict[str, Any]:
         **{f"tpr_at_fpr_{level:g}": v for level, v in r.tpr_at_fpr.items()},
         "advantage": r.advantage,
         "advantage_interval": list(r.advantage_interval),
+        "training_advantage": r.training_advantage,
         "tpr": r.tpr,
         "fpr": r.fpr,
         "rounds_in": r.positives,
@@ -530,11 +531,16 @@ def membership_inference_advantage(ctx: EvaluationContext, params: AdvantagePara
     game: MembershipGame = needs[game_need(params, ctx.release)]
     figures = target_figures(game, params.confidence, lambda t: ctx.rng("membership_game", "auc", t))
     rows = [_target_row(game, f) for f in figures]
-    worst = max(range(len(rows)), key=lambda i: rows[i]["advantage"])
-    interval = stats.worst_interval([tuple(r["advantage_interval"]) for r in rows])
+    # NOTE: the worst target is the one worst on the training rounds: the largest of 20 noisy test-round
+    # advantages would overstate a safe synthesizer's (membership-game guide), while this one's is unbiased.
+    worst = max(range(len(rows)), key=lambda i: (rows[i]["training_advantage"], -i))
+    interval = tuple(rows[worst]["advantage_interval"])
     details = {
         "game": game.params,
         "worst_target": rows[worst]["target"],
+        "worst_target_rule": "the target whose chosen attack had the largest advantage on the training rounds; its "
+        "advantage and interval are measured on the test rounds (interval at the Bonferroni level over targets)",
+        "largest_test_advantage": max(r["advantage"] for r in rows),
         "worst_auc": rows[worst]["auc"],
         "largest_auc": max((r["auc"] for r in rows if r["auc"] is not None), default=None),
         "targets": rows,

@@ -34,6 +34,7 @@ class TargetRates:
     threshold: float
     tpr: float
     fpr: float
+    training_advantage: float  # TPR - FPR at the threshold on the training rounds (what picks the worst target)
     positives: int  # test rounds with the target in
     negatives: int  # test rounds with the target out
     roc: tuple[np.ndarray, np.ndarray]
@@ -67,6 +68,10 @@ def target_rates(
 ) -> TargetRates:
     """One target's figures for one attack: threshold from ``train``, every rate on ``test``."""
     threshold = best_threshold(scores[train], labels[train])
+    trained = scores[train] >= threshold
+    y_train = labels[train]
+    training_advantage = (float(trained[y_train == 1].mean()) if (y_train == 1).any() else 0.0) - (
+        float(trained[y_train == 0].mean()) if (y_train == 0).any() else 0.0)
     s, y = scores[test], labels[test]
     pos, neg = s[y == 1], s[y == 0]
     tp, fp = int((pos >= threshold).sum()), int((neg >= threshold).sum())
@@ -87,7 +92,8 @@ def target_rates(
     return TargetRates(
         attack=attack, auc=auc, auc_interval=auc_interval, tpr_at_fpr=tpr_at_fpr(*roc),
         advantage=tpr - fpr, advantage_interval=(max(-1.0, advantage_interval[0]), min(1.0, advantage_interval[1])),
-        threshold=threshold, tpr=tpr, fpr=fpr, positives=int(pos.size), negatives=int(neg.size), roc=roc,
+        threshold=threshold, tpr=tpr, fpr=fpr, training_advantage=training_advantage, positives=int(pos.size),
+        negatives=int(neg.size), roc=roc,
     )
 
 
