@@ -8,7 +8,10 @@ or above a threshold. On the test rounds of one target:
   the level (descriptive: read off the test rounds' own curve);
 - the advantage TPR - FPR at the threshold that maximised it on the
   training rounds (Youden's J chosen there), with Newcombe's interval for a
-  difference of two independent proportions (in-rounds and out-rounds).
+  difference of two independent proportions (in-rounds and out-rounds). The
+  classifier's threshold is its own decision, P(in) >= 0.5 (the coins are
+  fair): a threshold fitted to its out-of-bag scores, which come from a third
+  of its trees, does not carry over to the whole forest's scores.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ def target_rates(
     resamples: int = 200,
 ) -> TargetRates:
     """One target's figures for one attack: threshold from ``train``, every rate on ``test``."""
-    threshold = best_threshold(scores[train], labels[train])
+    threshold = 0.5 if attack == "classifier" else best_threshold(scores[train], labels[train])
     trained = scores[train] >= threshold
     y_train = labels[train]
     training_advantage = (float(trained[y_train == 1].mean()) if (y_train == 1).any() else 0.0) - (
