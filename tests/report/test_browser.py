@@ -344,5 +344,5 @@ def test_each_chart_kind_renders_without_overlapping_or_cut_labels(kind, tmp_pat
 
 def render_html_css() -> str:
     """The report's own stylesheet, so a chart is measured as the report shows it."""
-    sample = json.loads((Path(__file__).resolve().parents[2] / "reports/demo/indhist/report.json").read_text())
+    sample = json.loads((Path(__file__).resolve().parents[2] / "reports/demo/indhist_dp/report.json").read_text())
     return render_html(sample).split("<style>", 1)[1].split("</style>", 1)[0]
