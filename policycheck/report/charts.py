@@ -70,14 +70,21 @@ def render_chart(spec: dict[str, Any]) -> Markup:
 
 
 def render_table(spec: dict[str, Any]) -> Markup:
-    """A ``table`` spec (``title``, ``columns``, ``rows``) as an HTML table: evidence too wide for a chart."""
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in spec.get("columns") or [])
+    """A ``table`` spec (``title``, ``columns``, ``rows``, optional ``caption``) as a compact HTML table.
+
+    For evidence too wide for a chart (one row per target, say). Compact inline
+    styles: in print a rule's charts share half the page's width.
+    """
+    cell = 'style="padding: 1px 4px; text-align: left; border-bottom: 1px solid #ddd"'
+    head = "".join(f"<th {cell}>{escape(str(c))}</th>" for c in spec.get("columns") or [])
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(_fmt(v) if _num(v) is not None else ('–' if v is None else str(v)))}</td>"
+        "<tr>" + "".join(f"<td {cell}>{escape(_fmt(v) if _num(v) is not None else ('–' if v is None else str(v)))}</td>"
                          for v in row) + "</tr>"
         for row in spec.get("rows") or [])
-    return Markup(f'<figure class="chart table"><figcaption>{escape(str(spec.get("title", "")))}</figcaption>'
-                  f'<table class="kv small"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></figure>')
+    caption = f"<p class='small muted'>{escape(str(spec['caption']))}</p>" if spec.get("caption") else ""
+    return Markup(f'<figure class="table" style="margin: 4px 0"><figcaption class="small">'
+                  f'{escape(str(spec.get("title", "")))}</figcaption><table style="border-collapse: collapse; '
+                  f'font-size: 85%"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}</figure>')
 
 
 KIND_WORDS = {"bar": "Bar chart", "line": "Line chart", "scatter": "Scatter plot", "histogram": "Histogram",

@@ -133,3 +133,44 @@ def test_a_release_that_says_nothing_of_its_synthesizer_is_an_evaluator_error(po
     report = pc.check(policy, release, seed=1, executor="serial", progress=False)
     game = next(r for r in report.rules if r["id"] == "game")
     assert report.exit_code == 3 and "no synthetic set says how to re-run its synthesizer" in game["error"]
+
+
+def write_release(folder, data, builtin: str | None, command: str | None = None):
+    training, holdout = data
+    folder.mkdir(parents=True, exist_ok=True)
+    training.to_csv(folder / "training.csv", index=False)
+    holdout.to_csv(folder / "holdout.csv", index=False)
+    nonprivate(training, 300, np.random.default_rng(0)).to_csv(folder / "synthetic.csv", index=False)
+    declared = {"name": "test", "epsilon": 1.0, **({"builtin": builtin} if builtin else {}),
+                **({"command": command} if command else {})}
+    import json
+    (folder / "release.yaml").write_text(
+        "release: {id: game-cli}\noriginal: training.csv\nholdout: holdout.csv\n"
+        f"synthetic:\n  - path: synthetic.csv\n    synthesizer: {json.dumps(declared)}\n")
+    return folder / "release.yaml"
+
+
+def test_check_on_the_command_line_fails_a_bootstrap_the_manifest_names(policy, data, tmp_path):
+    from click.testing import CliRunner
+
+    from policycheck.cli import cli
+    manifest = write_release(tmp_path / "release", data, "nonprivate")
+    result = CliRunner().invoke(cli, ["check", str(policy), "-r", str(manifest), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1, result.output
+    import json
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {r["id"]: r["verdict"] for r in report["rules"]} == {"game": "fail", "claim": "fail", "budget": "fail"}
+
+
+def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy, data, tmp_path):
+    from click.testing import CliRunner
+
+    from policycheck.cli import cli
+    timed = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "a", data, "indhist"))])
+    assert timed.exit_code == 0 and "membership_game(" in timed.output
+    line = next(ln for ln in timed.output.splitlines() if "estimate:" in ln and "CPU" in ln)
+    assert "of CPU" in line
+    marker = tmp_path / "ran"
+    command = f"touch {marker} {{output}}"
+    plain = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "b", data, None, command))])
+    assert plain.exit_code == 0 and not marker.exists()

@@ -151,4 +151,5 @@ def test_a_log_axis_ticks_every_decade_and_places_values_by_their_logarithm():
 def test_a_table_spec_is_an_escaped_html_table():
     html = str(render_chart({"kind": "table", "title": "Targets", "columns": ["target", "AUC"],
                              "rows": [["<script>", 0.81234], ["b", None]]}))
-    assert "<th>target</th>" in html and "&lt;script&gt;" in html and "<td>0.812</td>" in html and "<td>–</td>" in html
+    cells = re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", html)
+    assert cells == ["target", "AUC", "&lt;script&gt;", "0.812", "b", "–"]
