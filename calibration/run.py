@@ -31,6 +31,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from calibration import game
 from calibration.datasets import DATASETS, POLICIES, REPO, CalibrationData
 from calibration.releases import BY_NAME, KINDS, ReleaseKind, make_release
 
@@ -47,12 +48,19 @@ class Sweep:
     rows: int = 1000  # training rows = holdout rows = synthetic rows
     seeds: tuple[int, ...] = tuple(range(10))
     releases: tuple[str, ...] = tuple(kind.name for kind in KINDS)
+    #: The membership games played: (dataset, release, rounds) (calibration/game.py).
+    games: tuple[tuple[str, str, int], ...] = tuple((d, r, n) for (d, r), n in game.FULL_GAMES.items())
+
+    def rounds(self, dataset: str, release: str) -> int | None:
+        return next((n for d, r, n in self.games if d == dataset and r == release), None)
 
 
 FULL = Sweep()
 #: What CI's calibration tests run: the releases that have a target (not PrivBayes at epsilon 10
-#: nor pac-synth at epsilon 4, which docs/calibration.md reports), to save a fifth of the time.
-CI = Sweep(releases=tuple(k.name for k in KINDS if k.group != "dp" or k.epsilon <= 1))
+#: nor pac-synth at epsilon 4, nor the exposed non-DP models, which docs/calibration.md reports), to
+#: save time; the membership game only where it has a target (Adult, calibration.game.CI_GAMES).
+CI = Sweep(releases=tuple(k.name for k in KINDS if k.group not in ("dp", "exposed") or (k.group == "dp" and k.epsilon <= 1)),
+           games=tuple((d, r, n) for (d, r), n in game.CI_GAMES.items()))
 
 
 # ----------------------------------------------------------------- one release, one seed
@@ -75,7 +83,8 @@ def write_release(data: CalibrationData, kind: ReleaseKind, seed: int, folder: P
         "original": "../training.csv",
         "holdout": "../holdout.csv",
         "synthetic": [{"path": "synthetic.csv", "name": kind.name,
-                       "synthesizer": {"name": kind.name, "seed": seed, **(claim or {})}}],
+                       "synthesizer": {"name": kind.name, "seed": seed, **(claim or {}),
+                                       **({"builtin": game.BUILTIN_OF[kind.name]} if kind.name in game.BUILTIN_OF else {})}}],
     }
     if roles:
         manifest["columns"] = {data.id_column: {"type": "id"}, data.date_column: {"type": "datetime"}}
@@ -84,16 +93,22 @@ def write_release(data: CalibrationData, kind: ReleaseKind, seed: int, folder: P
     return path
 
 
-def policy_for(data: CalibrationData, kind: ReleaseKind, folder: Path) -> Path:
-    """The dataset's policy; with the DP-claim rule added when the release declares an epsilon."""
-    if kind.claim(len(data.training)) is None:
+def policy_for(data: CalibrationData, kind: ReleaseKind, folder: Path, rounds: int | None = None) -> Path:
+    """The dataset's policy; with the DP-claim rule added when the release declares an epsilon, and the
+    membership game (and its epsilon audit) when the sweep plays it on this release."""
+    claims = kind.claim(len(data.training)) is not None
+    if not claims and rounds is None:
         return data.policy
     path = folder / "policy.yaml"
-    path.write_text(f"extends: [{POLICIES / 'calibration-dp.policy.yaml'}, {data.policy}]\n", encoding="utf-8")
+    bases = [POLICIES / "calibration-dp.policy.yaml", data.policy] if claims else [data.policy]
+    text = f"extends: [{', '.join(map(str, bases))}]\n"
+    if rounds is not None:
+        text += "rules:\n" + game.game_rules(rounds, claims, data)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
-def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path) -> dict[str, Any]:
+def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path, rounds: int | None = None) -> dict[str, Any]:
     """Make and check one release; the rules' verdicts, or the error that stopped the check."""
     from policycheck.checking import check_release
     from policycheck.errors import InvalidInput
@@ -111,8 +126,10 @@ def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path)
             manifest, mode = write_release(data, kind, seed, folder, roles=False), "legacy"
             release = load_manifest(manifest)
         row["mode"] = mode
+        if rounds is not None:
+            release = game.with_synthesizer(release, data, kind.name, len(data.training))
         checked = time.perf_counter()
-        report = check_release(policy_for(data, kind, folder), release, folder / "report", seed=seed,
+        report = check_release(policy_for(data, kind, folder, rounds), release, folder / "report", seed=seed,
                                formats=("json",), executor="serial", progress=False)
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -123,20 +140,33 @@ def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path)
     row.update(
         verdict=report["verdict"], exit_code=report["exit_code"],
         rules={r["id"]: {"verdict": r["verdict"], "family": r["family"], "severity": r["severity"],
-                         "value": r["value"], "error": r["error"]} for r in report["rules"]},
+                         "value": r["value"], "error": r["error"], **_game_figures(r)} for r in report["rules"]},
         seconds_synthesis=round(synthesized - started, 2), seconds_check=round(time.perf_counter() - checked, 2),
     )
     return row
 
 
-def _run_seed(job: tuple[str, int, int, tuple[str, ...]]) -> list[dict[str, Any]]:
-    name, rows, seed, releases = job
+def _game_figures(rule: dict[str, Any]) -> dict[str, Any]:
+    """What the docs publish of a game rule: the worst target's and the largest AUC, the measured epsilon."""
+    details = rule.get("details") or {}
+    if rule["metric"] == "membership_inference_advantage" and "worst_auc" in details:
+        return {"worst_auc": details["worst_auc"], "largest_auc": details["largest_auc"]}
+    if rule["metric"] == "dp_epsilon_excess_membership" and details.get("largest_certifiable_epsilon") is not None:
+        claim = details["claims"][0]
+        return {"epsilon_lower": claim["measured_epsilon_lower"],
+                "largest_certifiable_epsilon": details["largest_certifiable_epsilon"]}
+    return {}
+
+
+def _run_seed(job: tuple) -> list[dict[str, Any]]:
+    name, rows, seed, releases, games = job
     data = DATASETS[name](rows)
+    rounds = dict(games)
     with tempfile.TemporaryDirectory(prefix=f"policycheck-calibration-{name}-{seed}-") as tmp:
         root = Path(tmp)
         data.training.to_csv(root / "training.csv", index=False)
         data.holdout.to_csv(root / "holdout.csv", index=False)
-        return [check_one(data, BY_NAME[r], seed, root / r) for r in releases]
+        return [check_one(data, BY_NAME[r], seed, root / r, rounds.get(r)) for r in releases]
 
 
 def run_sweep(sweep: Sweep, workers: int | None = None, log=print, journal: Path | None = None) -> list[dict[str, Any]]:
@@ -146,7 +176,8 @@ def run_sweep(sweep: Sweep, workers: int | None = None, log=print, journal: Path
     still covers every dataset. ``journal``, when given, gets each job's rows as one JSON line
     as soon as the job ends (``--resume`` reads it back and skips those jobs).
     """
-    jobs = [(name, sweep.rows, seed, sweep.releases) for seed in sweep.seeds for name in sweep.datasets]
+    jobs = [(name, sweep.rows, seed, sweep.releases, tuple((r, n) for d, r, n in sweep.games if d == name))
+            for seed in sweep.seeds for name in sweep.datasets]
     results: list[dict[str, Any]] = []
     if journal is not None and journal.exists():
         for line in journal.read_text(encoding="utf-8").splitlines():
@@ -195,8 +226,11 @@ def rule_rates(results: list[dict[str, Any]], dataset: str, release: str) -> dic
 
 
 def _rule_order(rule: str) -> tuple[int, str]:
-    order = ["dcr-share", "mi-risk", "exact-copies"]
-    return (order.index(rule), rule) if rule in order else (len(order) + (rule == "dp-claim"), rule)
+    order = ["dcr-share", "mi-risk", "exact-copies", "density-attack", "membership-game"]
+    last = ["dp-claim", "dp-claim-game"]
+    if rule in order:
+        return (order.index(rule), rule)
+    return (len(order) + 1 + last.index(rule), rule) if rule in last else (len(order), rule)
 
 
 def targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[str, Any]:
@@ -210,6 +244,9 @@ def targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[s
         met = failed == n and all(c == n for c in caught.values())
         return {"target": "blocking FAIL on every seed, by each of " + ", ".join(kind.caught_by), "seeds": n,
                 "blocking_fail": failed, "caught_by": caught, "met": met}
+    if kind.group in ("exposed", "false-claim"):
+        return {"target": "none (reported only; the game's targets are below)", "seeds": n,
+                "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows), "met": None}
     if kind.group == "safe" or (kind.epsilon is not None and kind.epsilon <= 1):
         clean = sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows)
         return {"target": f"no blocking FAIL (nor error) on >= {SAFE_SHARE:.0%} of seeds", "seeds": n,
@@ -217,6 +254,35 @@ def targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[s
                 "met": clean >= SAFE_SHARE * n}
     return {"target": "none (reported only)", "seeds": n,
             "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows), "met": None}
+
+
+GAME_WORDS = {"fail": "membership-game FAIL", "refute": "dp-claim-game FAIL (the claim refuted)",
+              "not fail": "membership-game not FAIL"}
+
+
+def game_targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[str, Any] | None:
+    """Issue 22's target for the game on one release of one dataset (calibration.game.GAME_TARGETS), met or not."""
+    want = game.GAME_TARGETS.get((dataset, release))
+    rows = [r for r in results if r["dataset"] == dataset and r["release"] == release]
+    if want is None or not rows:
+        return None
+    rule = "dp-claim-game" if want == "refute" else "membership-game"
+    verdicts = [r["rules"].get(rule, {"verdict": "error"})["verdict"] for r in rows]
+    good = sum((v == "fail") if want in ("fail", "refute") else (v not in ("fail", "error")) for v in verdicts)
+    return {"target": f"{GAME_WORDS[want]} on >= {SAFE_SHARE:.0%} of seeds", "seeds": len(rows), "met_seeds": good,
+            "met": good >= SAFE_SHARE * len(rows)}
+
+
+def game_figures(results: list[dict[str, Any]], dataset: str, release: str) -> dict[str, Any] | None:
+    """The worst target's AUC (and the largest) over seeds, and the measured epsilon, for the docs' table."""
+    rows = [r["rules"].get("membership-game") for r in results if r["dataset"] == dataset and r["release"] == release]
+    aucs = [g["worst_auc"] for g in rows if g and g.get("worst_auc") is not None]
+    if not aucs:
+        return None
+    largest = [g["largest_auc"] for g in rows if g and g.get("largest_auc") is not None]
+    eps = [r["rules"]["dp-claim-game"]["epsilon_lower"] for r in results if r["dataset"] == dataset
+           and r["release"] == release and r["rules"].get("dp-claim-game", {}).get("epsilon_lower") is not None]
+    return {"worst_auc": sorted(aucs), "largest_auc": sorted(largest), "epsilon_lower": sorted(eps)}
 
 
 # ----------------------------------------------------------------- publishing
@@ -246,6 +312,10 @@ def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None
         "modes": dict(Counter(r.get("mode", "not loaded") for r in results)),
         "rates": {d: {rel: rule_rates(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
         "targets": {d: {rel: targets(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
+        "game_targets": {d: {rel: t for rel in sweep.releases if (t := game_targets(results, d, rel))}
+                         for d in sweep.datasets},
+        "game_figures": {d: {rel: f for rel in sweep.releases if (f := game_figures(results, d, rel))}
+                         for d in sweep.datasets},
         "results": results,
     }
 
@@ -348,6 +418,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
                   "| release | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
         for name, rates in per_release.items():
             lines.append(f"| {name} | " + " | ".join(_cell(rates.get(rule)) for rule in rules) + " |")
+    lines += game_markdown(summary)
     lines += ["", "## Notes", "", *NOTES]
     errors = Counter(r["error"] for r in summary["results"] if r.get("error"))
     rule_errors = Counter(f"{rule}: {v['error']}"[:200] for r in summary["results"] for rule, v in r["rules"].items()
@@ -356,6 +427,47 @@ def render_markdown(summary: dict[str, Any]) -> str:
         lines += ["", "## Errors", "", "| count | what |", "|---|---|"]
         lines += [f"| {n} | {what.replace('|', '/')} |" for what, n in (errors + rule_errors).most_common()]
     return "\n".join(lines) + "\n"
+
+
+MEMBERSHIP_RULES = ("dcr-share", "mi-risk", "exact-copies", "density-attack", "membership-game", "dp-claim",
+                    "dp-claim-game")
+
+
+def _auc_text(values: list[float]) -> str:
+    if not values:
+        return "—"
+    median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    return f"{median:.2f} ({values[0]:.2f}–{values[-1]:.2f})"
+
+
+def game_markdown(summary: dict[str, Any]) -> list[str]:
+    """The membership game's section: its targets, then every membership rule beside the game, per synthesizer."""
+    if not summary.get("game_figures"):
+        return []
+    sweep = summary["sweep"]
+    lines = ["", "## The membership game beside the release-level rules (issue 22)", "",
+             "The game re-runs each release's synthesizer (calibration/game.py: rounds per release in",
+             "the sweep's `games`; 20 targets: the 10 most isolated, the 5 with the rarest values, 5 at random).",
+             "Worst-target AUC: the AUC of the target the game judged worst on its training rounds, measured on",
+             "its test rounds (median and range over seeds); largest AUC: the largest over the 20 targets (an",
+             "upward-biased maximum, shown for reference). Each verdict cell: fail / inconclusive / warn / pass.",
+             "", "| dataset | release | target | result | met |", "|---|---|---|---|---|"]
+    for dataset, per_release in summary.get("game_targets", {}).items():
+        for name, t in per_release.items():
+            met = {True: "yes", False: "**no**"}[t["met"]]
+            lines.append(f"| {dataset} | {name} | {t['target']} | {t['met_seeds']}/{t['seeds']} | {met} |")
+    for dataset, per_release in summary["game_figures"].items():
+        rates = summary["rates"][dataset]
+        lines += ["", f"### {dataset}", "",
+                  "| release | rounds | worst-target AUC | largest AUC | epsilon lower bound | "
+                  + " | ".join(MEMBERSHIP_RULES) + " |", "|---|---|---|---|---|" + "---|" * len(MEMBERSHIP_RULES)]
+        games = {(d, r): n for d, r, n in sweep.get("games", [])}
+        for name, f in per_release.items():
+            eps = _auc_text(f["epsilon_lower"]) if f["epsilon_lower"] else "—"
+            cells = [_cell(rates[name].get(rule)) for rule in MEMBERSHIP_RULES]
+            lines.append(f"| {name} | {games.get((dataset, name), '—')} | {_auc_text(f['worst_auc'])} | "
+                         f"{_auc_text(f['largest_auc'])} | {eps} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def write_docs(summary: dict[str, Any], folder: Path = DOCS) -> None:
