@@ -45,7 +45,7 @@ FULL_GAMES = {
     **{(d, r): 200 for d in ("adult", "randhie") for r in ("indhist", "copula", "cart", "indhist-dp-eps1",
                                                           "indhist-claims-eps1", "copy-new-id", "jitter-1pct",
                                                           "copied-20pct", "bootstrap")},
-    ("adult", "baynet"): 100, ("adult", "privbayes-eps1"): 100,
+    ("adult", "baynet"): 60, ("adult", "privbayes-eps1"): 60,
 }
 
 #: Targets of the game in the calibration: 10 most isolated, 5 rarest-valued, 5 random (the rule's default).
