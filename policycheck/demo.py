@@ -144,8 +144,10 @@ def _game_lines(report: dict) -> list[str]:
     for rule in report["rules"]:
         details = rule.get("details") or {}
         if rule["metric"] == "membership_inference_advantage" and details.get("targets"):
+            largest = details["largest_auc"]
             lines.append(f"membership game: worst target {details['worst_target']} advantage {rule['value']:.2f}, "
-                         f"largest AUC {details['largest_auc']:.2f} over {len(details['targets'])} targets")
+                         f"largest AUC {'n/a' if largest is None else f'{largest:.2f}'} over "
+                         f"{len(details['targets'])} targets")
         if rule["metric"] == "dp_epsilon_excess_membership" and rule["params"].get("test") == "game" and details:
             claim = details["claims"][0]
             lines.append(f"epsilon audit: claimed {claim['claimed_epsilon']:g}, measured lower bound "

@@ -90,7 +90,8 @@ class MembershipGameParams(Params):
                              "the attacks, half measure them.")
     targets: TargetsParam = Field(default_factory=TargetsParam, description="The records attacked.")
     sample_size: int | None = Field(None, ge=2, description="Records of each round's training set; default: as many "
-                                    "as the original.")
+                                    "as the original (half of them without a holdout, which then leaves the "
+                                    "population to the original alone).")
     synthetic_size: int | None = Field(None, ge=1, le=1_000_000, description="Rows the synthesizer generates; "
                                        "default: the size of the first released set.")
     columns: list[str] | None = Field(None, description="Columns the synthesizer models and the attacks read; all "
@@ -220,11 +221,16 @@ def check_game_params(params: MembershipGameParams, release: Release, attacker: 
     k = params.targets.vulnerable + params.targets.rare + params.targets.random + len(params.targets.ids)
     if k == 0:
         problems.append((("targets",), "the game needs at least one target"))
-    sample = params.sample_size or release.original.n_rows
+    sample = params.sample_size or default_sample_size(release)
     if sample > size - k:
         problems.append((("sample_size",), f"sample_size {sample} is more than the {size - k} population records "
                                            f"that are not targets ({size} records, {k} targets)"))
     return problems
+
+
+def default_sample_size(release: Release) -> int:
+    """As many records as the original; half of them when the original alone is the population."""
+    return release.original.n_rows if release.holdout is not None else max(2, release.original.n_rows // 2)
 
 
 def _summary(frame: pd.DataFrame, row: int) -> dict[str, Any]:
@@ -275,7 +281,7 @@ def _setup(ctx_release: Release, base_dir, spec_of, *, repetitions, vulnerable, 
     domain = {c: list(dict.fromkeys(frame[c].tolist())) for c in features}
     spec = spec_of(domain)
     rows = synthetic_size or (release.synthetic[0].n_rows if release.synthetic else release.original.n_rows)
-    sample = sample_size or release.original.n_rows
+    sample = sample_size or default_sample_size(release)
     scan = [encoding.scan_order.index(features[c]) for c in rarest_column[choice.rows]]
     space = FeatureSpace(encoding, encoded[choice.rows], np.array(scan, dtype=np.int64))
     setup = GameSetup(frame.iloc[keep].reset_index(drop=True), targets, space, spec, sample, rows)
@@ -318,7 +324,7 @@ def estimate_game(release: Release, **kw: Any) -> Any:
     name="membership_game",
     description="The membership game (Stadler et al. 2022): per round each target's coin and every attack's score, "
     "the synthesizer re-run on a fresh training set each round.",
-    inputs={"original", "holdout", "synthesizer"},
+    inputs={"original", "synthesizer"},
     estimate=estimate_game,
 )
 def membership_game(
@@ -505,13 +511,17 @@ def targets_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _auc_words(auc: float | None) -> str:
+    return "not measurable (its test rounds hold one coin value only)" if auc is None else f"{auc:.2f}"
+
+
 def exposure_words(row: dict[str, Any], game: MembershipGame) -> str:
     """Plain words on the most exposed target: which record, and what the attacker learns."""
     values = ", ".join(f"{k}={v}" for k, v in list(row["values"].items())[:8])
     who = f"id {row['target']} ({row['record']})" if row["target"] != row["record"] else row["record"]
     return (f"Most exposed: {who}, chosen as {row['reason']} ({values}). Re-running the synthesizer "
             f"{game.params['repetitions']} times, an attacker who holds this record and sees only the synthetic "
-            f"output tells whether it was in the training data with AUC {row['auc']:.2f}; at the threshold chosen on "
+            f"output tells whether it was in the training data with AUC {_auc_words(row['auc'])}; at the threshold chosen on "
             f"other rounds it is right {row['tpr']:.0%} of the times the record was in, and wrongly says in "
             f"{row['fpr']:.0%} of the times it was out (advantage {row['advantage']:.2f}). The attacker learns that "
             "this person's data was used, which may itself be sensitive.")
@@ -523,7 +533,8 @@ def exposure_words(row: dict[str, Any], game: MembershipGame) -> str:
     family="membership",
     params=AdvantageParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM, Knowledge.ORIGINAL},
-    inputs={"original", "holdout", "synthetic", "synthesizer"},
+    inputs={"original", "synthetic", "synthesizer"},
+    optional_inputs={"holdout"},
     value_range=(-1.0, 1.0),
     column_params=("columns",),
     needs=lambda p, r: [game_need(p, r)],
