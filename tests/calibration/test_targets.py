@@ -29,8 +29,10 @@ UNSEEDABLE: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module")
-def sweep(ci_sweep):
-    return ci_sweep
+def sweep():
+    from ci_sweep import ci_results
+
+    return ci_results()
 
 
 def _rows(sweep, dataset, release):

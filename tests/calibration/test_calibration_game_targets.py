@@ -17,8 +17,10 @@ for _module in ("copulas", "DataSynthesizer", "pacsynth"):
 
 
 @pytest.fixture(scope="module")
-def sweep(ci_sweep):
-    return ci_sweep
+def sweep():
+    from ci_sweep import ci_results
+
+    return ci_results()
 
 
 @pytest.mark.parametrize("dataset, release", sorted(GAME_TARGETS), ids=[f"{d}-{r}" for d, r in sorted(GAME_TARGETS)])
