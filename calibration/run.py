@@ -324,6 +324,10 @@ def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None
 
 
 NOTES = [
+    "- The membership game and the density attack of issue 22 (the game re-runs each synthesizer) have their own",
+    "  sweep and page, docs/calibration-game.md (`python -m calibration.run --game-doc`). This page's figures are",
+    "  issue 11's sweep of the release-level rules, measured before the density attack joined the calibration",
+    "  policy; the CI run asserts both pages' targets with it (tests/calibration).",
     "- pac-synth has no seed parameter (its Rust core draws from the operating system), so its releases differ",
     "  from run to run; only the decoding of its bins uses the seed. Every other release is a function of the seed.",
     "  pac-synth 0.0.8 panics on about 1 in 150 Adult fits at epsilon 1 (the noise it adds to the number of records",

@@ -239,7 +239,9 @@ def _summary(frame: pd.DataFrame, row: int) -> dict[str, Any]:
     for c, v in frame.iloc[row].items():
         if hasattr(v, "item"):
             v = v.item()
-        out[str(c)] = None if isinstance(v, float) and math.isnan(v) else v
+        if isinstance(v, float):
+            v = None if math.isnan(v) else (int(v) if v.is_integer() else v)  # age 51, not 51.0
+        out[str(c)] = v
     return out
 
 
