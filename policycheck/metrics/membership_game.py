@@ -256,7 +256,7 @@ def _round_cost(setup: Any) -> float:
     return time.perf_counter() - started
 
 
-def _setup(ctx_release: Release, base_dir, spec_of, *, repetitions, vulnerable, rare, random, ids, sample_size,
+def _setup(ctx_release: Release, spec_of, *, repetitions, vulnerable, rare, random, ids, sample_size,
            synthetic_size, columns, rng_targets, executor) -> tuple[Any, Any, list, list]:
     """The game's set-up: population, targets and the feature space (shared by the game and ``plan``)."""
     import numpy as np
@@ -308,7 +308,7 @@ def estimate_game(release: Release, **kw: Any) -> Any:
         seconds = cost_model.COMMAND_ROUND_SECONDS
     else:
         try:
-            setup, *_ = _setup(release, None, _spec_factory(ctx, kw["synthesizer"], kw["synthesizer_epsilon"],
+            setup, *_ = _setup(release, _spec_factory(ctx, kw["synthesizer"], kw["synthesizer_epsilon"],
                                                                kw["synthesizer_time_limit"]),
                                repetitions=kw["repetitions"], vulnerable=kw["vulnerable"], rare=kw["rare"],
                                random=kw["random"],
@@ -356,7 +356,7 @@ def membership_game(
     from policycheck.methods.membership_game.game import play_membership_game
     from policycheck.methods.membership_game.rounds import SynthesizerFailed
     setup, choice, described, features = _setup(
-        ctx.release, ctx.base_dir, _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
+        ctx.release, _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
         repetitions=repetitions, vulnerable=vulnerable, rare=rare, random=random, ids=ids, sample_size=sample_size,
         synthetic_size=synthetic_size, columns=columns, rng_targets=ctx.rng("membership_game", "targets"),
         executor=ctx.executor)
