@@ -491,7 +491,11 @@ def render_game_markdown(summary: dict[str, Any]) -> str:
         "and shows where the two disagree. docs/calibration.md has the release-level sweep of issue 11.",
         "",
         f"- Datasets: {', '.join(sweep['datasets'])} ({sweep['rows']:,} training, holdout and synthetic rows).",
-        f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`).",
+        f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`)."
+        + ("" if len(sweep["seeds"]) >= len(FULL.seeds) else
+           f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early (2 cores "
+           "shared with other work, a seed of Adult took about 20 minutes); `python -m calibration.run --game-doc` "
+           "measures all of them."),
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
         (f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs shared with other work"
@@ -513,7 +517,14 @@ def render_game_markdown(summary: dict[str, Any]) -> str:
 GAME_NOTES = [
     "- Rounds: 200 per release, 40 for the DataSynthesizer networks (privbayes-eps1, baynet: one fit takes 1.1-1.4 s",
     "  at 1,000 records, and the 2 cores were shared). With 40 rounds, 20 test rounds: an AUC's standard error is",
-    "  about 0.1, and the largest epsilon the audit can certify about 1.9.",
+    "  about 0.1, and the largest epsilon the audit can certify is about 0.8, so it cannot refute a claim of",
+    "  epsilon 1 at all (100 test rounds certify up to 2.6; 200 up to 3.3).",
+    "- Where the rules disagree: the noise-free indhist passes every release-level rule (it copies no record) but",
+    "  fails the game, through the records whose value no other population record holds (the 'rare' targets):",
+    "  whenever such a record is in the training data its value can appear in the release, and otherwise it",
+    "  cannot. indhist-claims-eps1 is the same synthesizer with a claim of epsilon 1, which the audit refutes.",
+    "  The density attack (DOMIAS, Gower kernel) fails none of these releases at its 0.3 line on the lower",
+    "  bound: it reads local overfitting, which copies of 20% of the rows barely add.",
     "- The game models the analysed columns without the date the harness adds (calibration/game.py).",
     "- The worst-target AUC is that of the target the game judged worst on its training rounds, measured on its test",
     "  rounds: unbiased for that target. The largest AUC over the 20 targets is a maximum of noisy figures, above",
