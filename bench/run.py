@@ -45,6 +45,12 @@ Rows:
 - ``game``: ``check`` of a policy with one attribute-inference game rule
   (100 repetitions, built-in nonprivate synthesizer, exact-match attack) on the demo
   data, local pool against a Dask LocalCluster (wall includes starting it).
+- ``membership-game``: the membership game (``bench/bench_membership_game.py``): 2,000
+  training and 2,000 holdout Adult records, 200 rounds of 2,000-record training and
+  synthetic sets, 20 targets; shape: the built-in synthesizer. The note gives the seconds
+  inside the synthesizer (``synth``), the rest of the rounds (``features``), choosing the
+  targets (``setup``) and the forests (``attacks``), the game's own share of the run at one
+  worker, and at two workers the speed-up over one.
 
 SURE is heavy (Streamlit, LightGBM, XGBoost, NumPy < 2), so it lives in a venv of its
 own: ``python3 -m venv /tmp/sure && /tmp/sure/bin/pip install clearbox-sure==0.2.16``.
@@ -446,6 +452,14 @@ def run_game(spec: dict) -> dict:
             "value": report["rules"][0]["value"]}
 
 
+def run_membership_game(spec: dict) -> dict:
+    from bench.bench_membership_game import run
+
+    with PeakWatcher() as watch:
+        out = run(spec["shape"], 2_000, spec["rows"], spec["workers"], spec["executor"])
+    return {**out, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb}
+
+
 def run_one(spec: dict) -> dict:
     if spec["case"] in ("dcr", "dcr-share") and spec["executor"] == "sure-formula":
         return run_sure_formula(spec)
@@ -456,7 +470,7 @@ def run_one(spec: dict) -> dict:
 
         return getattr(whole, WHOLE_CHECK_CASES[spec["case"]])(spec)
     return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game,
-            "dcr-stream": run_dcr_stream, "check-stream": run_check_stream}[spec["case"]](spec)
+            "membership-game": run_membership_game, "dcr-stream": run_dcr_stream, "check-stream": run_check_stream}[spec["case"]](spec)
 
 
 #: Figures of the whole check's cases printed in the note.
@@ -507,6 +521,8 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     reps = 10 if quick else 100
     rows += [row("game", reps, 2, "local"), row("game", reps, 2, "dask")]
     rows += whole_check_rows(quick, big)
+    rounds = 40 if quick else 200
+    rows += [row("membership-game", rounds, w, shape=s) for s in ("nonprivate", "indhist", "indhist_dp") for w in (1, 2)]
     # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
     if quick or big:
         rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))
@@ -543,8 +559,8 @@ def main() -> None:
     parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
-    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, check-stream, "
-                        "dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
+    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, membership-game, "
+                        "check-stream, dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
                         "and linkage at 10^6, the LP stress case, the demo policy at 10^6)")
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -580,7 +596,15 @@ def main() -> None:
             demo_walls[spec["rows"]] = out["wall"]
             if spec["rows"] != 30_000 and 30_000 in demo_walls:
                 out["vs_30k"] = round(out["wall"] / demo_walls[30_000], 2)
-        note = out.get("error") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "walls", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards", *WHOLE_CHECK_NOTES))
+        if spec["case"] == "membership-game" and "wall" in out:
+            one = mine.get(("membership-game-1", spec["shape"], spec["rows"]))
+            if spec["workers"] == 1:
+                mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
+            out["note"] = (f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
+                           f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
+                           + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
+                           + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else ""))
+        note = out.get("error") or out.get("note") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "walls", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards", *WHOLE_CHECK_NOTES))
         print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
               f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
               f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)

@@ -25,7 +25,9 @@ FALSE_CLAIM = {"epsilon": 1.0, "delta": 1e-6}
 @dataclass(frozen=True)
 class ReleaseKind:
     name: str
-    group: str  # "safe", "dp" or "adversarial"
+    #: "safe", "dp", "adversarial", "exposed" (non-DP models that may expose outliers: reported only)
+    #: or "false-claim" (a DP claim its synthesizer does not meet, with no copying: the game's to refute)
+    group: str
     make: Callable[[CalibrationData, pd.DataFrame, int], pd.DataFrame]  # (data, modelled frame, seed) -> rows
     epsilon: float | None = None  # the DP budget the synthesizer really spends
     #: Families that must each fail the release (adversarial releases only).
@@ -36,7 +38,7 @@ class ReleaseKind:
 
     def claim(self, n_records: int) -> dict | None:
         """What the manifest declares under ``synthesizer:`` (epsilon, delta, mechanism), if anything."""
-        if self.group == "adversarial":
+        if self.group in ("adversarial", "false-claim"):
             return dict(FALSE_CLAIM)
         if self.epsilon is None:
             return None
@@ -84,6 +86,12 @@ def _bootstrap(data: CalibrationData, frame: pd.DataFrame, seed: int) -> pd.Data
     return nonprivate(frame, len(frame), np.random.default_rng(seed))
 
 
+def _indhist_dp(data: CalibrationData, frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    from calibration.game import indhist_dp_release
+
+    return indhist_dp_release(1.0)(data, frame, seed)
+
+
 ALL = "membership", "reconstruction", "linkage", "dp"
 
 KINDS: tuple[ReleaseKind, ...] = (
@@ -109,6 +117,16 @@ KINDS: tuple[ReleaseKind, ...] = (
                 description="independent marginals with 20% of the rows replaced by training records"),
     ReleaseKind("bootstrap", "adversarial", _bootstrap, caught_by=ALL,
                 description="training records drawn with replacement (policycheck.methods.synthesizers.nonprivate)"),
+    # Issue 22: models the release-level rules may pass while the membership game exposes their outliers,
+    # and DP claims only the game can test.
+    ReleaseKind("baynet", "exposed", _synth(synthesizers.bayesian_network),
+                description="Bayesian network without DP (DataSynthesizer correlated mode, degree 2, epsilon 0)"),
+    ReleaseKind("cart", "exposed", _synth(synthesizers.cart),
+                description="sequential CART, synthpop-style (scikit-learn trees, leaves of at least 5 records)"),
+    ReleaseKind("indhist-dp-eps1", "dp", _indhist_dp, epsilon=1.0,
+                description="indhist_dp: independent histograms with Laplace noise, epsilon 1 over the public domain"),
+    ReleaseKind("indhist-claims-eps1", "false-claim", _synth(synthesizers.independent_marginals),
+                description="the noise-free indhist declaring epsilon 1 (it adds no noise: the claim is false)"),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 

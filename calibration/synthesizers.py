@@ -10,6 +10,10 @@ columns. Every call takes the seed (pac-synth cannot use it, see :func:`pac_synt
   SIGMOD 2014) with a degree-2 Bayesian network, epsilon-DP.
 - :func:`pac_synth`: ``pac-synth``, the DP aggregate seeded synthesizer (DP 3-way marginals).
 - :func:`independent_marginals`: the package's built-in ``indhist``.
+- :func:`bayesian_network`: DataSynthesizer's correlated attribute mode without DP (a degree-2
+  Bayesian network fitted to the data as it is).
+- :func:`cart`: a synthpop-style sequential CART synthesizer (scikit-learn trees).
+- :func:`independent_marginals_dp`: the built-in ``indhist_dp`` (paper 001's IndHist, Laplace noise).
 """
 
 from __future__ import annotations
@@ -107,6 +111,17 @@ class _InProcessPool:
 
     def map(self, fn, items):
         return list(map(fn, items))
+
+
+def bayesian_network(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int,
+                     degree: int = 2) -> pd.DataFrame:
+    """DataSynthesizer's correlated attribute mode with differential privacy off (its ``epsilon=0``).
+
+    The same degree-2 Bayesian network as :func:`privbayes`, its structure and conditionals
+    fitted to the data without noise: the non-DP Bayesian network of the membership-game
+    guide, whose outliers stayed exposed while release-level rules passed.
+    """
+    return privbayes(frame, categorical, n, seed, epsilon=0.0, degree=degree)
 
 
 def privbayes(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float,
@@ -232,3 +247,73 @@ def pac_synth_delta(n_records: int) -> float:
 def independent_marginals(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int) -> pd.DataFrame:
     """The built-in ``indhist``: every column resampled from its own histogram."""
     return indhist(frame, n, np.random.default_rng(seed))
+
+
+def independent_marginals_dp(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float,
+                             domain: dict[str, list]) -> pd.DataFrame:
+    """The built-in ``indhist_dp`` at ``epsilon`` over ``domain`` (public: the training and holdout values)."""
+    from policycheck.methods.synthesizers import indhist_dp
+
+    return indhist_dp(frame, n, np.random.default_rng(seed), epsilon, domain)
+
+
+# ----------------------------------------------------------------- CART (synthpop-style)
+
+#: Fewest training records in a leaf of each tree (synthpop's ``minbucket`` is 5).
+CART_MIN_LEAF = 5
+
+
+def _codes(column: pd.Series, categorical: bool) -> np.ndarray:
+    """A predictor as numbers: categories as codes (sorted, missing -1), numbers with missing below the minimum."""
+    if categorical:
+        labels = column.astype(object).where(column.notna(), None)
+        levels = sorted({str(v) for v in labels if v is not None})
+        index = {v: i for i, v in enumerate(levels)}
+        return np.array([-1 if v is None else index[str(v)] for v in labels], dtype=float)
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    floor = np.nanmin(values) - 1 if np.isfinite(values).any() else -1.0
+    return np.where(np.isnan(values), floor, values)
+
+
+def cart(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int,
+         min_samples_leaf: int = CART_MIN_LEAF) -> pd.DataFrame:
+    """Sequential CART synthesis as synthpop's ``syn(method = "cart")`` does it (Nowok et al. 2016).
+
+    The first column is drawn from its training values; each next column gets a decision
+    tree on the columns before it (a classifier for a categorical column, a regressor for a
+    numeric one, leaves of at least ``min_samples_leaf`` records), and every synthetic row
+    takes the value of a training record drawn at random from the leaf its synthesized
+    predictors fall in (synthpop samples from the leaf's donors). Categorical predictors
+    enter as codes in sorted order, a simplification of synthpop's factor splits; missing
+    values are a category of their own, or a number below a numeric column's minimum.
+    """
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    rng = np.random.default_rng(seed)
+    columns = list(frame.columns)
+    training = {c: _codes(frame[c], c in categorical) for c in columns}
+    out = {columns[0]: frame[columns[0]].to_numpy(dtype=object)[rng.integers(0, len(frame), size=n)]}
+    synthetic_codes = {columns[0]: _codes(pd.Series(out[columns[0]]), columns[0] in categorical)
+                       if columns[0] in categorical else None}
+    for k, column in enumerate(columns[1:], start=1):
+        before = columns[:k]
+        x_train = np.column_stack([training[c] for c in before])
+        x_syn = np.column_stack([_codes(pd.Series(out[c]), c in categorical) if c in categorical
+                                 else _codes(pd.Series(out[c], dtype=float), False) for c in before])
+        target = training[column]
+        tree_type = DecisionTreeClassifier if column in categorical else DecisionTreeRegressor
+        tree = tree_type(min_samples_leaf=min_samples_leaf, random_state=int(rng.integers(2**31 - 1)))
+        tree.fit(x_train, target)
+        train_leaf, syn_leaf = tree.apply(x_train), tree.apply(x_syn)
+        order = np.argsort(train_leaf, kind="stable")
+        leaves, starts, counts = np.unique(train_leaf[order], return_index=True, return_counts=True)
+        where = np.searchsorted(leaves, syn_leaf)
+        donor = order[starts[where] + (rng.random(n) * counts[where]).astype(np.int64)]
+        out[column] = frame[column].to_numpy(dtype=object)[donor]
+    result = pd.DataFrame(out, columns=columns)
+    for col in columns:
+        if col not in categorical:
+            result[col] = pd.to_numeric(result[col], errors="coerce")
+        else:
+            result[col] = result[col].astype(object).where(result[col].notna(), None)
+    return _clip_numeric(result, frame, categorical)

@@ -113,4 +113,4 @@ def test_the_table_in_docs_metrics_md_shows_the_committed_figures():
         (row,) = [line for line in docs.splitlines() if line.startswith(f"| `{key}` |")]
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells[2:] == [f"{shown(effect['demo'][n]['ours'])} / {shown(effect['demo'][n]['theirs'])}"
-                             for n in ("nonprivate", "indhist")], key
+                             for n in ("nonprivate", "indhist_dp")], key

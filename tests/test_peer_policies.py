@@ -1,4 +1,4 @@
-"""The regulators' policies on the demo: the indhist release passes and the nonprivate release fails."""
+"""The regulators' policies on the demo: the indhist_dp release passes and the nonprivate release fails."""
 
 from pathlib import Path
 
@@ -28,7 +28,7 @@ seed: {SEED}
         encoding="utf-8",
     )
     out = {}
-    for name in ("nonprivate", "indhist"):
+    for name in ("nonprivate", "indhist_dp"):
         release = load_manifest(write_release(name, folder / "releases", SEED))
         out[name] = check_release(policy, release, folder / "reports" / name, seed=SEED, progress=False)
     return out
@@ -38,12 +38,15 @@ def verdicts(report):
     return {rule["id"]: rule["verdict"] for rule in report["rules"]}
 
 
-def test_indhist_passes_every_blocking_rule(reports):
-    report = reports["indhist"]
+def test_indhist_dp_passes_every_blocking_rule(reports):
+    report = reports["indhist_dp"]
     assert report["exit_code"] == 0 and report["verdict"] in ("pass", "warn"), verdicts(report)
     blocking = {r["id"]: r["verdict"] for r in report["rules"] if r["severity"] == "blocking"}
     assert set(blocking) == {"singling-out", "linkability", "inference", "replicated-uniques", "disco", "tcap", "cap-protection"}
-    assert all(v in ("pass", "warn") for v in blocking.values()), blocking
+    # replicated-uniques compares its upper bound: on this seed's indhist_dp release its estimate, 0.0073 over the
+    # holdout's repU, is below the warn level, but the interval's upper end (0.0215) reaches past 0.02: inconclusive,
+    # which the sample cannot settle and which does not block (exit code 0).
+    assert all(v in ("pass", "warn", "inconclusive") for v in blocking.values()), blocking
 
 
 def test_nonprivate_fails_every_new_rule_the_sample_can_settle(reports):

@@ -60,7 +60,7 @@ import pytest  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 from policycheck.metrics import registry  # noqa: E402
-from policycheck.metrics.base import Knowledge, MetricResult  # noqa: E402
+from policycheck.metrics.base import Knowledge, MetricResult
 from policycheck.metrics.registry import Params  # noqa: E402
 
 

@@ -131,7 +131,13 @@ class Release:
       ``{"edu": {"type": "ordinal", "order": [...]}}``.
     - ``synthesizer``: what the synthesizer declares (``name``, ``epsilon``,
       ``delta``, ``mechanism``, ...): one mapping for every set, or a list
-      with one mapping per set.
+      with one mapping per set. It may also be the synthesizer itself, for
+      the membership game to re-run in process (``synthesizer: release``): a
+      callable ``fn(frame, rows, seed) -> DataFrame``, or any object with
+      SDV's ``fit(frame)`` and ``sample(num_rows=...)``; alone, or as the
+      mapping's ``entry`` beside its declaration (``{"name": ..., "epsilon":
+      1.0, "entry": fn}``). A top-level function or class runs the game's
+      rounds in parallel; a lambda runs them in this process.
 
     Raises :class:`InputError` with one problem per line when the data are unusable.
     """
@@ -230,13 +236,36 @@ def _synthesizer_infos(declared: Any, count: int) -> list[Any]:
         raise InvalidInput(Problem("synthesizer", f"{len(per_set)} declarations for {count} synthetic set(s)"))
     infos = []
     for i, item in enumerate(per_set):
+        entry = None
+        if _is_synthesizer(item):
+            entry, item = item, {"name": _entry_name(item)}
+        elif isinstance(item, Mapping) and "entry" in item:
+            item = dict(item)
+            entry = item.pop("entry")
+            if not _is_synthesizer(entry):
+                raise InvalidInput(Problem(f"synthesizer[{i}].entry", "must be a callable fn(frame, rows, seed) or an "
+                                                                      "object with fit(frame) and sample(num_rows=...)"))
+            item.setdefault("name", _entry_name(entry))
         try:
             decl = SynthesizerDecl.model_validate(dict(item))
-        except ValidationError as exc:
-            raise InvalidInput([Problem(f"synthesizer[{i}]", _pydantic_words(e)) for e in exc.errors()]) from None
+        except (ValidationError, TypeError, ValueError) as exc:
+            errors = exc.errors() if isinstance(exc, ValidationError) else [{"loc": (), "msg": str(exc)}]
+            raise InvalidInput([Problem(f"synthesizer[{i}]", _pydantic_words(e)) for e in errors]) from None
         infos.append(SynthesizerInfo(name=decl.name, epsilon=decl.epsilon, delta=decl.delta,
-                                     params=dict(decl.model_extra or {}), command=decl.command))
+                                     params=dict(decl.model_extra or {}), command=decl.command, entry=entry))
     return infos
+
+
+def _is_synthesizer(obj: Any) -> bool:
+    """A Python synthesizer: SDV's fit/sample, or a callable that is not a declaration."""
+    if isinstance(obj, Mapping):
+        return False
+    return (hasattr(obj, "fit") and hasattr(obj, "sample")) or callable(obj)
+
+
+def _entry_name(obj: Any) -> str:
+    kind = obj if callable(obj) and not hasattr(obj, "fit") else type(obj)
+    return f"{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', type(obj).__name__)}"
 
 
 def _column_decls(columns: Mapping[str, Any]) -> dict[str, Any]:

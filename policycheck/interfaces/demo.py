@@ -3,9 +3,15 @@
 The original data is a 3,000-row extract of UCI Adult (CC BY 4.0, see
 demo_data/README.md) and the holdout 3,000 other real people. Two baseline
 synthesizers make a release each: ``nonprivate`` copies real records
-(bootstrap) and must fail, ``indhist`` samples every column independently
-and must be shown within every privacy rule's fail level. Each release is written with its manifest under
-``<out>/<release>/release/`` and checked like any other release.
+(bootstrap) and must fail, ``indhist_dp`` samples every column
+independently from Laplace-noised histograms (paper 001's IndHist, epsilon 1
+over the public domain of the training and holdout values) and must be shown
+within every privacy rule's fail level.
+Both manifests declare epsilon 1; only indhist_dp's claim is true, and the
+membership game, re-running each release's built-in synthesizer (named in
+its manifest with ``builtin:``), refutes the other. Each release is written
+with its manifest under ``<out>/<release>/release/`` and checked like any
+other release.
 """
 
 from __future__ import annotations
@@ -23,15 +29,15 @@ from policycheck.interfaces.check import check_release, print_summary
 from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
 from policycheck.io.files import atomic_write_text
 from policycheck.release.load import load_manifest
-from policycheck.methods.synthesizers import BUILTIN
+from policycheck.methods.synthesizers import BUILTIN, indhist_dp
 
 DATA = Path(__file__).resolve().parents[1] / "demo_data"
 TRAINING = DATA / "adult_training.csv"
 HOLDOUT = DATA / "adult_holdout.csv"
-RELEASES = ("nonprivate", "indhist")
+RELEASES = ("nonprivate", "indhist_dp")
 #: What the demo's synthesizers claim, so the DP rules have a claim to test.
-#: The nonprivate claim is false on purpose: measurement must contradict it.
-DECLARED = {"nonprivate": {"epsilon": 1.0, "delta": 1e-6}, "indhist": {"epsilon": 1.0, "delta": 1e-6}}
+#: The nonprivate claim is false on purpose: measurement must contradict it; indhist_dp's holds.
+DECLARED = {"nonprivate": {"epsilon": 1.0, "delta": 1e-6}, "indhist_dp": {"epsilon": 1.0, "delta": 1e-6}}
 
 
 #: The committed sample reports, refreshed only by ``policycheck demo --refresh-sample``.
@@ -66,23 +72,39 @@ def find_policy() -> Path:
     raise InvalidInput(Problem("policies/demo.policy.yaml", "demo policy not found: run from the repository or pass --policy"))
 
 
+def public_domain() -> dict[str, list]:
+    """indhist_dp's domain: every value of the training and holdout files (public knowledge in the demo)."""
+    frames = [pd.read_csv(path, keep_default_na=False, na_values=[""]) for path in (TRAINING, HOLDOUT)]
+    both = pd.concat(frames, ignore_index=True)
+    return {c: list(dict.fromkeys(both[c].tolist())) for c in both.columns}
+
+
+def synthesize(name: str, original: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """One of the demo's releases: a built-in, indhist_dp at the epsilon its manifest declares."""
+    if name == "indhist_dp":
+        return indhist_dp(original, len(original), rng, DECLARED[name]["epsilon"], public_domain())
+    return BUILTIN[name](original, len(original), rng)
+
+
 def write_release(name: str, out_dir: Path, seed: int) -> Path:
     """Synthesize release ``name`` from the demo data; return its manifest path."""
     original = pd.read_csv(TRAINING, keep_default_na=False, na_values=[""])
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
-    synthetic = BUILTIN[name](original, len(original), rng)
+    synthetic = synthesize(name, original, rng)
     folder = out_dir / name / "release"
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(folder / "synthetic.csv", synthetic.to_csv(index=False))
     manifest = {
-        "release": {"id": f"adult-demo-{name}", "description": f"{name} synthesizer on 3,000 UCI Adult records"},
+        "release": {"id": f"adult-demo-{name.replace('_', '-')}",
+                    "description": f"{name} synthesizer on 3,000 UCI Adult records"},
         "original": os.path.relpath(TRAINING, folder),
         "holdout": os.path.relpath(HOLDOUT, folder),
         "synthetic": [
             {
                 "path": "synthetic.csv",
                 "name": name,
-                "synthesizer": {"name": f"policycheck.{name}", **DECLARED[name], "seed": seed},
+                # builtin: the game re-runs this built-in (our code, so verify may re-run it too).
+                "synthesizer": {"name": f"policycheck.{name}", **DECLARED[name], "seed": seed, "builtin": name},
             }
         ],
     }
@@ -112,4 +134,24 @@ def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: boo
     for name, report in reports.items():
         failing = ", ".join(report["summary"]["blocking_failures"]) or "none"
         click.echo(f"  {name:<11} {report['verdict'].upper():<5} blocking failures: {failing}")
+        for line in _game_lines(report):
+            click.echo(f"  {'':<11} {line}")
     return EXIT_ERROR if any(r["verdict"] == "error" for r in reports.values()) else EXIT_PASS
+
+
+def _game_lines(report: dict) -> list[str]:
+    """What the membership game found on a release, in one or two lines of the summary."""
+    lines = []
+    for rule in report["rules"]:
+        details = rule.get("details") or {}
+        if rule["metric"] == "membership_inference_advantage" and details.get("targets"):
+            largest = details["largest_auc"]
+            lines.append(f"membership game: worst target {details['worst_target']} advantage {rule['value']:.2f}, "
+                         f"largest AUC {'n/a' if largest is None else f'{largest:.2f}'} over "
+                         f"{len(details['targets'])} targets")
+        if rule["metric"] == "dp_epsilon_excess_membership" and rule["params"].get("test") == "game" and details:
+            claim = details["claims"][0]
+            lines.append(f"epsilon audit: claimed {claim['claimed_epsilon']:g}, measured lower bound "
+                         f"{claim['measured_epsilon_lower']:.2f} (at most {details['largest_certifiable_epsilon']:.2f} "
+                         f"certifiable) -> {'refuted' if claim['contradicted'] else 'not refuted'}")
+    return lines

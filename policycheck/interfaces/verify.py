@@ -321,9 +321,19 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
     )
 
 
-def needs_command(params: Any) -> bool:
-    """Whether a rule re-runs the synthesizer command the release declares (the attribute-inference game)."""
-    return getattr(params, "synthesizer", None) == "release"
+def needs_command(params: Any, release: Release | None = None) -> bool:
+    """Whether a rule re-runs the synthesizer command the release declares (the attack games).
+
+    A release whose sets name a built-in synthesizer (``builtin:``) and no
+    command runs only policycheck's own code, so such a rule is re-run.
+    """
+    if getattr(params, "synthesizer", None) != "release":
+        return False
+    if getattr(params, "test", "game") == "distance":  # dp_epsilon_excess_membership without the game
+        return False
+    if release is not None and not any(d.synthesizer is not None and d.synthesizer.command for d in release.synthetic):
+        return not any(d.synthesizer is not None and d.synthesizer.params.get("builtin") for d in release.synthetic)
+    return True
 
 
 def _report_date(report: dict[str, Any]) -> dt.date:
@@ -360,7 +370,7 @@ def rerun(
     skipped: dict[str, str] = {}
     if manifest is None:
         for e in plan.evaluations:
-            if needs_command(e.params):
+            if needs_command(e.params, release):
                 skipped[e.rule.id] = ("its synthesizer is the release's command, and verify runs no command a report "
                                       "names; re-run it with --manifest MANIFEST, a release manifest you trust")
     runnable = [e for e in plan.evaluations if e.rule.id not in skipped]

@@ -119,6 +119,29 @@ def linkage_attack(release: Release, secret: str | None, attributes: tuple[str, 
     return StepEstimate(m * linkage_set_seconds(n, p), m * LINKAGE_RESULT_BYTES * n + 6 * VALUE_BYTES * n * (p + 1))
 
 
+#: Seconds of one round of the membership game run through a command template: a process start
+#: and a synthesizer library's import dominate (about 2.5 s under load, membership-game guide).
+#: ``plan`` runs no command, so it assumes this instead of timing one.
+COMMAND_ROUND_SECONDS = 2.5
+
+#: CPU seconds of one shadow-model random forest of 100 trees on a few hundred rounds.
+FOREST_SECONDS_PER_100_TREES = 0.15
+
+
+def membership_game(release: Release, rounds: int, round_seconds: float, targets: int, trees: int) -> StepEstimate:
+    """The membership game: ``rounds`` timed rounds (synthesizer run and features) and one forest per target.
+
+    ``round_seconds`` comes from one timed round (``plan`` runs one for a
+    built-in or in-process synthesizer). Memory: the population twice (the
+    pool and a training set) and one synthetic set per worker, encoded.
+    """
+    p = len(release.column_types)
+    n = release.original.n_rows + (release.holdout.n_rows if release.holdout is not None else 0)
+    m = release.synthetic[0].n_rows if release.synthetic else release.original.n_rows
+    seconds = rounds * round_seconds + targets * FOREST_SECONDS_PER_100_TREES * trees / 100
+    return StepEstimate(seconds, VALUE_BYTES * p * (3 * n + 2 * m) + VALUE_BYTES * rounds * targets * (p + 8))
+
+
 def _seconds(s: float) -> str:
     if s < 1:
         return "under 1 s"

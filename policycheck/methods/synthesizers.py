@@ -1,10 +1,13 @@
 """Built-in baseline synthesizers, used by the demo and by attack games.
 
-Both are the baselines of paper 001 (sec. 5.1): ``nonprivate`` releases a
+The baselines of paper 001 (sec. 5.1 and Appendix A): ``nonprivate`` releases a
 bootstrap resample of the original (the worst case: real records are
 copied), ``indhist`` samples each column independently from its histogram
-(no record-level structure survives; the paper's IndHist adds Laplace
-noise with epsilon = 0.1, ours is the noise-free variant, documented as such).
+(no record-level structure survives, but it is noise-free, so it is *not*
+differentially private: a value only one person holds reaches the release
+whenever that person is in the data), and ``indhist_dp`` is the paper's
+IndHist proper: the same, from histograms with Laplace noise
+(:func:`indhist_dp`), epsilon-DP over a public domain.
 """
 
 from __future__ import annotations
@@ -40,4 +43,72 @@ def indhist(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd
     return pd.DataFrame(columns, columns=original.columns).astype(original.dtypes.to_dict())
 
 
+def indhist_dp(
+    original: pd.DataFrame,
+    n_rows: int,
+    rng: np.random.Generator,
+    epsilon: float,
+    domain: dict[str, list] | None = None,
+) -> pd.DataFrame:
+    """Paper 001's IndHist (Appendix A): independent histograms with Laplace noise, ``epsilon``-DP.
+
+    The budget is split evenly over the ``p`` columns (basic composition).
+    Each column's histogram over its ``domain`` (every value a bin, missing
+    a bin of its own) gets Laplace noise of scale ``2 p / epsilon`` on every
+    bin: replacing one record moves two counts by one, an L1 sensitivity of 2
+    (bounded DP; it covers adding or removing a record too). Negative noisy
+    counts become 0; values are drawn from the normalised result (uniformly
+    over the domain when every count is 0). Sampling from a DP histogram is
+    post-processing, so the release is ``epsilon``-DP *given the domain*:
+    the domain must be public (the membership game passes the population's
+    values, which the attacker knows). Without ``domain`` the values seen in
+    ``original`` are used, which is not DP for a value only one record holds
+    (whether it can be drawn at all tells that the record is in); callers
+    that claim DP must pass a domain.
+
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The records the histograms are counted on.
+    n_rows : int
+        Rows to sample.
+    rng : numpy.random.Generator
+        Draws the noise and the rows.
+    epsilon : float
+        Total budget over all columns.
+    domain : dict, optional
+        Per column, the values its histogram has a bin for (missing: ``None``).
+    """
+    import numpy as np
+    import pandas as pd
+
+    if not epsilon > 0:
+        raise ValueError(f"indhist_dp needs a positive epsilon, got {epsilon!r}")
+    scale = 2.0 * len(original.columns) / epsilon
+    columns = {}
+    for name in original.columns:
+        values = original[name]
+        bins = list(domain[name]) if domain is not None else list(pd.unique(values))
+        has_missing = any(pd.isna(b) for b in bins)
+        bins = [b for b in bins if not pd.isna(b)]
+        codes = pd.Index(bins).get_indexer(values.dropna())
+        if (codes < 0).any() or (values.isna().any() and not has_missing):
+            raise ValueError(f"indhist_dp: column {name!r} holds values outside its domain")
+        counts = np.bincount(codes, minlength=len(bins)).astype(float)
+        if has_missing:
+            counts = np.append(counts, float(values.isna().sum()))
+        noisy = np.clip(counts + rng.laplace(0.0, scale, size=counts.size), 0.0, None)
+        probabilities = noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1.0 / noisy.size)
+        drawn = rng.choice(noisy.size, size=n_rows, p=probabilities)
+        column = pd.Series(np.array([*bins, None], dtype=object)[drawn])
+        if pd.api.types.is_numeric_dtype(values.dtype):
+            column = pd.to_numeric(column)
+            if not column.isna().any():
+                column = column.astype(values.dtype)
+        columns[name] = column
+    return pd.DataFrame(columns, columns=original.columns)
+
+
 BUILTIN: dict[str, Synthesizer] = {"nonprivate": nonprivate, "indhist": indhist}
+#: The built-ins the membership game runs; ``indhist_dp`` takes the epsilon the release declares.
+MEMBERSHIP_BUILTIN = ("nonprivate", "indhist", "indhist_dp")

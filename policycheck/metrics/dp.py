@@ -44,6 +44,8 @@ from policycheck.metrics.base import (
     Need,
 )
 from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
+from policycheck.metrics.membership_game import MembershipGameParams, check_game_params, release_synthesizer
+from policycheck.metrics.membership_game import game_need as membership_game_need
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
 from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.release.model import Dataset, Release, SynthesizerInfo
@@ -177,8 +179,11 @@ TRANSITION_DELTA_METHOD = Method(
 )
 EXCESS_MEMBERSHIP_METHOD = Method(
     definition="Lower bound on epsilon measured by a membership test (threshold chosen on one seeded half of the "
-    "records, Clopper-Pearson bounds on the other) minus the declared epsilon; > 0 refutes the claim.",
-    source="Jagielski, Ullman, Oprea 2020; Steinke, Nasr, Jagielski 2023 (privacy auditing)",
+    "records, Clopper-Pearson bounds on the other) minus the declared epsilon; > 0 refutes the claim. With test: "
+    "game, the test is the membership game's: target, attack and threshold chosen on its training rounds, the "
+    "bound on its test rounds.",
+    source="Jagielski, Ullman, Oprea 2020; Steinke, Nasr, Jagielski 2023 (privacy auditing); Annamalai, Ganev, "
+    "De Cristofaro 2024 (auditing DP synthesizers with the membership game)",
 )
 EXCESS_ATTRIBUTE_METHOD = Method(
     definition="The same lower bound on epsilon from the attribute-inference game, minus the declared epsilon.",
@@ -633,10 +638,17 @@ class ClaimParams(Params):
     )
 
 
-class MembershipExcessParams(ClaimParams):
+class MembershipExcessParams(ClaimParams, MembershipGameParams):
+    test: Literal["distance", "game"] = Field(
+        "distance",
+        description="'distance': one released set, training against holdout records by their distance to it "
+        "(one training run); 'game': the membership game's rates on its most exposed target (re-runs the "
+        "synthesizer: give synthesizer and repetitions as for membership_inference_advantage).",
+    )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence of the lower bound on epsilon.")
     columns: list[str] | None = Field(
-        None, description="Columns of the distance to closest record; all columns of the release when omitted."
+        None, description="Columns of the distance to closest record (or the game's columns); all columns of the "
+        "release when omitted."
     )
 
 
@@ -716,11 +728,14 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
     params=MembershipExcessParams,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM},
     inputs={"original", "holdout", "synthetic"},
+    optional_inputs={"synthesizer"},
     value_range=(0.0, None),
     column_params=("columns",),
-    needs=dcr_needs,
+    needs=lambda p, r: dcr_needs(p, r) if p.test == "distance" else [membership_game_need(p, r)],
+    check=lambda p, r, a: check_game_params(p, r, a) if p.test == "game" else [],
     meaning="How far the epsilon proven by a membership test (telling training records from holdout records by "
-    "their distance to the synthetic data) exceeds the epsilon the release claims. 0 means this test does not "
+    "their distance to the synthetic data, or with test: game, telling the rounds of the membership game in which "
+    "its most exposed target was in the training data) exceeds the epsilon the release claims. 0 means this test does not "
     "refute the claim (no test can verify a DP claim); above 0, the claim is refuted at the stated confidence.",
     pass_means=NOT_REFUTED,
     value_is_bound=EXCESS_IS_BOUND,
@@ -731,8 +746,10 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
 def dp_epsilon_excess_membership(
     ctx: EvaluationContext, params: MembershipExcessParams, needs: Mapping[Need, Any]
 ) -> MetricResult:
-    """Measured lower bound on epsilon from the distance membership test, minus the claimed epsilon."""
+    """Measured lower bound on epsilon from the distance membership test (or the membership game), minus the claim."""
     from policycheck.methods.dp import lower_bound
+    if params.test == "game":
+        return _game_excess(ctx, params, needs[membership_game_need(params, ctx.release)])
     dcrs = dcrs_in_set_order(needs)
     rows = []
     for i, (ds, dcr) in enumerate(zip(ctx.release.synthetic, dcrs)):
@@ -749,6 +766,69 @@ def dp_epsilon_excess_membership(
         "assumption": "Training and holdout records were split at random from one population.",
     }
     return _excess_result(rows, params.confidence, "membership test", extra)
+
+
+def game_bound(game: Any, confidence: float, delta: float) -> tuple[lower_bound.EpsilonBound, int, float]:
+    """The membership game's lower bound on epsilon: (bound, target, largest epsilon the test rounds could certify).
+
+    Each target's chosen attack (chosen on the training rounds) gives a
+    threshold test; the target whose test bounds epsilon highest *on the
+    training rounds* is bounded on the test rounds, with its threshold and
+    direction chosen on the training rounds (:func:`lower_bound.selected_bound`),
+    so nothing the bound uses was chosen on the rounds it counts.
+    """
+    import numpy as np
+    from policycheck.methods.dp import lower_bound
+    train, test = game.train, game.test
+    best, best_key = 0, None
+    for t in range(game.coins.shape[1]):
+        distance = -game.scores[game.chosen[t]][:, t]  # "lower means in", as the bound reads it
+        inside = game.coins[:, t] == 1
+        sel_in, sel_out = distance[train][inside[train]], distance[train][~inside[train]]
+        if sel_in.size == 0 or sel_out.size == 0:
+            continue
+        b = lower_bound.selected_bound(sel_in, sel_out, sel_in, sel_out, confidence, delta)
+        key = (b.epsilon_lower, min(b.epsilon_estimate, 1e300), -t)
+        if best_key is None or key > best_key:
+            best, best_key = t, key
+    distance = -game.scores[game.chosen[best]][:, best]
+    inside = game.coins[:, best] == 1
+    bound = lower_bound.selected_bound(distance[train][inside[train]], distance[train][~inside[train]],
+                                       distance[test][inside[test]], distance[test][~inside[test]], confidence, delta)
+    n_in, n_out = int(np.sum(inside[test])), int(np.sum(~inside[test]))
+    most = max(lower_bound.certifiable_epsilon(n_in, n_out, confidence, delta),
+               lower_bound.certifiable_epsilon(n_out, n_in, confidence, delta))
+    return bound, best, most
+
+
+def _game_excess(ctx: EvaluationContext, params: MembershipExcessParams, game: Any) -> MetricResult:
+    """dp_epsilon_excess_membership with ``test: game``: the claim of the set whose synthesizer the game re-ran."""
+    found = release_synthesizer(ctx.release) if params.synthesizer == "release" else None
+    source = ctx.release.synthetic[found[0]] if found is not None else None
+    name = source.name if source is not None else f"synthesizer {params.synthesizer!r}"
+    claim = _claim(source if source is not None else (ctx.release.synthetic[0] if ctx.release.synthetic else None),
+                   params, name)
+    try:
+        b, target, most = game_bound(game, params.confidence, claim[1])
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
+    who = game.targets[target]
+    label = who["id"] if who["id"] is not None else who["record"]
+    row = {**_claim_row(name, claim, b, claim_id(found[0]) if found is not None else None),
+           "target": label, "attack": game.chosen[target], "largest_certifiable_epsilon": _num(most)}
+    extra = {
+        "method": "Membership game: the target, attack, threshold and direction that bound epsilon highest on the "
+        "training rounds, bounded on the test rounds: epsilon >= ln((TPR_lower - delta) / FPR_upper), Clopper-Pearson.",
+        "game": game.params,
+        "largest_certifiable_epsilon": _num(most),
+    }
+    result = _excess_result([row], params.confidence, "membership game", extra)
+    reach = (f"This run could have certified at most epsilon = {most:.2f} (a perfect attack on its "
+             f"{game.test.size} test rounds of target {label}); a claim above that cannot be refuted at this budget "
+             "of rounds: more repetitions raise it (it grows with the logarithm of the rounds).")
+    return MetricResult(value=result.value, interval=result.interval, confidence=result.confidence,
+                        details=result.details, charts=result.charts, notes=(*result.notes, reach),
+                        refutes=result.refutes)
 
 
 @metric(

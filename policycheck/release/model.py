@@ -43,6 +43,9 @@ class SynthesizerInfo:
     params: dict[str, Any] = field(default_factory=dict)
     #: Shell command template to re-run the synthesizer (attack games), or None.
     command: str | None = None
+    #: A Python entry point to re-run it in process (the API's ``synthesizer=``): a callable
+    #: ``fn(frame, rows, seed) -> frame`` or an object with SDV's ``fit``/``sample``. Never in a report.
+    entry: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,16 @@ def render_chart(spec: dict[str, Any]) -> Markup:
     kind = spec.get("kind")
     if kind == "line" and _single_x(spec):
         kind = "bar"  # one point (M = 1) is a bar, not a lone dot that looks like missing data
+    if kind == "table":
+        return render_table(spec)
+    drawn = _log_spec(spec) if "log" in (spec.get("x_scale"), spec.get("y_scale")) else spec
     try:
         if kind == "heatmap":
             body, height = _heatmap(spec)
         elif kind == "histogram":
             body, height = _histogram(spec)
         elif kind in ("bar", "line", "scatter"):
-            body, height = _xy(spec, kind)
+            body, height = _xy(drawn, kind)
         else:
             return Markup("<p class='muted'>(chart of unknown kind {} not drawn)</p>").format(kind)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
@@ -64,6 +67,24 @@ def render_chart(spec: dict[str, Any]) -> Markup:
         f"<title>{escape(title)}</title><desc>{escape(alt)}</desc>{head}{body}</svg>"
         f"<figcaption>{escape(caption(spec, kind))}</figcaption></figure>"
     )
+
+
+def render_table(spec: dict[str, Any]) -> Markup:
+    """A ``table`` spec (``title``, ``columns``, ``rows``, optional ``caption``) as a compact HTML table.
+
+    For evidence too wide for a chart (one row per target, say). Compact inline
+    styles: in print a rule's charts share half the page's width.
+    """
+    cell = 'style="padding: 1px 4px; text-align: left; border-bottom: 1px solid #ddd"'
+    head = "".join(f"<th {cell}>{escape(str(c))}</th>" for c in spec.get("columns") or [])
+    body = "".join(
+        "<tr>" + "".join(f"<td {cell}>{escape(_fmt(v) if _num(v) is not None else ('–' if v is None else str(v)))}</td>"
+                         for v in row) + "</tr>"
+        for row in spec.get("rows") or [])
+    caption = f"<p class='small muted'>{escape(str(spec['caption']))}</p>" if spec.get("caption") else ""
+    return Markup(f'<figure class="table" style="margin: 4px 0"><figcaption class="small">'
+                  f'{escape(str(spec.get("title", "")))}</figcaption><table style="border-collapse: collapse; '
+                  f'font-size: 85%"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}</figure>')
 
 
 KIND_WORDS = {"bar": "Bar chart", "line": "Line chart", "scatter": "Scatter plot", "histogram": "Histogram",
@@ -317,7 +338,8 @@ class _Axes:
 
     def __init__(self, x0: float, x1: float, y0: float, y1: float, top: float, integer_x: bool = False,
                  x_domain: tuple[float | None, float | None] = (None, None),
-                 y_domain: tuple[float | None, float | None] = (None, None)) -> None:
+                 y_domain: tuple[float | None, float | None] = (None, None),
+                 log_x: bool = False, log_y: bool = False) -> None:
         # NOTE: the data's range is clipped to the metric's domain first: a
         # share's interval never reaches below 0 or above 1 on the page.
         x0, x1 = _clip(x0, *x_domain), _clip(x1, *x_domain)
@@ -334,6 +356,13 @@ class _Axes:
         x0, x1 = _clip(x0, *x_domain), _clip(x1, *x_domain)
         if y1 <= y0:
             y1 = y0 + step
+        if log_y:  # a log axis spans whole decades of the data (already in log10), within its domain
+            y0, y1 = _clip(math.floor(min(y0, y1) + 1e-9), *y_domain), _clip(math.ceil(y1 - 1e-9), *y_domain)
+            y1 = y1 if y1 > y0 else y0 + 1
+        if log_x:
+            x0, x1 = _clip(math.floor(x0 + 1e-9), *x_domain), _clip(math.ceil(x1 - 1e-9), *x_domain)
+            x1 = x1 if x1 > x0 else x0 + 1
+        self.log_x, self.log_y = log_x, log_y
         self.x0, self.x1, self.y0, self.y1 = x0, x1, y0, y1
         self.top = top
         self.bottom = top + self.PLOT_H
@@ -351,14 +380,16 @@ class _Axes:
     def frame(self, spec: dict[str, Any], x_ticks: bool = True) -> str:
         left, top, bottom = self.LEFT, self.top, self.bottom
         parts = []
-        for t in _ticks(self.y0, self.y1):
+        for t in (_decades(self.y0, self.y1) if self.log_y else _ticks(self.y0, self.y1)):
+            label = _fmt(10 ** t) if self.log_y else _fmt(t)
             parts.append(f'<line x1="{left}" y1="{self.y(t):.1f}" x2="{W - RIGHT}" y2="{self.y(t):.1f}" class="grid"/>'
-                         f'<text x="{left - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tk">{_fmt(t)}</text>')
+                         f'<text x="{left - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tk">{label}</text>')
         parts += [f'<line x1="{left}" y1="{bottom}" x2="{W - RIGHT}" y2="{bottom}" class="ax"/>',
                   f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" class="ax"/>']
         if x_ticks:
-            for t in _ticks(self.x0, self.x1, integer=self.integer_x):
-                parts.append(f'<text x="{self.x(t):.1f}" y="{bottom + 16}" text-anchor="middle" class="tk">{_fmt(t)}</text>')
+            for t in (_decades(self.x0, self.x1) if self.log_x else _ticks(self.x0, self.x1, integer=self.integer_x)):
+                label = _fmt(10 ** t) if self.log_x else _fmt(t)
+                parts.append(f'<text x="{self.x(t):.1f}" y="{bottom + 16}" text-anchor="middle" class="tk">{label}</text>')
         x_label = _shorten(str(spec.get("x_label", "")), W - left - RIGHT, 11)
         parts.append(f'<text x="{(left + W - RIGHT) / 2}" y="{bottom + 38}" text-anchor="middle" class="al">{escape(x_label)}</text>')
         parts.append(_y_label(str(spec.get("y_label", "")), top, bottom))
@@ -377,6 +408,33 @@ class _Axes:
                 parts.append(f'<line x1="{self.x(v):.1f}" y1="{self.top}" x2="{self.x(v):.1f}" y2="{self.bottom}" class="ref">'
                              f"<title>{label}: {_fmt(v)}</title></line>")
         return "".join(parts)
+
+
+def _decades(lo: float, hi: float) -> list[float]:
+    """Tick positions of a log axis (in log10): every whole decade from ``lo`` to ``hi``."""
+    return [float(t) for t in range(math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1)]
+
+
+def _log10(v: Any) -> float | None:
+    """log10 of a positive number; None for anything a log axis cannot draw."""
+    f = _num(v)
+    return math.log10(f) if f is not None and f > 0 else None
+
+
+def _log_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with its log-scaled axes' values (series, domains, reference lines) in log10."""
+    log_x, log_y = spec.get("x_scale") == "log", spec.get("y_scale") == "log"
+    out = dict(spec)
+    out["series"] = [{**s, "x": [_log10(v) for v in s.get("x", [])] if log_x else s.get("x", []),
+                      "y": [_log10(v) for v in s.get("y", [])] if log_y else s.get("y", [])}
+                     for s in spec.get("series") or []]
+    for axis, log in (("x", log_x), ("y", log_y)):
+        domain = spec.get(f"{axis}_domain")
+        if log:
+            out[f"{axis}_domain"] = [_log10(v) for v in domain] if isinstance(domain, (list, tuple)) else [None, 0.0]
+    out["reference_lines"] = [{**r, "value": _log10(r["value"])} if (log_x if r.get("axis") == "x" else log_y) else r
+                              for r in spec.get("reference_lines", []) or []]
+    return out
 
 
 def _references(spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -438,11 +496,13 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
     else:
         xs = [v for s in series for v in map(_num, s.get("x", [])) if v is not None]
         y0 = min(ys, default=0.0)
+        log_x, log_y = spec.get("x_scale") == "log", spec.get("y_scale") == "log"
         # NOTE: a non-negative quantity is drawn from zero, so a small change
-        # does not look like a large one.
-        ax = _Axes(min(xs, default=0), max(xs, default=1), min(y0, 0.0), max(ys, default=1), top,
-                   integer_x=bool(xs) and all(float(v).is_integer() for v in xs),
-                   x_domain=axis_domain(spec, "x", kind), y_domain=axis_domain(spec, "y", kind))
+        # does not look like a large one (on a linear axis; a log axis has no zero).
+        ax = _Axes(min(xs, default=0), max(xs, default=1), y0 if log_y else min(y0, 0.0), max(ys, default=1), top,
+                   integer_x=not log_x and bool(xs) and all(float(v).is_integer() for v in xs),
+                   x_domain=axis_domain(spec, "x", kind), y_domain=axis_domain(spec, "y", kind),
+                   log_x=log_x, log_y=log_y)
         parts = [ax.frame(spec)]
         for si, s in enumerate(series):
             color = PALETTE[si % len(PALETTE)]

@@ -90,9 +90,41 @@ def sdmetrics(spec):
     raise ValueError(spec["metric"])
 
 
+def domias(spec):
+    """DOMIAS 0.0.5's own evaluation on a fixed synthetic set: its KDE density ratio's scores and AUC.
+
+    ``evaluate_performance`` fits the generator it is given on the members and draws from it; a
+    generator that returns the spec's synthetic set makes it score exactly that set. Its dataset is
+    members, then as many non-members, then the reference records (its layout: the first
+    ``mem_set_size`` rows, the next as many, the last ``reference_set_size``). It also trains its
+    LOGAN baselines, one epoch here: only the "domias" scores are compared.
+    """
+    import torch
+    from domias.evaluator import evaluate_performance
+    from domias.models.generator import GeneratorInterface
+
+    members, nonmembers, reference, synthetic = (read(spec[k]) for k in ("members", "nonmembers", "reference",
+                                                                          "synthetic"))
+
+    class Released(GeneratorInterface):
+        def fit(self, data):
+            return self
+
+        def generate(self, count):
+            return synthetic.iloc[:count].reset_index(drop=True)
+
+    torch.manual_seed(0)
+    dataset = np.vstack([members.to_numpy(float), nonmembers.to_numpy(float), reference.to_numpy(float)])
+    out = evaluate_performance(Released(), dataset, mem_set_size=len(members), reference_set_size=len(reference),
+                               training_epochs=1, synthetic_sizes=[len(synthetic)], density_estimator="kde",
+                               seed=0, device="cpu")[len(synthetic)]
+    return {"auc": float(out["MIA_performance"]["domias"]["aucroc"]),
+            "scores": [float(v) for v in out["MIA_scores"]["domias"]]}
+
+
 def run(spec):
     start = time.perf_counter()
-    result = {"anonymeter": anonymeter, "sdmetrics": sdmetrics}[spec["tool"]](spec)
+    result = {"anonymeter": anonymeter, "sdmetrics": sdmetrics, "domias": domias}[spec["tool"]](spec)
     result["seconds"] = time.perf_counter() - start
     return result
 

@@ -32,7 +32,7 @@ def peer_python() -> str | None:
 
 def has_peers(python: str) -> bool:
     try:
-        probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics"], capture_output=True)
+        probe = subprocess.run([python, "-c", "import anonymeter, sdmetrics, domias.evaluator"], capture_output=True)
     except OSError:
         return False
     return probe.returncode == 0
@@ -44,8 +44,9 @@ def run_peer(tmp_path_factory):
     python = peer_python()
     if python is None or not has_peers(python):
         reason = (
-            "the peer tools (anonymeter 1.1, SDMetrics 0.32) are not installed: "
-            "python3 -m venv .venv-peers && .venv-peers/bin/pip install anonymeter==1.1.0 sdmetrics==0.32.0"
+            "the peer tools (anonymeter 1.1, SDMetrics 0.32, DOMIAS 0.0.5) are not installed: python3 -m venv "
+            ".venv-peers && .venv-peers/bin/pip install anonymeter==1.1.0 sdmetrics==0.32.0 && .venv-peers/bin/pip "
+            "install torch==2.13.0 && .venv-peers/bin/pip install domias==0.0.5 ctgan==0.8.0"
         )
         if os.environ.get("CI"):
             pytest.fail(reason)

@@ -27,5 +27,7 @@ def test_the_shipped_policies_state_another_decision_rule_only_for_dp_claims():
     explicit = {(p.name, r["id"]): r["threshold"]["compare"] for p in POLICIES
                 for r in rules_of(p.read_text(encoding="utf-8")) if "compare" in (r.get("threshold") or {})}
     assert explicit == {("calibration-dp.policy.yaml", "dp-claim"): "estimate",
-                        ("demo.policy.yaml", "dp-claim"): "estimate"}
+                        ("demo.policy.yaml", "dp-claim"): "estimate",
+                        ("demo.policy.yaml", "dp-claim-game"): "estimate",
+                        ("membership-audit.policy.yaml", "dp-claim-game"): "estimate"}
 

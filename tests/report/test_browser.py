@@ -312,6 +312,11 @@ CHART_KINDS = {
                      "reference_lines": [{"axis": "y", "value": 0.0097, "label": "baseline (holdout)"}]},
     "line": {"kind": "line", "title": "Membership attack (ROC)", "x_label": "false-positive rate", "y_label": "true-positive rate",
              "series": [{"name": "attack", "x": [0, 0.1, 0.4, 1], "y": [0, 0.5, 0.8, 1]}, {"name": "blind guess", "x": [0, 1], "y": [0, 1]}]},
+    "line-log": {"kind": "line", "title": "Membership game: ROC of the most exposed targets (log-log)",
+                 "x_label": "false positive rate", "y_label": "true positive rate", "x_scale": "log", "y_scale": "log",
+                 "x_domain": [0.01, 1.0], "y_domain": [0.01, 1.0],
+                 "series": [{"name": "record 17 (AUC 0.82)", "x": [0.01, 0.01, 0.04, 0.2, 1], "y": [0.01, 0.6, 0.7, 0.8, 1]},
+                            {"name": "chance", "x": [0.01, 1], "y": [0.01, 1]}]},
     "scatter": {"kind": "scatter", "title": "Scatter", "x_label": "x", "y_label": "share of records",
                 "series": [{"name": "s", "x": [0.1, 0.5, 0.9], "y": [-0.05, 0.4, 1.02]}]},
     "histogram": {"kind": "histogram", "title": "Distance to closest record", "x_label": "Gower distance",
@@ -339,5 +344,5 @@ def test_each_chart_kind_renders_without_overlapping_or_cut_labels(kind, tmp_pat
 
 def render_html_css() -> str:
     """The report's own stylesheet, so a chart is measured as the report shows it."""
-    sample = json.loads((Path(__file__).resolve().parents[2] / "reports/demo/indhist/report.json").read_text())
+    sample = json.loads((Path(__file__).resolve().parents[2] / "reports/demo/indhist_dp/report.json").read_text())
     return render_html(sample).split("<style>", 1)[1].split("</style>", 1)[0]

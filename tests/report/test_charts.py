@@ -132,3 +132,24 @@ def test_gauge_marks_the_compared_interval_end():
 
 def test_no_gauge_without_a_value():
     assert render_gauge(gauge_rule(value=None)) == ""
+
+
+def test_a_log_axis_ticks_every_decade_and_places_values_by_their_logarithm():
+    spec = {"kind": "line", "title": "ROC", "x_label": "false positive rate", "y_label": "true positive rate",
+            "x_scale": "log", "y_scale": "log", "x_domain": [0.001, 1], "y_domain": [0.001, 1],
+            "series": [{"name": "attack", "x": [0.001, 0.01, 1], "y": [0.1, 0.5, 1]}]}
+    svg = str(render_chart(spec))
+    ticks = re.findall(r'class="tk">([^<]+)<', svg)
+    # y first (its data span 0.1 to 1: two decades' ticks), then x from 0.001 to 1
+    assert ticks == ["0.1", "1", "0.001", "0.01", "0.1", "1"]
+    points = re.search(r'<polyline points="([^"]+)"', svg).group(1).split()
+    xs = [float(p.split(",")[0]) for p in points]
+    # 0.001, 0.01 and 1 are decades 0, 1 and 3 of three: equal steps per decade
+    assert (xs[1] - xs[0]) == pytest.approx((xs[2] - xs[1]) / 2, abs=0.1)
+
+
+def test_a_table_spec_is_an_escaped_html_table():
+    html = str(render_chart({"kind": "table", "title": "Targets", "columns": ["target", "AUC"],
+                             "rows": [["<script>", 0.81234], ["b", None]]}))
+    cells = re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", html)
+    assert cells == ["target", "AUC", "&lt;script&gt;", "0.812", "b", "–"]

@@ -42,7 +42,7 @@ def test_html_shows_the_methods_at_the_end_with_each_effect_on_the_demo():
 def test_markdown_shows_the_methods_in_a_collapsed_block():
     text = render_markdown(sample())
     block = text.split("<details><summary>Methods", 1)[1]
-    assert "| `mi_risk` | (mean precision - 0.5) x 2" in block and "nonprivate 0.8688 / 0.12; indhist -0.0037 / 0" in block
+    assert "| `mi_risk` | (mean precision - 0.5) x 2" in block and "nonprivate 0.8688 / 0.12; indhist_dp -0.0252 / 0.0152" in block
 
 
 def test_a_new_metric_brings_its_method_without_touching_the_renderer(toy_metric):

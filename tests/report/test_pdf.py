@@ -1,5 +1,6 @@
 """The printed report: ``--format pdf`` through headless Chromium, the decision and sign-off on pages 1-2,
-at most 12 A4 pages for the demo's nonprivate release.
+at most 15 A4 pages for the demo's nonprivate release (12 until the demo policy gained the membership game and
+its epsilon audit, three pages with their ROC chart, targets table and evidence).
 
 The page tests are marked ``browser`` (like test_browser.py): skipped without chromium and poppler-utils
 (pdfinfo, pdftotext), except under CI (environment variable CI set), where they fail.
@@ -44,12 +45,12 @@ def page_text(path: Path, page: int) -> str:
 
 
 @pytest.mark.browser
-def test_demo_nonprivate_report_prints_in_at_most_12_a4_pages_with_the_sign_off_on_page_1_or_2(tmp_path):
+def test_demo_nonprivate_report_prints_in_at_most_15_a4_pages_with_the_sign_off_on_page_1_or_2(tmp_path):
     needs_tools()
     report = json.loads(SAMPLE.read_text(encoding="utf-8"))
     path = pdf.write_pdf(render_html(report), tmp_path / "report.pdf")
     count, size = pages(path)
-    assert count <= 12 and size == A4_POINTS
+    assert count <= 15 and size == A4_POINTS
     first = page_text(path, 1)
     assert "FAIL" in first and report["release"]["id"] in first and report["policy"]["id"] in first
     # the blocking failures in words, value, interval and threshold: mi-risk 0.8688 (interval) > 0.2

@@ -102,3 +102,38 @@ def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
     result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"])
     assert result.exit_code == 1
     assert "file other.yaml: sha256" in result.output
+
+
+MEMBERSHIP_POLICY = """\
+metadata: {id: membership, title: Membership game policy, version: "1", owner: tests}
+attacker: {model: maximum-knowledge}
+rules:
+  - id: game
+    metric: membership_inference_advantage
+    params: {synthesizer: release, repetitions: 4, targets: {vulnerable: 1, rare: 0, random: 1}, sample_size: 20}
+    threshold: {fail_above: 1.0}
+"""
+
+
+def test_the_membership_game_re_runs_a_command_only_with_a_manifest_the_auditor_names(release):
+    (release / "p.yaml").write_text(MEMBERSHIP_POLICY)
+    runner = CliRunner()
+    report = _check(runner, "-r", "release.yaml")
+    assert report["rules"][0]["verdict"] != "error", report["rules"][0]["error"]
+    assert report["rules"][0]["details"]["game"]["command_sha256"] is not None
+    planted = release / "PWNED"
+    _plant(report, planted)
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
+    assert not planted.exists() and result.exit_code == 1
+    assert "rule game: not re-run" in result.output
+
+
+def test_a_built_in_the_manifest_names_is_re_run_by_verify_without_a_manifest(release):
+    (release / "p.yaml").write_text(MEMBERSHIP_POLICY)
+    (release / "release.yaml").write_text(
+        "release: {id: game-release}\noriginal: original.csv\nsynthetic:\n  - path: synthetic.csv\n"
+        "    synthesizer: {name: bootstrap, builtin: nonprivate}\n")
+    runner = CliRunner()
+    _check(runner, "-r", "release.yaml")
+    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
+    assert result.exit_code == 0, result.output

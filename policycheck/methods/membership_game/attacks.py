@@ -1,0 +1,85 @@
+"""The attacks of the membership game: two that need no training, and a shadow-model classifier.
+
+Rounds are split once, by a seeded draw, into a training half and a test
+half. The classifier (a scikit-learn random forest on the target's feature
+row and the naive summaries; Stadler et al. 2022, TAPAS) is fitted on the
+training half only; its scores on the training half are out-of-bag (each
+round scored by the trees that did not see it). The attacks that need no
+training score a round by the closest synthetic record's distance (closer
+is "in"), by the synthetic density at the target (denser is "in"), and by the
+share of synthetic records holding the target's rarest value (more is "in":
+the leak of synthesizers that keep each column's values, Annamalai et al. 2024).
+
+Every choice made from data (which attack a target's figures report, the
+threshold of its advantage, the target and threshold of the epsilon bound)
+is made on the training half; the reported figures use the test half only,
+so they are not biased upward by the choice (membership-game guide).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from policycheck.methods.membership_game.features import CLOSEST, DENSITY, RAREST
+
+#: Attacks in order of preference when their training-half AUCs tie.
+ATTACKS = ("closest_distance", "density", "rarest_value", "classifier")
+ATTACK_WORDS = {
+    "closest_distance": "closest synthetic record (closer means in)",
+    "density": "synthetic density at the target (denser means in)",
+    "rarest_value": "share of synthetic records with the target's rarest value (more means in)",
+    "classifier": "shadow-model random forest on the target's features and the naive summaries",
+}
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    n_estimators: int = 100
+    min_samples_leaf: int = 2
+
+
+def split_rounds(rounds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded training half and test half of the rounds (sorted)."""
+    order = rng.permutation(rounds)
+    half = rounds // 2
+    return np.sort(order[:half]), np.sort(order[half:])
+
+
+def attack_scores(item: tuple) -> dict[str, np.ndarray]:
+    """Every attack's score of every round for one target (top-level, so process pools can pickle it).
+
+    ``item`` is ``(features, naive, coins, train, config, seed)``: the target's
+    ``(R, F)`` feature rows, the ``(R, N)`` naive summaries, its ``(R,)``
+    coins, the training rounds, a :class:`ClassifierConfig` and a seed.
+    Returns per attack an ``(R,)`` score, higher meaning "in": held-out
+    scores on the test rounds, out-of-bag scores on the training rounds.
+    """
+    features, naive, coins, train, config, seed = item
+    scores = {
+        "closest_distance": -features[:, CLOSEST],
+        "density": features[:, DENSITY].copy(),
+        "rarest_value": features[:, RAREST].copy(),
+    }
+    x = np.hstack([features, naive])
+    y = coins.astype(int)
+    classifier = np.full(len(y), 0.5)
+    if np.unique(y[train]).size == 2 and train.size >= 4:
+        from sklearn.ensemble import RandomForestClassifier
+
+        forest = RandomForestClassifier(n_estimators=config.n_estimators, min_samples_leaf=config.min_samples_leaf,
+                                        oob_score=True, random_state=int(np.random.default_rng(seed).integers(2**31 - 1)),
+                                        n_jobs=1)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a round no tree left out has no out-of-bag score: 0.5 below
+            forest.fit(x[train], y[train])
+        oob = forest.oob_decision_function_[:, 1]
+        classifier[train] = np.where(np.isnan(oob), 0.5, oob)
+        test = np.setdiff1d(np.arange(len(y)), train)
+        if test.size:
+            classifier[test] = forest.predict_proba(x[test])[:, 1]
+    scores["classifier"] = classifier
+    return scores

@@ -1,0 +1,130 @@
+"""What the adversary reads from one synthetic set about each target (Stadler et al. 2022, sec. 5; TAPAS).
+
+Per target, from its Gower distance to every synthetic record (the pinned
+convention of :mod:`policycheck.methods.gower`, with each numeric term
+capped at 1 for synthetic values outside the population's range):
+
+- the closest full-record distance, and the shares of synthetic records
+  within radii 0 (exact copies), 0.02, 0.05 and 0.1;
+- the synthetic density at the target: the mean of ``exp(-p D)`` over the
+  synthetic records (a kernel on the Gower distance whose width is one
+  feature's full mismatch). For a fixed target the DOMIAS ratio
+  ``p_synthetic / p_reference`` ranks the rounds exactly as this density
+  does, the reference density being the same in every round;
+- per column, the share of synthetic records holding the target's own value
+  (independent-column synthesizers leak only through these: a value unique
+  to the target reaches the release with probability ``1 - (1 - 1/n)^m``
+  when the target is in), and that share for the target's rarest value (the
+  one fewest population records hold, which the attacker knows).
+
+Per synthetic set (the same for every target): the TAPAS/groundhog
+"naive" summaries, i.e. per numeric column its mean, median, variance and
+missing share, and per categorical column the share of each category.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from policycheck.methods.gower import CATEGORY, GowerEncoding
+
+#: Radii of the near-record counts (Gower distance); 0 counts exact copies.
+RADII = (0.0, 0.02, 0.05, 0.1)
+#: Names of the per-target features, before one frequency per column.
+TARGET_FEATURES = ("closest_distance", *(f"share_within_{r:g}" for r in RADII), "density", "share_of_rarest_value")
+#: Column of the closest distance, the density and the rarest value's share in a target's feature row.
+CLOSEST, DENSITY, RAREST = 0, len(TARGET_FEATURES) - 2, len(TARGET_FEATURES) - 1
+#: Code of a category the population never holds (the encoding gives -1, which is also "missing").
+UNSEEN = -2.0
+
+
+@dataclass(frozen=True)
+class FeatureSpace:
+    """The encoding the features are computed in, and the encoded targets."""
+
+    encoding: GowerEncoding
+    targets: np.ndarray  # (K, p) encoded target records, scan order
+    rarest: np.ndarray  # (K,) encoded column (scan order) of each target's rarest value in the population
+
+    @property
+    def names(self) -> list[str]:
+        """Feature names of one target's row: the per-target features, then one frequency per column."""
+        return [*TARGET_FEATURES, *(f"frequency_of_own_{c}" for c in self.encoding.scan_order)]
+
+    def naive_names(self) -> list[str]:
+        """Names of the naive summaries, in the order :func:`naive_summaries` gives them."""
+        names = []
+        for k, column in enumerate(self.encoding.scan_order):
+            if self.encoding.kinds[k] == CATEGORY:
+                names += [f"share_{column}={v}" for v in self.encoding.levels[column]] + [f"share_{column}=other"]
+            else:
+                names += [f"{s}_{column}" for s in ("mean", "median", "variance", "missing")]
+        return names
+
+
+def encode_synthetic(space: FeatureSpace, synthetic: pd.DataFrame) -> np.ndarray:
+    """The synthetic set in the population's encoding; a category the population lacks gets its own code."""
+    out = space.encoding.encode(synthetic)
+    for k, column in enumerate(space.encoding.scan_order):
+        if space.encoding.kinds[k] == CATEGORY:
+            unseen = (out[:, k] < 0) & synthetic[column].notna().to_numpy()
+            out[unseen, k] = UNSEEN
+    return out
+
+
+def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
+    """Every target's feature row against one encoded synthetic set: ``(K, len(space.names))``.
+
+    The distances add the per-column terms in scan order, as
+    :func:`policycheck.methods.gower.gower_sums` does.
+    """
+    targets, kinds = space.targets, space.encoding.kinds
+    k_targets, p = targets.shape
+    m = max(len(synthetic), 1)
+    total = np.zeros((k_targets, len(synthetic)))
+    frequency = np.empty((k_targets, p))
+    for k in range(p):
+        x, y = targets[:, k][:, None], synthetic[:, k][None, :]
+        if kinds[k] == CATEGORY:
+            same = x == y
+            total += ~same
+        else:
+            present = (x >= 0) & (y >= 0)
+            one_missing = (x < 0) != (y < 0)
+            total += np.where(present, np.minimum(np.abs(x - y), 1.0), one_missing.astype(float))
+            same = (x == y) | ((x < 0) & (y < 0))
+        frequency[:, k] = same.sum(axis=1) / m
+    distance = total / p
+    rows = np.empty((k_targets, len(TARGET_FEATURES) + p))
+    rows[:, CLOSEST] = distance.min(axis=1) if len(synthetic) else 1.0
+    for i, radius in enumerate(RADII, start=1):
+        rows[:, i] = (distance <= radius + 1e-12).sum(axis=1) / m
+    rows[:, DENSITY] = np.exp(-p * distance).sum(axis=1) / m
+    rows[:, RAREST] = frequency[np.arange(k_targets), space.rarest]
+    rows[:, len(TARGET_FEATURES):] = frequency
+    return rows
+
+
+def naive_summaries(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
+    """TAPAS's naive feature set of one encoded synthetic set (Houssiau et al. 2022; Stadler et al. 2022)."""
+    out = []
+    m = max(len(synthetic), 1)
+    for k, column in enumerate(space.encoding.scan_order):
+        x = synthetic[:, k]
+        if space.encoding.kinds[k] == CATEGORY:
+            levels = len(space.encoding.levels[column])
+            codes = x.astype(np.int64)
+            known = codes >= 0
+            counts = np.bincount(codes[known], minlength=levels)[:levels]
+            out += [*(counts / m), (m - counts.sum()) / m]
+        else:
+            present = x[x >= 0]
+            if present.size:
+                out += [float(present.mean()), float(np.median(present)), float(present.var())]
+            else:
+                out += [0.0, 0.0, 0.0]
+            out.append(1.0 - present.size / m)
+    return np.asarray(out, dtype=float)

@@ -1,0 +1,96 @@
+"""Which records the membership game attacks (Meeus et al., ESORICS 2023: vulnerable records).
+
+Membership risk sits in outliers: a record far from every other record
+changes a synthesizer's output most. Each population record gets a
+vulnerability score, the mean Gower distance to its 5 nearest other
+records (Meeus et al.'s choice; :mod:`policycheck.methods.gower`'s pinned
+convention); the ``vulnerable`` targets are the highest-scoring records.
+Isolation in distance misses a record whose one value nobody else holds (an
+hours-per-week of 49 sits between common values), yet that value is what
+synthesizers that keep each column's values leak (Annamalai et al. 2024):
+the ``rare`` targets are the records whose rarest value the fewest
+population records share (ties: the more isolated first). ``random`` targets
+are a seeded draw from the rest (for tree-based synthesizers random records
+can be as exposed as outliers), and ``ids`` the records the user names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Neighbours whose mean distance scores a record's isolation (Meeus et al. 2023).
+NEIGHBOURS = 5
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """The targets, as rows of the population, with why each was chosen."""
+
+    rows: np.ndarray  # population rows, in report order
+    reasons: tuple[str, ...]  # "vulnerable", "random" or "id"
+    scores: np.ndarray  # each target's vulnerability score
+
+
+def vulnerability_scores(encoded: np.ndarray, kinds: np.ndarray, executor=None) -> np.ndarray:
+    """Mean Gower distance of every record to its ``NEIGHBOURS`` nearest other records.
+
+    ``encoded`` holds the population's rows (:meth:`GowerEncoding.encode`).
+    The record itself is its own nearest neighbour at distance 0; dropping
+    the smallest distance drops it (a duplicate at 0 counts as a neighbour).
+    """
+    from policycheck.methods.k_nearest_neighbours import k_nearest
+
+    k = min(NEIGHBOURS + 1, len(encoded))
+    if k < 2:
+        return np.zeros(len(encoded))
+    _, distance = k_nearest(encoded, encoded, kinds, k, executor)
+    return distance[:, 1:].mean(axis=1)
+
+
+def rarest_value_counts(frame) -> tuple[np.ndarray, np.ndarray]:
+    """Per record: how many population records hold its rarest value, and that value's column (frame order).
+
+    A missing value counts as a value of its own; numbers compare exactly.
+    """
+    counts = np.empty((len(frame), len(frame.columns)), dtype=np.int64)
+    for k, column in enumerate(frame.columns):
+        values = frame[column]
+        counts[:, k] = values.map(values.value_counts(dropna=False)).to_numpy(dtype=np.int64, na_value=0)
+        missing = values.isna().to_numpy()
+        counts[missing, k] = int(missing.sum())
+    column = np.argmin(counts, axis=1)
+    return counts[np.arange(len(frame)), column], column
+
+
+def choose_targets(
+    scores: np.ndarray,
+    vulnerable: int,
+    random: int,
+    named_rows: np.ndarray,
+    rng: np.random.Generator,
+    rare: int = 0,
+    rarity: np.ndarray | None = None,
+) -> TargetChoice:
+    """The named rows, the ``vulnerable`` most isolated others, the ``rare`` others with the rarest values, then
+    ``random`` others drawn by ``rng``.
+
+    Ties go to the earlier row (for ``rare``: to the more isolated), so the
+    choice is a function of the population and the seed only.
+    """
+    named = [int(r) for r in dict.fromkeys(int(r) for r in named_rows)]
+    taken = set(named)
+    order = [int(r) for r in np.argsort(-scores, kind="stable") if int(r) not in taken]
+    most = order[:vulnerable]
+    taken.update(most)
+    rarest: list[int] = []
+    if rare and rarity is not None:
+        by_rarity = np.lexsort((np.arange(scores.size), -scores, rarity))
+        rarest = [int(r) for r in by_rarity if int(r) not in taken][:rare]
+        taken.update(rarest)
+    rest = np.array([r for r in range(scores.size) if r not in taken], dtype=np.int64)
+    drawn = rng.choice(rest, size=min(random, rest.size), replace=False) if rest.size and random else []
+    rows = np.array([*named, *most, *rarest, *(int(r) for r in drawn)], dtype=np.int64)
+    reasons = ("id",) * len(named) + ("vulnerable",) * len(most) + ("rare",) * len(rarest) + ("random",) * len(drawn)
+    return TargetChoice(rows, reasons, scores[rows] if rows.size else np.zeros(0))

@@ -1,0 +1,43 @@
+"""Target choice of the membership game: isolation scores and rarest values, by hand."""
+
+import numpy as np
+import pandas as pd
+
+from policycheck.methods.gower import fit_gower
+from policycheck.methods.membership_game.targets import choose_targets, rarest_value_counts, vulnerability_scores
+from policycheck.release.model import ColumnType
+
+
+def test_isolation_is_the_mean_distance_to_the_five_nearest_other_records():
+    frame = pd.DataFrame({"x": [0.0, 1, 2, 3, 4, 5, 20]})
+    enc = fit_gower([frame], {"x": ColumnType.NUMERIC}, {}, ["x"])
+    scores = vulnerability_scores(enc.encode(frame), enc.kinds)
+    # range 20: the outlier at 20 is 0.75, 0.80, 0.85, 0.90, 0.95 from its five nearest (5, 4, 3, 2, 1)
+    assert scores[6] == np.float64(np.mean([0.75, 0.80, 0.85, 0.90, 0.95]))
+    # the record at 0: 0.05, 0.10, 0.15, 0.20, 0.25 from 1..5
+    assert abs(scores[0] - 0.15) < 1e-12
+
+
+def test_a_duplicate_counts_as_a_neighbour_at_distance_zero():
+    frame = pd.DataFrame({"c": ["a", "a", "b", "b", "b", "b", "b"]})
+    enc = fit_gower([frame], {"c": ColumnType.CATEGORICAL}, {}, ["c"])
+    scores = vulnerability_scores(enc.encode(frame), enc.kinds)
+    # an 'a': its twin at 0, then four 'b's at 1; a 'b': its four twins at 0, then an 'a' at 1
+    assert scores[0] == 0.8 and scores[2] == 0.2
+
+
+def test_the_rarest_value_is_counted_over_the_population_with_missing_as_a_value():
+    frame = pd.DataFrame({"c": ["a", "a", "b", None, None], "x": [1.0, 2.0, 1.0, 1.0, 1.0]})
+    counts, column = rarest_value_counts(frame)
+    # row 0: a (2), 1.0 (4) -> 2 in c; row 1: a (2), 2.0 (1) -> 1 in x; row 2: b (1); rows 3-4: missing (2), 1.0 (4)
+    assert counts.tolist() == [2, 1, 1, 2, 2] and column.tolist() == [0, 1, 0, 0, 0]
+
+
+def test_named_then_vulnerable_then_rare_then_random_targets_never_repeat():
+    scores = np.array([0.1, 0.9, 0.5, 0.8, 0.2, 0.3])
+    rarity = np.array([5, 5, 1, 5, 1, 5])
+    choice = choose_targets(scores, 2, 2, np.array([3]), np.random.default_rng(0), rare=1, rarity=rarity)
+    # named row 3; vulnerable: 1 (0.9) and 2 (0.5), as 3 is taken; rare: row 4 (count 1, row 2 taken)
+    assert choice.rows[:4].tolist() == [3, 1, 2, 4]
+    assert choice.reasons == ("id", "vulnerable", "vulnerable", "rare", "random", "random")
+    assert set(choice.rows[4:]) <= {0, 5} and len(set(choice.rows)) == 6
