@@ -114,7 +114,7 @@ def main() -> None:
     train = make_population(args.rows, rng)
     holdout = make_population(args.rows, rng)
     releases = {"noisy bootstrap": noisy_bootstrap(train, rng), "independent columns": independent_columns(train, rng)}
-    types = {c: ColumnType.NUMERIC for c in NUMERIC} | {c: ColumnType.CATEGORICAL for c in LEVELS}
+    types = dict.fromkeys(NUMERIC, ColumnType.NUMERIC) | dict.fromkeys(LEVELS, ColumnType.CATEGORICAL)
 
     with LocalProcessExecutor(args.workers) as executor:
         # Warm the pool and numba's on-disk cache so the figures measure the search.

@@ -35,11 +35,14 @@ def make_release(n: int, p: int, sets: int, seed: int, decimals: int = 3) -> Rel
     columns = [f"x{j}" for j in range(p)] + ["secret"]
     original = pd.DataFrame(np.round(rng.multivariate_normal(np.zeros(p + 1), cov, size=n), decimals), columns=columns)
     synthetic = tuple(
-        Dataset("synthetic", f"synthetic[{m + 1}]",
-                np.round(original + rng.normal(scale=0.1 * (m + 1), size=original.shape), decimals))
+        Dataset(
+            "synthetic",
+            f"synthetic[{m + 1}]",
+            np.round(original + rng.normal(scale=0.1 * (m + 1), size=original.shape), decimals),
+        )
         for m in range(sets)
     )
-    types = {c: ColumnType.NUMERIC for c in columns}
+    types = dict.fromkeys(columns, ColumnType.NUMERIC)
     return Release("bench", Dataset("original", "original", original), synthetic, None, types)
 
 
@@ -70,17 +73,28 @@ def main() -> None:
             # NOTE: wall time depends on what else runs on the machine; the CPU time of
             # one set, run here in-process, does not (the pool needs ceil(M / workers) of it).
             cpu = time.process_time()
-            attack_one_set((_codes(release.original.frame, orders), _codes(release.synthetic[0].frame, orders), criterion, "reverse"))
+            attack_one_set(
+                (
+                    _codes(release.original.frame, orders),
+                    _codes(release.synthetic[0].frame, orders),
+                    criterion,
+                    "reverse",
+                )
+            )
             cpu = time.process_time() - cpu
-            rows.append({
-                "criterion": criterion,
-                "seconds": round(seconds, 2),
-                "cpu_seconds_one_set": round(cpu, 2),
-                "mean_linked_records": [round(float(s.linkage.n_candidates().mean()), 4) if criterion != "min" else None
-                                        for s in attack.sets],
-                "narrowed_at_0.05": round(float(d.narrowed(0.05).mean()), 4),
-                "exact_k1": round(float(d.exactly_disclosed(1).mean()), 4),
-            })
+            rows.append(
+                {
+                    "criterion": criterion,
+                    "seconds": round(seconds, 2),
+                    "cpu_seconds_one_set": round(cpu, 2),
+                    "mean_linked_records": [
+                        round(float(s.linkage.n_candidates().mean()), 4) if criterion != "min" else None
+                        for s in attack.sets
+                    ],
+                    "narrowed_at_0.05": round(float(d.narrowed(0.05).mean()), 4),
+                    "exact_k1": round(float(d.exactly_disclosed(1).mean()), 4),
+                }
+            )
             print(json.dumps(rows[-1]), flush=True)
     print(json.dumps({"n": args.n, "p": args.p, "sets": args.sets, "workers": args.workers, "decimals": args.decimals}))
 

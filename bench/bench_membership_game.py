@@ -27,9 +27,13 @@ def release(rows: int, synthesizer: str):
     read = lambda path: pd.read_csv(path, keep_default_na=False, na_values=[""]).head(rows)  # noqa: E731
     training, holdout = read(TRAINING), read(HOLDOUT)
     declared = SynthesizerInfo(name=synthesizer, epsilon=1.0, params={"builtin": synthesizer})
-    return build_release(release_id="bench", original=InMemoryTable("original", training),
-                         synthetic=[(InMemoryTable("synthetic", training), "synthetic", declared)],
-                         holdout=InMemoryTable("holdout", holdout), columns={})
+    return build_release(
+        release_id="bench",
+        original=InMemoryTable("original", training),
+        synthetic=[(InMemoryTable("synthetic", training), "synthetic", declared)],
+        holdout=InMemoryTable("holdout", holdout),
+        columns={},
+    )
 
 
 def run(synthesizer: str, rows: int, rounds: int, workers: int, executor: str = "local") -> dict:
@@ -46,13 +50,21 @@ def run(synthesizer: str, rows: int, rounds: int, workers: int, executor: str = 
         game = registry.compute_intermediate(ctx, need)
         wall = time.perf_counter() - started
     s = game.seconds
-    return {"wall": wall, "synthesizer_s": s["synthesizer"], "features_s": s["features"],
-            "training_sets_s": s["training_sets"], "rounds_wall": s["rounds_wall"], "attacks_wall": s["attacks_wall"],
-            "setup_wall": wall - s["rounds_wall"] - s["attacks_wall"],
-            "own_share": 1 - s["synthesizer"] / wall if workers == 1 else None,
-            "targets": int(game.coins.shape[1]), "checksum": float(np.round(sum(v.sum() for v in game.scores.values()), 6))}
+    return {
+        "wall": wall,
+        "synthesizer_s": s["synthesizer"],
+        "features_s": s["features"],
+        "training_sets_s": s["training_sets"],
+        "rounds_wall": s["rounds_wall"],
+        "attacks_wall": s["attacks_wall"],
+        "setup_wall": wall - s["rounds_wall"] - s["attacks_wall"],
+        "own_share": 1 - s["synthesizer"] / wall if workers == 1 else None,
+        "targets": int(game.coins.shape[1]),
+        "checksum": float(np.round(sum(v.sum() for v in game.scores.values()), 6)),
+    }
 
 
 if __name__ == "__main__":
     import sys
+
     print(run(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))

@@ -28,9 +28,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from bench.bench_dcr import LEVELS, NUMERIC, make_population, noisy_bootstrap
+from bench.bench_dcr import NUMERIC, make_population, noisy_bootstrap
 from policycheck.execution.local import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
@@ -59,15 +58,20 @@ def ours(release: Release, metric: str, params: dict, workers: int):
 def make_release(train, hold, syn) -> Release:
     types = {c: ColumnType.NUMERIC if c in NUMERIC else ColumnType.CATEGORICAL for c in train}
     return Release(
-        "bench", Dataset("original", "original", train), (Dataset("synthetic", "s", syn),),
-        Dataset("holdout", "holdout", hold), types,
+        "bench",
+        Dataset("original", "original", train),
+        (Dataset("synthetic", "s", syn),),
+        Dataset("holdout", "holdout", hold),
+        types,
     )
 
 
 def run_peer(python: str, specs: list[dict], folder: Path) -> list[dict]:
     path = folder / "specs.json"
     path.write_text(json.dumps(specs))
-    done = subprocess.run([python, str(ROOT / "tests" / "peers" / "peer_runner.py"), str(path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [python, str(ROOT / "tests" / "peers" / "peer_runner.py"), str(path)], capture_output=True, text=True
+    )
     if done.returncode:
         raise RuntimeError(done.stderr[-3000:])
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -92,15 +96,27 @@ def main() -> None:
         files[name] = str(folder / f"{name}.csv")
         frame.to_csv(files[name], index=False)
     cases = [
-        ("singling_out_risk", {"mode": "multivariate", "n_attacks": 500, "n_cols": 3},
-         {"evaluator": "singling_out", "params": {"mode": "multivariate", "n_attacks": 500, "n_cols": 3}}),
-        ("linkability_risk", {"aux_columns": HALVES, "n_neighbors": 5, "n_attacks": 500},
-         {"evaluator": "linkability", "params": {"aux_columns": HALVES, "n_neighbors": 5, "n_attacks": 500}}),
-        ("inference_risk", {"secret": SECRET, "aux_columns": list(QIS), "n_attacks": 500},
-         {"evaluator": "inference", "params": {"secret": SECRET, "aux_columns": list(QIS), "n_attacks": 500}}),
+        (
+            "singling_out_risk",
+            {"mode": "multivariate", "n_attacks": 500, "n_cols": 3},
+            {"evaluator": "singling_out", "params": {"mode": "multivariate", "n_attacks": 500, "n_cols": 3}},
+        ),
+        (
+            "linkability_risk",
+            {"aux_columns": HALVES, "n_neighbors": 5, "n_attacks": 500},
+            {"evaluator": "linkability", "params": {"aux_columns": HALVES, "n_neighbors": 5, "n_attacks": 500}},
+        ),
+        (
+            "inference_risk",
+            {"secret": SECRET, "aux_columns": list(QIS), "n_attacks": 500},
+            {"evaluator": "inference", "params": {"secret": SECRET, "aux_columns": list(QIS), "n_attacks": 500}},
+        ),
     ]
     rows = []
-    print(f"{args.rows:,} rows each of training, holdout and synthetic (noisy bootstrap); {args.workers} workers", flush=True)
+    print(
+        f"{args.rows:,} rows each of training, holdout and synthetic (noisy bootstrap); {args.workers} workers",
+        flush=True,
+    )
     for metric, params, peer_spec in cases if args.only in (None, "anonymeter") else []:
         result, t_ours = ours(release, metric, params, args.workers)
         peer = None
@@ -114,24 +130,38 @@ def main() -> None:
         sdmetrics_measures(args, release, train, hold, syn, python, folder)
     for metric in ("replicated_uniques", "disco", "tcap") if args.only in (None, "synthpop") else ():
         # synthpop compares keys as exact values: the categorical columns (noisy numbers never match).
-        result, t = ours(release, metric, {"keys": SYNTHPOP_KEYS, **({} if metric == "replicated_uniques" else {"target": SECRET})}, args.workers)
+        result, t = ours(
+            release,
+            metric,
+            {"keys": SYNTHPOP_KEYS, **({} if metric == "replicated_uniques" else {"target": SECRET})},
+            args.workers,
+        )
         print(f"{metric:26s} ours {result.value:.4f} in {t:.2f} s (synthpop is R: not run here)", flush=True)
 
 
 def sdmetrics_measures(args, release, train, hold, syn, python, folder) -> None:
     # CAP: SDMetrics loops over rows in Python (time ~ real + synthetic rows): a subsample, extrapolated linearly.
-    cap_params = {"known_columns": ["age", "sex", "region", "education"], "sensitive_columns": [SECRET],
-                  "continuous_columns": ["age"]}
+    cap_params = {
+        "known_columns": ["age", "sex", "region", "education"],
+        "sensitive_columns": [SECRET],
+        "continuous_columns": ["age"],
+    }
     result, t_ours = ours(release, "cap_disclosure_protection", cap_params, args.workers)
     c = args.cap_peer_rows
-    cap_release = make_release(train.iloc[:c].reset_index(drop=True), hold.iloc[:c], syn.iloc[:c].reset_index(drop=True))
+    cap_release = make_release(
+        train.iloc[:c].reset_index(drop=True), hold.iloc[:c], syn.iloc[:c].reset_index(drop=True)
+    )
     cap_sub, t_cap_sub = ours(cap_release, "cap_disclosure_protection", cap_params, args.workers)
     if python:
         cap_files = {"original": str(folder / "cap-original.csv"), "synthetic": str(folder / "cap-synthetic.csv")}
         train.iloc[:c].to_csv(cap_files["original"], index=False)
         syn.iloc[:c].to_csv(cap_files["synthetic"], index=False)
-        spec = {"tool": "sdmetrics", "metric": "disclosure_protection", **cap_files,
-                "params": {"known": cap_params["known_columns"], "sensitive": [SECRET], "continuous": ["age"]}}
+        spec = {
+            "tool": "sdmetrics",
+            "metric": "disclosure_protection",
+            **cap_files,
+            "params": {"known": cap_params["known_columns"], "sensitive": [SECRET], "continuous": ["age"]},
+        }
         peer = run_peer(python, [spec], folder)[0]
         extrapolated = peer["seconds"] * args.rows / c
         print(
@@ -153,7 +183,12 @@ def sdmetrics_measures(args, release, train, hold, syn, python, folder) -> None:
         sub_train.to_csv(sub_files["original"], index=False)
         sub_syn.to_csv(sub_files["synthetic"], index=False)
         sdtypes = {c: "numerical" if c in NUMERIC else "categorical" for c in train}
-        spec = {"tool": "sdmetrics", "metric": "dcr_baseline_protection", **sub_files, "params": {"sdtypes": sdtypes, "seed": 5}}
+        spec = {
+            "tool": "sdmetrics",
+            "metric": "dcr_baseline_protection",
+            **sub_files,
+            "params": {"sdtypes": sdtypes, "seed": 5},
+        }
         peer = run_peer(python, [spec], folder)[0]
         extrapolated = peer["seconds"] * (args.rows / m) ** 2
         print(

@@ -93,8 +93,10 @@ def main() -> None:
     original = full.sample(n=args.records, random_state=0).reset_index(drop=True)
     print(f"cores available: {available_cores()}; HiGHS options: {SOLVER_OPTIONS}")
     print(f"original records: {len(original)}, synthetic records: {args.synthetic}, quasi-identifiers: 14")
-    header = (f"{'synth':<11}{'queries':<16}{'q':>8}{'answered':>9}{'build s':>9}{'answer s':>9}"
-              f"{'LP s':>8}{'total s':>9}{'CPU s':>7}  {'form':<7}{'nnz':>9}  {'status':<8}{'acc':>6}{'peak MiB':>10}")
+    header = (
+        f"{'synth':<11}{'queries':<16}{'q':>8}{'answered':>9}{'build s':>9}{'answer s':>9}"
+        f"{'LP s':>8}{'total s':>9}{'CPU s':>7}  {'form':<7}{'nnz':>9}  {'status':<8}{'acc':>6}{'peak MiB':>10}"
+    )
     print(header)
     cases = [
         ("3-way, all", (3,), None),
@@ -106,9 +108,11 @@ def main() -> None:
         synthetic = BUILTIN[name](original, args.synthetic, np.random.default_rng(1))
         for label, orders, budget in cases:
             r = run_case(original, synthetic, orders, budget)
-            print(f"{name:<11}{label:<16}{r['queries']:>8}{r['answered']:>9}{r['build_s']:>9.2f}{r['answer_s']:>9.2f}"
-                  f"{r['solve_s']:>8.2f}{r['total_s']:>9.2f}{r['cpu_s']:>7.2f}  {r['form']:<7}{r['nnz']:>9}  {r['status']:<8}"
-                  f"{r['accuracy']:>6.3f}{peak_rss_mib():>10.0f}")
+            print(
+                f"{name:<11}{label:<16}{r['queries']:>8}{r['answered']:>9}{r['build_s']:>9.2f}{r['answer_s']:>9.2f}"
+                f"{r['solve_s']:>8.2f}{r['total_s']:>9.2f}{r['cpu_s']:>7.2f}  {r['form']:<7}{r['nnz']:>9}  {r['status']:<8}"
+                f"{r['accuracy']:>6.3f}{peak_rss_mib():>10.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,17 @@ SECRET = "income"
 
 
 def accuracy(targets: pd.DataFrame, synthetic: pd.DataFrame, attack: str, classes: list, seed: int) -> float:
-    outcome = run_attack(attack, targets, synthetic, QUASI_IDENTIFIERS, ["age"], SECRET, classes, AttackConfig(),
-                         np.random.default_rng(seed))
+    outcome = run_attack(
+        attack,
+        targets,
+        synthetic,
+        QUASI_IDENTIFIERS,
+        ["age"],
+        SECRET,
+        classes,
+        AttackConfig(),
+        np.random.default_rng(seed),
+    )
     truth = pd.Index(classes).get_indexer(targets[SECRET])
     return float(np.mean(outcome.guess == truth))
 
@@ -55,7 +64,11 @@ def main() -> None:
                 acc = accuracy(original, synthetic, attack, classes, args.seed)
                 control = accuracy(holdout, synthetic, attack, classes, args.seed)
                 cells.append(f"{acc:.3f} / {(acc - control) / (1 - control):+.3f}")
-            print(f"{name:<11}{size:>7}  " + "  ".join(f"{c:>20}" for c in cells) + f"  {time.perf_counter() - start:7.1f}")
+            print(
+                f"{name:<11}{size:>7}  "
+                + "  ".join(f"{c:>20}" for c in cells)
+                + f"  {time.perf_counter() - start:7.1f}"
+            )
 
 
 if __name__ == "__main__":

@@ -59,8 +59,13 @@ def run_once(args: list[str]) -> tuple[float, float]:
 
 def heavy_imports(args: list[str]) -> list[str]:
     """Heavy top-level packages the command imported (from -X importtime)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "policycheck", *args], check=False,
-                          capture_output=True, text=True, env=ENV)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "policycheck", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     seen = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     return [name for name in HEAVY if name in seen]
 
@@ -69,8 +74,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     opts = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-          f"median of {opts.repeat} runs")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
+        f"median of {opts.repeat} runs"
+    )
     print(f"{'command':<10} {'cpu s':>6} {'min':>5} {'wall s':>7}  heavy libraries imported")
     with tempfile.TemporaryDirectory() as scratch:
         for name, args in commands(scratch).items():
@@ -87,8 +94,10 @@ def main() -> None:
             if name == "init":
                 os.unlink(os.path.join(scratch, "starter.policy.yaml"))
             heavy = heavy_imports(args)
-            print(f"{name:<10} {statistics.median(cpu):>6.2f} {min(cpu):>5.2f} {statistics.median(wall):>7.2f}  "
-                  f"{', '.join(heavy) or 'none'}")
+            print(
+                f"{name:<10} {statistics.median(cpu):>6.2f} {min(cpu):>5.2f} {statistics.median(wall):>7.2f}  "
+                f"{', '.join(heavy) or 'none'}"
+            )
 
 
 if __name__ == "__main__":

@@ -89,17 +89,41 @@ def run_whole_check(spec: dict) -> dict:
         runs: dict[int, list[dict]] = {1: [], 2: []}
         for _ in range(3):
             for workers in (1, 2):
-                args = [*POLICYCHECK, "check", str(root / "policy.yaml"), "--original", str(root / f"training.{ext}"),
-                        "--synthetic", str(root / f"synthetic.{ext}"), "--holdout", str(root / f"holdout.{ext}"),
-                        "-o", str(root / f"out{workers}"), "--workers", str(workers), "--quiet", "--format", "json"]
+                args = [
+                    *POLICYCHECK,
+                    "check",
+                    str(root / "policy.yaml"),
+                    "--original",
+                    str(root / f"training.{ext}"),
+                    "--synthetic",
+                    str(root / f"synthetic.{ext}"),
+                    "--holdout",
+                    str(root / f"holdout.{ext}"),
+                    "-o",
+                    str(root / f"out{workers}"),
+                    "--workers",
+                    str(workers),
+                    "--quiet",
+                    "--format",
+                    "json",
+                ]
                 runs[workers].append(_timed_command(args))
         value = [r["value"] for r in json.loads((root / "out2" / "report.json").read_text())["rules"]]
     one, two = (sorted(runs[w], key=lambda r: r["wall"])[1] for w in (1, 2))
     speedup = one["wall"] / two["wall"]
-    return {"wall": two["wall"], "wall_1": round(one["wall"], 2), "walls_1": [round(r["wall"], 2) for r in runs[1]],
-            "walls_2": [round(r["wall"], 2) for r in runs[2]], "cpu_1": round(one["cpu"], 2), "cpu_2": round(two["cpu"], 2),
-            "speedup": round(speedup, 2), "serial_fraction": round(2 / speedup - 1, 2),
-            "rss_self": max(one["rss_peak"], two["rss_peak"]), "rss_worker": 0.0, "value": [round(v, 6) for v in value]}
+    return {
+        "wall": two["wall"],
+        "wall_1": round(one["wall"], 2),
+        "walls_1": [round(r["wall"], 2) for r in runs[1]],
+        "walls_2": [round(r["wall"], 2) for r in runs[2]],
+        "cpu_1": round(one["cpu"], 2),
+        "cpu_2": round(two["cpu"], 2),
+        "speedup": round(speedup, 2),
+        "serial_fraction": round(2 / speedup - 1, 2),
+        "rss_self": max(one["rss_peak"], two["rss_peak"]),
+        "rss_worker": 0.0,
+        "value": [round(v, 6) for v in value],
+    }
 
 
 def sorted_resample_counts(members, non_members, levels, rng, resamples):
@@ -126,21 +150,38 @@ def run_mi_bootstrap(spec: dict) -> dict:
     members, non_members = rng.integers(0, 400, n) / 600, rng.integers(0, 420, n) / 600
     bootstrap_counts(members[:10], non_members[:10], DEFAULT_LEVELS, np.random.default_rng(0), 2)  # compile/load
     out = {}
-    for label, run in (("old", lambda: sorted_resample_counts(members, non_members, DEFAULT_LEVELS,
-                                                             np.random.default_rng(5), 200)),
-                       ("new1", lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS,
-                                                         np.random.default_rng(5), 200, threads=1)),
-                       ("new2", lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS,
-                                                         np.random.default_rng(5), 200, threads=2))):
+    for label, run in (
+        ("old", lambda: sorted_resample_counts(members, non_members, DEFAULT_LEVELS, np.random.default_rng(5), 200)),
+        (
+            "new1",
+            lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS, np.random.default_rng(5), 200, threads=1),
+        ),
+        (
+            "new2",
+            lambda: bootstrap_counts(members, non_members, DEFAULT_LEVELS, np.random.default_rng(5), 200, threads=2),
+        ),
+    ):
         t0, c0 = time.perf_counter(), time.process_time()
         out[label] = (run(), time.perf_counter() - t0, time.process_time() - c0)
-    same = all(np.array_equal(out[k][0][0], out["old"][0][0]) and np.array_equal(out[k][0][1], out["old"][0][1])
-               for k in ("new1", "new2"))
+    same = all(
+        np.array_equal(out[k][0][0], out["old"][0][0]) and np.array_equal(out[k][0][1], out["old"][0][1])
+        for k in ("new1", "new2")
+    )
     old, new1, new2 = (out[k][1:] for k in ("old", "new1", "new2"))
-    return {"wall": new2[0], "old_wall": round(old[0], 2), "old_cpu": round(old[1], 2), "new_wall_1": round(new1[0], 2),
-            "new_cpu_1": round(new1[1], 2), "new_wall_2": round(new2[0], 2), "new_cpu_2": round(new2[1], 2),
-            "cpu_speedup": round(old[1] / new1[1], 1), "wall_speedup_2": round(old[0] / new2[0], 1),
-            "same_counts": same, "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rss_worker": 0.0}
+    return {
+        "wall": new2[0],
+        "old_wall": round(old[0], 2),
+        "old_cpu": round(old[1], 2),
+        "new_wall_1": round(new1[0], 2),
+        "new_cpu_1": round(new1[1], 2),
+        "new_wall_2": round(new2[0], 2),
+        "new_cpu_2": round(new2[1], 2),
+        "cpu_speedup": round(old[1] / new1[1], 1),
+        "wall_speedup_2": round(old[0] / new2[0], 1),
+        "same_counts": same,
+        "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_worker": 0.0,
+    }
 
 
 def bootstrapped_adult(n: int, seed: int = 20261121) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
@@ -170,18 +211,39 @@ def run_demo_policy(spec: dict) -> dict:
         (root / "release.yaml").write_text(
             f"release: {{id: adult-bootstrap-{n}}}\noriginal: training.csv\nholdout: holdout.csv\nsynthetic:\n"
             "  - {name: nonprivate, path: synthetic.csv, synthesizer: {name: policycheck.nonprivate, epsilon: 1.0, "
-            "delta: 1.0e-6, seed: 1}}\n")
-        args = [*POLICYCHECK, "check", str(ROOT / "policies" / "demo.policy.yaml"), "-r", str(root / "release.yaml"),
-                "-o", str(root / "out"), "--workers", str(spec["workers"]), "--quiet", "--format", "json"]
+            "delta: 1.0e-6, seed: 1}}\n"
+        )
+        args = [
+            *POLICYCHECK,
+            "check",
+            str(ROOT / "policies" / "demo.policy.yaml"),
+            "-r",
+            str(root / "release.yaml"),
+            "-o",
+            str(root / "out"),
+            "--workers",
+            str(spec["workers"]),
+            "--quiet",
+            "--format",
+            "json",
+        ]
         timed = _timed_command(args)
         report = json.loads((root / "out" / "report.json").read_text())
     rules = {r["id"]: r for r in report["rules"]}
-    return {"wall": timed["wall"], "cpu": round(timed["cpu"], 1), "rss_self": timed["rss_peak"], "rss_worker": 0.0,
-            "source": source, "verdict": report["verdict"],
-            "value": {k: (round(r["value"], 6) if isinstance(r["value"], float) else r["value"]) for k, r in rules.items()},
-            "rule_seconds": {k: round(r.get("seconds", 0.0), 2) for k, r in rules.items()},
-            "steps": {k.split("(")[0] + ("/holdout" if "records=holdout" in k else ""): round(v, 2)
-                      for k, v in report["provenance"]["intermediate_seconds"].items()}}
+    return {
+        "wall": timed["wall"],
+        "cpu": round(timed["cpu"], 1),
+        "rss_self": timed["rss_peak"],
+        "rss_worker": 0.0,
+        "source": source,
+        "verdict": report["verdict"],
+        "value": {k: (round(r["value"], 6) if isinstance(r["value"], float) else r["value"]) for k, r in rules.items()},
+        "rule_seconds": {k: round(r.get("seconds", 0.0), 2) for k, r in rules.items()},
+        "steps": {
+            k.split("(")[0] + ("/holdout" if "records=holdout" in k else ""): round(v, 2)
+            for k, v in report["provenance"]["intermediate_seconds"].items()
+        },
+    }
 
 
 def run_lp_sizes(spec: dict) -> dict:
@@ -198,22 +260,34 @@ def run_lp_sizes(spec: dict) -> dict:
     codes = encoding.codes(training)
     distinct, records, copies = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
     queries = build_queries(distinct, encoding.radix, [3], None, np.random.default_rng(0), weights=copies)
-    answers, answered = answer_queries(queries, encoding.codes(synthetic), class_codes(synthetic["income"], classes),
-                                       2, encoding.radix)
+    answers, answered = answer_queries(
+        queries, encoding.codes(synthetic), class_codes(synthetic["income"], classes), 2, encoding.radix
+    )
     t, info = solve_l1_reconstruction(queries.matrix[answered], answers[answered, 1], records=records.ravel())
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    out = {"wall": wall, "cpu": round(cpu, 2), "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-           "rss_worker": 0.0, "source": source, "posed": [info.rows, info.columns, info.nonzeros],
-           "solved": list(info.solved), "iterations": list(info.iterations), "highs_s": round(info.seconds, 2)}
+    out = {
+        "wall": wall,
+        "cpu": round(cpu, 2),
+        "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_worker": 0.0,
+        "source": source,
+        "posed": [info.rows, info.columns, info.nonzeros],
+        "solved": list(info.solved),
+        "iterations": list(info.iterations),
+        "highs_s": round(info.seconds, 2),
+    }
     if n <= 30_000 or spec.get("unmerged"):
         # The LP as HiGHS got it before: a column per record (HiGHS's own presolve merges them, slowly).
         matrix = queries.matrix[answered][:, records.ravel()]
         t0 = time.perf_counter()
         before, info_before = _solve_unmerged(matrix, answers[answered, 1])
-        out.update(unmerged_highs_s=round(info_before["seconds"], 2), unmerged_iterations=info_before["iterations"],
-                   unmerged_total_s=round(time.perf_counter() - t0, 2),
-                   same_guesses=bool(((before >= 0.5) == (t >= 0.5)).all()),
-                   max_difference=float(np.abs(before - t).max()))
+        out.update(
+            unmerged_highs_s=round(info_before["seconds"], 2),
+            unmerged_iterations=info_before["iterations"],
+            unmerged_total_s=round(time.perf_counter() - t0, 2),
+            same_guesses=bool(((before >= 0.5) == (t >= 0.5)).all()),
+            max_difference=float(np.abs(before - t).max()),
+        )
     return out
 
 
@@ -244,4 +318,7 @@ def _solve_unmerged(matrix, answers) -> tuple[np.ndarray, dict]:
     h.run()
     info = h.getInfo()
     t = np.clip(np.asarray(h.getSolution().col_value[:n]), 0.0, 1.0)
-    return t, {"seconds": h.getRunTime(), "iterations": [int(info.ipm_iteration_count), int(info.crossover_iteration_count)]}
+    return t, {
+        "seconds": h.getRunTime(),
+        "iterations": [int(info.ipm_iteration_count), int(info.crossover_iteration_count)],
+    }

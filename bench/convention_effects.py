@@ -57,25 +57,36 @@ DIGITS = 4
 RULE_PAIRS: dict[str, tuple[str, tuple, tuple]] = {
     "exact_copy_share/holdout-baseline": (
         "share of synthetic records copying a training record (ours: minus the holdout's share)",
-        ("exact_copy_share", {}), ("exact_copy_share", {"baseline": "none"})),
+        ("exact_copy_share", {}),
+        ("exact_copy_share", {"baseline": "none"}),
+    ),
     "linkage_range_narrowing/baseline": (
         "share of records whose age the demo's age-narrowing rule narrows (ours: minus the baseline)",
-        ("linkage_range_narrowing", "age-narrowing"), ("linkage_range_narrowing", "age-narrowing", {"baseline": "none"})),
+        ("linkage_range_narrowing", "age-narrowing"),
+        ("linkage_range_narrowing", "age-narrowing", {"baseline": "none"}),
+    ),
     "linkage_range_narrowing/mapping": (
         "share of records whose age the demo's age-narrowing rule narrows beyond the baseline (ours: the worse of "
         "reverse mapping and the values as released)",
         ("linkage_range_narrowing", "age-narrowing"),
-        ("linkage_range_narrowing", "age-narrowing", {"mappings": ["reverse"]})),
+        ("linkage_range_narrowing", "age-narrowing", {"mappings": ["reverse"]}),
+    ),
     "reconstruction_individual_risk/control": (
         "income inference from the quasi-identifiers (the demo's attacks): ours the individual risk against the "
         "holdout control, theirs the raw accuracy",
-        ("reconstruction_individual_risk", "income-inference"), ("reconstruction_accuracy", "income-inference")),
+        ("reconstruction_individual_risk", "income-inference"),
+        ("reconstruction_accuracy", "income-inference"),
+    ),
     "replicated_uniques/holdout-baseline": (
         "repU on the quasi-identifiers (ours: minus the holdout's repU)",
-        ("replicated_uniques", {}), ("replicated_uniques", {"baseline": "none"})),
+        ("replicated_uniques", {}),
+        ("replicated_uniques", {"baseline": "none"}),
+    ),
     "disco/holdout-baseline": (
         "DiSCO of income on the quasi-identifiers (ours: minus the holdout's DiSCO)",
-        ("disco", {"target": "income"}), ("disco", {"target": "income", "baseline": "none"})),
+        ("disco", {"target": "income"}),
+        ("disco", {"target": "income", "baseline": "none"}),
+    ),
 }
 
 
@@ -113,8 +124,12 @@ def anonymeter_correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric
 SWITCHED: dict[str, tuple[str, str, dict[str, Any], str, str, Any]] = {
     "inference_risk/numeric-tolerance": (
         "inference risk of hours_per_week from the quasi-identifiers (500 targets, tolerance 0.05)",
-        "inference_risk", {"secret": "hours_per_week"},
-        "policycheck.methods.wp29.inference", "correct_guesses", anonymeter_correct_guesses),
+        "inference_risk",
+        {"secret": "hours_per_week"},
+        "policycheck.methods.wp29.inference",
+        "correct_guesses",
+        anonymeter_correct_guesses,
+    ),
 }
 
 MEASURES = {
@@ -135,6 +150,7 @@ def demo_release(name: str, folder: Path) -> Release:
 
 
 # --- membership: DCRs under either range convention -------------------------------------------------
+
 
 def dcrs(release: Release, queries: pd.DataFrame, reference: pd.DataFrame, fitted_on: list[pd.DataFrame]) -> np.ndarray:
     """Each query's Gower DCR to ``reference``, numeric ranges and levels fitted on ``fitted_on``."""
@@ -199,38 +215,57 @@ def membership_effects(release: Release) -> dict[str, dict[str, float]]:
     return {
         "dcr_share/ties": {"ours": ours_share.share, "theirs": ours_share.strict_share},
         "dcr_share/numeric-ranges": {"ours": ours_share.share, "theirs": sure_share.share},
-        "mi_risk/quantile-rule": {"ours": ours_risk,
-                                  "theirs": sure_mi_risk(train_syn, hold_syn, quantile_rule=True, floor=False)},
-        "mi_risk/precision-floor": {"ours": ours_risk,
-                                    "theirs": sure_mi_risk(train_syn, hold_syn, quantile_rule=False, floor=True)},
+        "mi_risk/quantile-rule": {
+            "ours": ours_risk,
+            "theirs": sure_mi_risk(train_syn, hold_syn, quantile_rule=True, floor=False),
+        },
+        "mi_risk/precision-floor": {
+            "ours": ours_risk,
+            "theirs": sure_mi_risk(train_syn, hold_syn, quantile_rule=False, floor=True),
+        },
         "mi_risk/adversary-set": {"ours": ours_risk, "theirs": our_mi_risk(sure_members, sure_non)},
-        "mi_risk/sure": {"ours": ours_risk,
-                         "theirs": sure_mi_risk(sure_members, sure_non, quantile_rule=True, floor=True)},
+        "mi_risk/sure": {
+            "ours": ours_risk,
+            "theirs": sure_mi_risk(sure_members, sure_non, quantile_rule=True, floor=True),
+        },
     }
 
 
 # --- conventions that are a param or another metric of ours ------------------------------------------
 
+
 def _policy(folder: Path, rules: list[dict[str, Any]]) -> Path:
     """A policy file with the demo policy's attacker and seed, and ``rules``."""
     from ruamel.yaml import YAML
 
-    policy = {"metadata": {"id": "convention-effects", "title": "Convention effects", "version": "1", "owner": "bench"},
-              "attacker": demo_policy()["attacker"], "seed": DEMO_SEED, "rules": rules}
+    policy = {
+        "metadata": {"id": "convention-effects", "title": "Convention effects", "version": "1", "owner": "bench"},
+        "attacker": demo_policy()["attacker"],
+        "seed": DEMO_SEED,
+        "rules": rules,
+    }
     path = folder / "effects.policy.yaml"
     with path.open("w", encoding="utf-8") as f:
         YAML(typ="safe").dump(policy, f)
     return path
 
 
-def rule_pair_effects(release: Release, folder: Path, keys: tuple[str, ...] = tuple(RULE_PAIRS)) -> dict[str, dict[str, float]]:
+def rule_pair_effects(
+    release: Release, folder: Path, keys: tuple[str, ...] = tuple(RULE_PAIRS)
+) -> dict[str, dict[str, float]]:
     """Run the pairs ``keys`` of :data:`RULE_PAIRS` in one check of the demo's policy attacker on ``release``."""
     rules = []
     for key in keys:
         _, ours, theirs = RULE_PAIRS[key]
         for side, (metric, params) in (("ours", rule_of(ours)), ("theirs", rule_of(theirs))):
-            rules.append({"id": f"{key.replace('/', '.')}.{side}", "metric": metric, "params": params,
-                          "threshold": {"fail_above": 1.0}})
+            rules.append(
+                {
+                    "id": f"{key.replace('/', '.')}.{side}",
+                    "metric": metric,
+                    "params": params,
+                    "threshold": {"fail_above": 1.0},
+                }
+            )
     report = api.check(_policy(folder, rules), release, seed=DEMO_SEED, executor="serial", progress=False)
     values = {r["id"]: r["value"] for r in report.data["rules"]}
     errors = [f"{r['id']}: {r['error']}" for r in report.data["rules"] if r["error"]]
@@ -239,7 +274,9 @@ def rule_pair_effects(release: Release, folder: Path, keys: tuple[str, ...] = tu
     return {key: {side: values[f"{key.replace('/', '.')}.{side}"] for side in ("ours", "theirs")} for key in keys}
 
 
-def switched_effects(release: Release, folder: Path, keys: tuple[str, ...] = tuple(SWITCHED)) -> dict[str, dict[str, float]]:
+def switched_effects(
+    release: Release, folder: Path, keys: tuple[str, ...] = tuple(SWITCHED)
+) -> dict[str, dict[str, float]]:
     """Each rule of :data:`SWITCHED` run as is and with the peer's function patched in (same seed, same targets)."""
     import importlib
     from unittest import mock
@@ -247,7 +284,9 @@ def switched_effects(release: Release, folder: Path, keys: tuple[str, ...] = tup
     found = {}
     for key in keys:
         _, metric, params, module, name, theirs = SWITCHED[key]
-        path = _policy(folder, [{"id": "switched", "metric": metric, "params": params, "threshold": {"fail_above": 1.0}}])
+        path = _policy(
+            folder, [{"id": "switched", "metric": metric, "params": params, "threshold": {"fail_above": 1.0}}]
+        )
         values = {}
         for side in ("ours", "theirs"):
             patch = mock.patch.object(importlib.import_module(module), name, theirs) if side == "theirs" else _nothing()
@@ -273,8 +312,11 @@ def measure(releases: tuple[str, ...] = RELEASES) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="policycheck-effects-") as tmp:
         for name in releases:
             release = demo_release(name, Path(tmp))
-            found = {**membership_effects(release), **rule_pair_effects(release, Path(tmp)),
-                     **switched_effects(release, Path(tmp))}
+            found = {
+                **membership_effects(release),
+                **rule_pair_effects(release, Path(tmp)),
+                **switched_effects(release, Path(tmp)),
+            }
             for key, pair in found.items():
                 per_key.setdefault(key, {})[name] = {side: round(float(v), DIGITS) for side, v in pair.items()}
     measures = {**MEASURES, **{k: v[0] for k, v in RULE_PAIRS.items()}, **{k: v[0] for k, v in SWITCHED.items()}}
@@ -284,8 +326,8 @@ def measure(releases: tuple[str, ...] = RELEASES) -> dict[str, Any]:
 def document(effects: dict[str, Any]) -> dict[str, Any]:
     return {
         "about": "Each convention's effect on the demo (policycheck demo, seed 20261121): the metric under our "
-                 "convention and under the peer's, the rest held equal. Written by python -m bench.convention_effects; "
-                 "tests/test_convention_effects.py recomputes it.",
+        "convention and under the peer's, the rest held equal. Written by python -m bench.convention_effects; "
+        "tests/test_convention_effects.py recomputes it.",
         "demo_seed": DEMO_SEED,
         "effects": effects,
     }

@@ -97,7 +97,7 @@ def make_sets(shape: str, n: int, seed: int = 20261121):
     if shape == "mixed12":
         train, hold = make_population(n, rng), make_population(n, rng)
         syn = noisy_bootstrap(train, rng)
-        types = {c: ColumnType.NUMERIC for c in NUMERIC} | {c: ColumnType.CATEGORICAL for c in LEVELS}
+        types = dict.fromkeys(NUMERIC, ColumnType.NUMERIC) | dict.fromkeys(LEVELS, ColumnType.CATEGORICAL)
         return train, hold, syn, types
 
     def population(m: int) -> pd.DataFrame:
@@ -237,9 +237,15 @@ def run_dcr(spec: dict) -> dict:
         t0, c0 = time.perf_counter(), cpu_seconds()
         found = closest_records(jobs, enc.kinds, executor)
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
-    return {"wall": wall, "cpu": round(cpu, 2), "encode": round(encode, 2), "rss_self": self_peak_mb(),
-            "rss_worker": watch.worker_mb, "method": sorted({f.method for f in found}),
-            "check": float(np.mean(found[0].distance < found[1].distance))}
+    return {
+        "wall": wall,
+        "cpu": round(cpu, 2),
+        "encode": round(encode, 2),
+        "rss_self": self_peak_mb(),
+        "rss_worker": watch.worker_mb,
+        "method": sorted({f.method for f in found}),
+        "check": float(np.mean(found[0].distance < found[1].distance)),
+    }
 
 
 def write_streamed_synthetic(path: Path, train: pd.DataFrame, rows: int, seed: int, group_rows: int = 250_000) -> None:
@@ -280,7 +286,7 @@ def run_dcr_stream(spec: dict) -> dict:
 
     rng = np.random.default_rng(20261121)
     train, hold = make_population(STREAM_REAL_ROWS, rng), make_population(STREAM_REAL_ROWS, rng)
-    types = {c: ColumnType.NUMERIC for c in NUMERIC} | {c: ColumnType.CATEGORICAL for c in LEVELS}
+    types = dict.fromkeys(NUMERIC, ColumnType.NUMERIC) | dict.fromkeys(LEVELS, ColumnType.CATEGORICAL)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "synthetic.parquet"
         t0 = time.perf_counter()
@@ -294,11 +300,18 @@ def run_dcr_stream(spec: dict) -> dict:
             x_tr, x_ho = enc.encode(train), enc.encode(hold)
             to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)
             wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
-    return {"wall": wall, "cpu": round(cpu, 1), "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
-            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
-            "private_worker": round(watch.worker_private_mb), "shards": len(shards), "write_s": round(written, 1),
-            "method": sorted({f.method for f in [*to_real, *from_real]}),
-            "check": float(np.mean(to_real[0].distance < to_real[1].distance))}
+    return {
+        "wall": wall,
+        "cpu": round(cpu, 1),
+        "rss_self": self_peak_mb(),
+        "rss_worker": watch.worker_mb,
+        "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
+        "private_worker": round(watch.worker_private_mb),
+        "shards": len(shards),
+        "write_s": round(written, 1),
+        "method": sorted({f.method for f in [*to_real, *from_real]}),
+        "check": float(np.mean(to_real[0].distance < to_real[1].distance)),
+    }
 
 
 def run_sure_formula(spec: dict) -> dict:
@@ -311,7 +324,11 @@ def run_sure_formula(spec: dict) -> dict:
     codes = {c: {v: i for i, v in enumerate(pd.unique(both[c]))} for c in cat}
 
     def split(frame):
-        xc = np.column_stack([frame[c].map(codes[c]).to_numpy(np.uint8) for c in cat]) if cat else np.zeros((len(frame), 0), np.uint8)
+        xc = (
+            np.column_stack([frame[c].map(codes[c]).to_numpy(np.uint8) for c in cat])
+            if cat
+            else np.zeros((len(frame), 0), np.uint8)
+        )
         return xc, frame[num].to_numpy(np.float32)
 
     s_c, s_n = split(syn)
@@ -384,18 +401,32 @@ def run_check_stream(spec: dict) -> dict:
         train.to_csv(root / "training.csv", index=False)
         hold.to_csv(root / "holdout.csv", index=False)
         write_streamed_synthetic(root / "synthetic.parquet", train, spec["rows"], seed=1)
-        (root / "release.yaml").write_text("release: {id: bench}\noriginal: training.csv\nholdout: holdout.csv\n"
-                                           "synthetic: [{name: s, path: synthetic.parquet}]\n")
+        (root / "release.yaml").write_text(
+            "release: {id: bench}\noriginal: training.csv\nholdout: holdout.csv\n"
+            "synthetic: [{name: s, path: synthetic.parquet}]\n"
+        )
         (root / "policy.yaml").write_text(CHECK_STREAM_POLICY)
         with PeakWatcher() as watch:
             t0 = time.perf_counter()
-            check_release(root / "policy.yaml", load_manifest(root / "release.yaml"), root / "out", formats=("json",),
-                          executor=spec["executor"], workers=spec["workers"], progress=False)
+            check_release(
+                root / "policy.yaml",
+                load_manifest(root / "release.yaml"),
+                root / "out",
+                formats=("json",),
+                executor=spec["executor"],
+                workers=spec["workers"],
+                progress=False,
+            )
             wall = time.perf_counter() - t0
         value = json.loads((root / "out" / "report.json").read_text())["rules"][0]["value"]
-    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb, "value": round(value, 6),
-            "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
-            "private_worker": round(watch.worker_private_mb)}
+    return {
+        "wall": wall,
+        "rss_self": self_peak_mb(),
+        "rss_worker": watch.worker_mb,
+        "value": round(value, 6),
+        "rss_per_process": [round(self_peak_mb())] + sorted(round(mb) for mb in watch.per_process.values()),
+        "private_worker": round(watch.worker_private_mb),
+    }
 
 
 def run_linkage(spec: dict) -> dict:
@@ -411,8 +442,16 @@ def run_linkage(spec: dict) -> dict:
     with PeakWatcher() as watch, make_executor(spec["executor"], spec["workers"], "local") as executor:
         executor.map(abs, [0, 1])
         t0 = time.perf_counter()
-        run_attack(release, "secret", attributes, "sum", orders, [np.random.default_rng([1, m]) for m in range(5)],
-                   executor, mapping=spec.get("shape") or "reverse")
+        run_attack(
+            release,
+            "secret",
+            attributes,
+            "sum",
+            orders,
+            [np.random.default_rng([1, m]) for m in range(5)],
+            executor,
+            mapping=spec.get("shape") or "reverse",
+        )
         wall = time.perf_counter() - t0
     return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb}
 
@@ -427,8 +466,13 @@ def run_lp(spec: dict) -> dict:
     original = full.sample(n=1000, random_state=0).reset_index(drop=True)
     synthetic = BUILTIN["indhist" if stress else "nonprivate"](original, 100_000, np.random.default_rng(1))
     result = run_case(original, synthetic, (4, 5) if stress else (4,), spec["rows"])
-    return {"wall": result["total_s"], "rss_self": self_peak_mb(), "rss_worker": 0.0,
-            "solve_s": round(result["solve_s"], 2), "accuracy": round(result["accuracy"], 4)}
+    return {
+        "wall": result["total_s"],
+        "rss_self": self_peak_mb(),
+        "rss_worker": 0.0,
+        "solve_s": round(result["solve_s"], 2),
+        "accuracy": round(result["accuracy"], 4),
+    }
 
 
 def run_game(spec: dict) -> dict:
@@ -445,11 +489,23 @@ def run_game(spec: dict) -> dict:
         policy = folder / "game.policy.yaml"
         policy.write_text(game_policy(spec["rows"]))
         t0 = time.perf_counter()
-        report = check_release(policy, release, folder / "out", formats=("json",), executor=spec["executor"],
-                               workers=spec["workers"], progress=False, scheduler="local")
+        report = check_release(
+            policy,
+            release,
+            folder / "out",
+            formats=("json",),
+            executor=spec["executor"],
+            workers=spec["workers"],
+            progress=False,
+            scheduler="local",
+        )
         wall = time.perf_counter() - t0
-    return {"wall": wall, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb,
-            "value": report["rules"][0]["value"]}
+    return {
+        "wall": wall,
+        "rss_self": self_peak_mb(),
+        "rss_worker": watch.worker_mb,
+        "value": report["rules"][0]["value"],
+    }
 
 
 def run_membership_game(spec: dict) -> dict:
@@ -469,23 +525,62 @@ def run_one(spec: dict) -> dict:
         import bench.bench_whole_check as whole
 
         return getattr(whole, WHOLE_CHECK_CASES[spec["case"]])(spec)
-    return {"dcr": run_dcr, "dcr-share": run_dcr, "linkage": run_linkage, "lp": run_lp, "game": run_game,
-            "membership-game": run_membership_game, "dcr-stream": run_dcr_stream, "check-stream": run_check_stream}[spec["case"]](spec)
+    return {
+        "dcr": run_dcr,
+        "dcr-share": run_dcr,
+        "linkage": run_linkage,
+        "lp": run_lp,
+        "game": run_game,
+        "membership-game": run_membership_game,
+        "dcr-stream": run_dcr_stream,
+        "check-stream": run_check_stream,
+    }[spec["case"]](spec)
 
 
 #: Figures of the whole check's cases printed in the note.
-WHOLE_CHECK_NOTES = ("wall_1", "walls_1", "walls_2", "cpu_1", "cpu_2", "speedup", "serial_fraction", "old_wall",
-                     "old_cpu", "new_wall_1", "new_cpu_1", "new_wall_2", "new_cpu_2", "cpu_speedup", "wall_speedup_2",
-                     "same_counts", "vs_30k", "source", "verdict", "steps", "posed", "solved", "iterations", "highs_s",
-                     "unmerged_highs_s", "unmerged_iterations", "same_guesses", "max_difference")
+WHOLE_CHECK_NOTES = (
+    "wall_1",
+    "walls_1",
+    "walls_2",
+    "cpu_1",
+    "cpu_2",
+    "speedup",
+    "serial_fraction",
+    "old_wall",
+    "old_cpu",
+    "new_wall_1",
+    "new_cpu_1",
+    "new_wall_2",
+    "new_cpu_2",
+    "cpu_speedup",
+    "wall_speedup_2",
+    "same_counts",
+    "vs_30k",
+    "source",
+    "verdict",
+    "steps",
+    "posed",
+    "solved",
+    "iterations",
+    "highs_s",
+    "unmerged_highs_s",
+    "unmerged_iterations",
+    "same_guesses",
+    "max_difference",
+)
 
 #: The whole check's cases (bench/bench_whole_check.py): case -> function there.
-WHOLE_CHECK_CASES = {"whole-check": "run_whole_check", "mi-bootstrap": "run_mi_bootstrap",
-                     "demo-policy": "run_demo_policy", "lp-sizes": "run_lp_sizes"}
+WHOLE_CHECK_CASES = {
+    "whole-check": "run_whole_check",
+    "mi-bootstrap": "run_mi_bootstrap",
+    "demo-policy": "run_demo_policy",
+    "lp-sizes": "run_lp_sizes",
+}
 
 
 def whole_check_rows(quick: bool, big: bool) -> list[dict]:
     """Rows of the whole check's cases: 300,000 rows (30,000 with --quick); the demo policy from 3,000 up."""
+
     def row(case, rows, workers=2, executor="local", shape=""):
         return {"case": case, "shape": shape, "rows": rows, "workers": workers, "executor": executor}
 
@@ -500,6 +595,7 @@ def whole_check_rows(quick: bool, big: bool) -> list[dict]:
 
 def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     """The suite's rows. ``--case X`` also runs X's large rows, which the default suite leaves out."""
+
     def row(case, rows, workers, executor="local", shape=""):
         return {"case": case, "shape": shape, "rows": rows, "workers": workers, "executor": executor}
 
@@ -522,7 +618,9 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     rows += [row("game", reps, 2, "local"), row("game", reps, 2, "dask")]
     rows += whole_check_rows(quick, big)
     rounds = 40 if quick else 200
-    rows += [row("membership-game", rounds, w, shape=s) for s in ("nonprivate", "indhist", "indhist_dp") for w in (1, 2)]
+    rows += [
+        row("membership-game", rounds, w, shape=s) for s in ("nonprivate", "indhist", "indhist_dp") for w in (1, 2)
+    ]
     # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
     if quick or big:
         rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))
@@ -535,8 +633,9 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
 
 def _run_in_new_process(spec: dict) -> dict:
     """One bench row in a fresh Python process (``--one``): its figures, or the error it ended with."""
-    done = subprocess.run([sys.executable, "-m", "bench.run", "--one", json.dumps(spec)], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--one", json.dumps(spec)], cwd=ROOT, capture_output=True, text=True
+    )
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -554,14 +653,20 @@ def _median_run(runs: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
-    parser.add_argument("--million", action="store_true", help="also the large rows: DCR and linkage at 10^6, "
-                        "DCR against 10^7 streamed synthetic rows")
+    parser.add_argument(
+        "--million",
+        action="store_true",
+        help="also the large rows: DCR and linkage at 10^6, DCR against 10^7 streamed synthetic rows",
+    )
     parser.add_argument("--peer-python", help="a Python with clearbox-sure installed (else SURE's formula in NumPy)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--only", help="run only rows whose case starts with this")
-    parser.add_argument("--case", help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, membership-game, "
-                        "check-stream, dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
-                        "and linkage at 10^6, the LP stress case, the demo policy at 10^6)")
+    parser.add_argument(
+        "--case",
+        help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, membership-game, "
+        "check-stream, dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
+        "and linkage at 10^6, the LP stress case, the demo policy at 10^6)",
+    )
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -600,14 +705,39 @@ def main() -> None:
             one = mine.get(("membership-game-1", spec["shape"], spec["rows"]))
             if spec["workers"] == 1:
                 mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
-            out["note"] = (f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
-                           f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
-                           + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
-                           + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else ""))
-        note = out.get("error") or out.get("note") or ", ".join(f"{k}={v}" for k, v in out.items() if k in ("cpu", "walls", "method", "solve_s", "accuracy", "value", "rss_per_process", "private_worker", "shards", *WHOLE_CHECK_NOTES))
-        print(f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
-              f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
-              f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})", flush=True)
+            out["note"] = (
+                f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
+                f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
+                + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
+                + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else "")
+            )
+        note = (
+            out.get("error")
+            or out.get("note")
+            or ", ".join(
+                f"{k}={v}"
+                for k, v in out.items()
+                if k
+                in (
+                    "cpu",
+                    "walls",
+                    "method",
+                    "solve_s",
+                    "accuracy",
+                    "value",
+                    "rss_per_process",
+                    "private_worker",
+                    "shards",
+                    *WHOLE_CHECK_NOTES,
+                )
+            )
+        )
+        print(
+            f"{spec['case']:<10}{spec['shape']:<16}{spec['rows']:>9}{spec['workers']:>8}  {spec['executor']:<13}"
+            f"{out.get('wall', float('nan')):>9.2f}{out.get('rss_self', 0):>9.0f}{out.get('rss_worker', 0):>11.0f}"
+            f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})",
+            flush=True,
+        )
     args.json.write_text(json.dumps({"load_average_start": os.getloadavg(), "rows": results}, indent=1))
     print(f"written: {args.json}")
 

@@ -50,8 +50,9 @@ class CalibrationData:
         return [c for c in self.analysed if c not in self.categorical and c != self.date_column]
 
 
-def _with_id_and_date(training: pd.DataFrame, holdout: pd.DataFrame, id_column: str, date_column: str | None,
-                      year: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _with_id_and_date(
+    training: pd.DataFrame, holdout: pd.DataFrame, id_column: str, date_column: str | None, year: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     n = len(training) + len(holdout)
     ids = rng.choice(np.arange(100_000, 1_000_000), size=n, replace=False)
@@ -79,13 +80,24 @@ RANDHIE_COLUMNS = ["mdvis", "coinsurance", "deductible", "lpi", "fmde", "physlm"
 def adult(n: int) -> CalibrationData:
     """The first ``n`` rows of the demo's Adult training and holdout files, eight columns."""
     training, holdout = _with_id_and_date(
-        _read(ADULT / "adult_training.csv", ADULT_COLUMNS, n), _read(ADULT / "adult_holdout.csv", ADULT_COLUMNS, n),
-        "person_id", "interview_date", 1994, seed=1994)
+        _read(ADULT / "adult_training.csv", ADULT_COLUMNS, n),
+        _read(ADULT / "adult_holdout.csv", ADULT_COLUMNS, n),
+        "person_id",
+        "interview_date",
+        1994,
+        seed=1994,
+    )
     return CalibrationData(
-        "adult", training, holdout, "person_id", "interview_date",
+        "adult",
+        training,
+        holdout,
+        "person_id",
+        "interview_date",
         categorical=("workclass", "education", "marital_status", "race", "sex", "income"),
         integer=("age", "hours_per_week"),
-        policy=POLICIES / "calibration-adult.policy.yaml", dp_policy=POLICIES / "calibration-adult-dp.policy.yaml")
+        policy=POLICIES / "calibration-adult.policy.yaml",
+        dp_policy=POLICIES / "calibration-adult-dp.policy.yaml",
+    )
 
 
 def randhie(n: int) -> CalibrationData:
@@ -93,26 +105,45 @@ def randhie(n: int) -> CalibrationData:
     training, holdout = _with_id_and_date(
         _read(RANDHIE / "randhie_training.csv", RANDHIE_COLUMNS, n),
         _read(RANDHIE / "randhie_holdout.csv", RANDHIE_COLUMNS, n),
-        "person_id", "enrolment_date", 1975, seed=1975)
+        "person_id",
+        "enrolment_date",
+        1975,
+        seed=1975,
+    )
     return CalibrationData(
-        "randhie", training, holdout, "person_id", "enrolment_date",
+        "randhie",
+        training,
+        holdout,
+        "person_id",
+        "enrolment_date",
         categorical=("coinsurance", "deductible", "health"),
         integer=("mdvis",),
         policy=POLICIES / "calibration-randhie.policy.yaml",
-        dp_policy=POLICIES / "calibration-randhie-dp.policy.yaml")
+        dp_policy=POLICIES / "calibration-randhie-dp.policy.yaml",
+    )
 
 
 def anes96(n: int) -> CalibrationData:
     """The first ``n`` (at most 472) respondents of the shipped ANES 1996 training and holdout files."""
     training, holdout = _with_id_and_date(
-        _read(DATA / "anes96_training.csv", ANES96_COLUMNS, n), _read(DATA / "anes96_holdout.csv", ANES96_COLUMNS, n),
-        "respondent_id", None, 1996, seed=1996)
+        _read(DATA / "anes96_training.csv", ANES96_COLUMNS, n),
+        _read(DATA / "anes96_holdout.csv", ANES96_COLUMNS, n),
+        "respondent_id",
+        None,
+        1996,
+        seed=1996,
+    )
     return CalibrationData(
-        "anes96", training, holdout, "respondent_id", None,
+        "anes96",
+        training,
+        holdout,
+        "respondent_id",
+        None,
         categorical=("PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"),
         integer=("age", "TVnews"),
         policy=POLICIES / "calibration-anes96.policy.yaml",
-        dp_policy=POLICIES / "calibration-anes96-dp.policy.yaml")
+        dp_policy=POLICIES / "calibration-anes96-dp.policy.yaml",
+    )
 
 
 ANES96_COLUMNS = ["age", "TVnews", "PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"]

@@ -38,22 +38,51 @@ GAME_TARGETS = {
 }
 
 #: Rounds of the CI sweep's games: (dataset, release) -> rounds.
-CI_GAMES = {("adult", "bootstrap"): 200, ("adult", "indhist-claims-eps1"): 200, ("adult", "indhist-dp-eps1"): 200,
-            ("adult", "copula"): 100}
+CI_GAMES = {
+    ("adult", "bootstrap"): 200,
+    ("adult", "indhist-claims-eps1"): 200,
+    ("adult", "indhist-dp-eps1"): 200,
+    ("adult", "copula"): 100,
+}
 #: Rounds of the full sweep's games.
 FULL_GAMES = {
-    **{(d, r): 200 for d in ("adult", "randhie") for r in ("indhist", "copula", "cart", "indhist-dp-eps1",
-                                                          "indhist-claims-eps1", "copy-new-id", "jitter-1pct",
-                                                          "copied-20pct", "bootstrap")},
-    ("adult", "baynet"): 60, ("adult", "privbayes-eps1"): 60,
+    **{
+        (d, r): 200
+        for d in ("adult", "randhie")
+        for r in (
+            "indhist",
+            "copula",
+            "cart",
+            "indhist-dp-eps1",
+            "indhist-claims-eps1",
+            "copy-new-id",
+            "jitter-1pct",
+            "copied-20pct",
+            "bootstrap",
+        )
+    },
+    ("adult", "baynet"): 60,
+    ("adult", "privbayes-eps1"): 60,
 }
 
 #: The sweep docs/calibration-game.md publishes: Adult, the releases the game is about, 10 seeds (the full
 #: sweep, both datasets and every release, took over 20 minutes per Adult seed on the shared 2 cores).
-GAME_DOC_RELEASES = ("indhist", "copula", "privbayes-eps1", "baynet", "cart", "indhist-dp-eps1",
-                     "indhist-claims-eps1", "copied-20pct", "bootstrap")
-GAME_DOC_GAMES = {**{("adult", r): 200 for r in GAME_DOC_RELEASES}, ("adult", "privbayes-eps1"): 40,
-                  ("adult", "baynet"): 40}
+GAME_DOC_RELEASES = (
+    "indhist",
+    "copula",
+    "privbayes-eps1",
+    "baynet",
+    "cart",
+    "indhist-dp-eps1",
+    "indhist-claims-eps1",
+    "copied-20pct",
+    "bootstrap",
+)
+GAME_DOC_GAMES = {
+    **{("adult", r): 200 for r in GAME_DOC_RELEASES},
+    ("adult", "privbayes-eps1"): 40,
+    ("adult", "baynet"): 40,
+}
 
 #: Targets of the game in the calibration: 10 most isolated, 5 rarest-valued, 5 random (the rule's default).
 TARGETS = "{vulnerable: 10, rare: 5, random: 5}"
@@ -102,14 +131,24 @@ def with_synthesizer(release, data: CalibrationData, name: str, rows: int):
 
 def game_rules(rounds: int, claims: bool, data: CalibrationData) -> str:
     """The policy rules of the game (and, for a release that claims an epsilon, its epsilon audit)."""
-    params = (f"{{synthesizer: release, repetitions: {rounds}, targets: {TARGETS}, "
-              f"columns: [{', '.join(game_columns(data))}]}}")
-    rules = ["  - id: membership-game", "    metric: membership_inference_advantage", f"    params: {params}",
-             "    threshold: {fail_above: 0.2, warn_above: 0.1}"]
+    params = (
+        f"{{synthesizer: release, repetitions: {rounds}, targets: {TARGETS}, "
+        f"columns: [{', '.join(game_columns(data))}]}}"
+    )
+    rules = [
+        "  - id: membership-game",
+        "    metric: membership_inference_advantage",
+        f"    params: {params}",
+        "    threshold: {fail_above: 0.2, warn_above: 0.1}",
+    ]
     if claims:
         audit = params.replace("{synthesizer", "{test: game, synthesizer", 1)
-        rules += ["  - id: dp-claim-game", "    metric: dp_epsilon_excess_membership", f"    params: {audit}",
-                  "    threshold: {fail_above: 0, compare: estimate}"]
+        rules += [
+            "  - id: dp-claim-game",
+            "    metric: dp_epsilon_excess_membership",
+            f"    params: {audit}",
+            "    threshold: {fail_above: 0, compare: estimate}",
+        ]
     return "\n".join(rules) + "\n"
 
 
@@ -126,6 +165,8 @@ def indhist_dp_release(epsilon: float):
 
     def make(data: CalibrationData, frame: pd.DataFrame, seed: int) -> pd.DataFrame:
         values = domain(data)
-        return indhist_dp(frame, len(frame), np.random.default_rng(seed), epsilon,
-                          {c: values[c] for c in frame.columns})
+        return indhist_dp(
+            frame, len(frame), np.random.default_rng(seed), epsilon, {c: values[c] for c in frame.columns}
+        )
+
     return make

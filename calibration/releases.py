@@ -50,6 +50,7 @@ class ReleaseKind:
 def _synth(fn, **params):
     def make(data: CalibrationData, frame: pd.DataFrame, seed: int) -> pd.DataFrame:
         return fn(frame, data.categorical, len(frame), seed, **params)
+
     return make
 
 
@@ -95,38 +96,109 @@ def _indhist_dp(data: CalibrationData, frame: pd.DataFrame, seed: int) -> pd.Dat
 ALL = "membership", "reconstruction", "linkage", "dp"
 
 KINDS: tuple[ReleaseKind, ...] = (
-    ReleaseKind("indhist", "safe", _synth(synthesizers.independent_marginals),
-                description="built-in independent marginals (policycheck.methods.synthesizers.indhist)"),
-    ReleaseKind("copula", "safe", _synth(synthesizers.gaussian_copula),
-                description="Gaussian copula (copulas.GaussianMultivariate, truncated-Gaussian marginals)"),
-    ReleaseKind("privbayes-eps0.1", "dp", _synth(synthesizers.privbayes, epsilon=0.1), epsilon=0.1,
-                description="PrivBayes, DataSynthesizer correlated mode, degree 2, epsilon 0.1"),
-    ReleaseKind("privbayes-eps1", "dp", _synth(synthesizers.privbayes, epsilon=1.0), epsilon=1.0,
-                description="PrivBayes, epsilon 1"),
-    ReleaseKind("privbayes-eps10", "dp", _synth(synthesizers.privbayes, epsilon=10.0), epsilon=10.0,
-                description="PrivBayes, epsilon 10"),
-    ReleaseKind("pacsynth-eps1", "dp", _synth(synthesizers.pac_synth, epsilon=1.0), epsilon=1.0,
-                description="pac-synth DP aggregate seeded synthesizer, 3-way marginals, epsilon 1"),
-    ReleaseKind("pacsynth-eps4", "dp", _synth(synthesizers.pac_synth, epsilon=4.0), epsilon=4.0,
-                description="pac-synth, epsilon 4"),
-    ReleaseKind("copy-new-id", "adversarial", _copy, caught_by=ALL,
-                description="every training record verbatim (with its date), rows shuffled, ids regenerated"),
-    ReleaseKind("jitter-1pct", "adversarial", _jitter, caught_by=ALL, round_integers=False,
-                description="the copy with Gaussian noise of sd 1% of the range on every numeric column"),
-    ReleaseKind("copied-20pct", "adversarial", _mixed, caught_by=("membership", "dp"),
-                description="independent marginals with 20% of the rows replaced by training records"),
-    ReleaseKind("bootstrap", "adversarial", _bootstrap, caught_by=ALL,
-                description="training records drawn with replacement (policycheck.methods.synthesizers.nonprivate)"),
+    ReleaseKind(
+        "indhist",
+        "safe",
+        _synth(synthesizers.independent_marginals),
+        description="built-in independent marginals (policycheck.methods.synthesizers.indhist)",
+    ),
+    ReleaseKind(
+        "copula",
+        "safe",
+        _synth(synthesizers.gaussian_copula),
+        description="Gaussian copula (copulas.GaussianMultivariate, truncated-Gaussian marginals)",
+    ),
+    ReleaseKind(
+        "privbayes-eps0.1",
+        "dp",
+        _synth(synthesizers.privbayes, epsilon=0.1),
+        epsilon=0.1,
+        description="PrivBayes, DataSynthesizer correlated mode, degree 2, epsilon 0.1",
+    ),
+    ReleaseKind(
+        "privbayes-eps1",
+        "dp",
+        _synth(synthesizers.privbayes, epsilon=1.0),
+        epsilon=1.0,
+        description="PrivBayes, epsilon 1",
+    ),
+    ReleaseKind(
+        "privbayes-eps10",
+        "dp",
+        _synth(synthesizers.privbayes, epsilon=10.0),
+        epsilon=10.0,
+        description="PrivBayes, epsilon 10",
+    ),
+    ReleaseKind(
+        "pacsynth-eps1",
+        "dp",
+        _synth(synthesizers.pac_synth, epsilon=1.0),
+        epsilon=1.0,
+        description="pac-synth DP aggregate seeded synthesizer, 3-way marginals, epsilon 1",
+    ),
+    ReleaseKind(
+        "pacsynth-eps4",
+        "dp",
+        _synth(synthesizers.pac_synth, epsilon=4.0),
+        epsilon=4.0,
+        description="pac-synth, epsilon 4",
+    ),
+    ReleaseKind(
+        "copy-new-id",
+        "adversarial",
+        _copy,
+        caught_by=ALL,
+        description="every training record verbatim (with its date), rows shuffled, ids regenerated",
+    ),
+    ReleaseKind(
+        "jitter-1pct",
+        "adversarial",
+        _jitter,
+        caught_by=ALL,
+        round_integers=False,
+        description="the copy with Gaussian noise of sd 1% of the range on every numeric column",
+    ),
+    ReleaseKind(
+        "copied-20pct",
+        "adversarial",
+        _mixed,
+        caught_by=("membership", "dp"),
+        description="independent marginals with 20% of the rows replaced by training records",
+    ),
+    ReleaseKind(
+        "bootstrap",
+        "adversarial",
+        _bootstrap,
+        caught_by=ALL,
+        description="training records drawn with replacement (policycheck.methods.synthesizers.nonprivate)",
+    ),
     # Issue 22: models the release-level rules may pass while the membership game exposes their outliers,
     # and DP claims only the game can test.
-    ReleaseKind("baynet", "exposed", _synth(synthesizers.bayesian_network),
-                description="Bayesian network without DP (DataSynthesizer correlated mode, degree 2, epsilon 0)"),
-    ReleaseKind("cart", "exposed", _synth(synthesizers.cart),
-                description="sequential CART, synthpop-style (scikit-learn trees, leaves of at least 5 records)"),
-    ReleaseKind("indhist-dp-eps1", "dp", _indhist_dp, epsilon=1.0,
-                description="indhist_dp: independent histograms with Laplace noise, epsilon 1 over the public domain"),
-    ReleaseKind("indhist-claims-eps1", "false-claim", _synth(synthesizers.independent_marginals),
-                description="the noise-free indhist declaring epsilon 1 (it adds no noise: the claim is false)"),
+    ReleaseKind(
+        "baynet",
+        "exposed",
+        _synth(synthesizers.bayesian_network),
+        description="Bayesian network without DP (DataSynthesizer correlated mode, degree 2, epsilon 0)",
+    ),
+    ReleaseKind(
+        "cart",
+        "exposed",
+        _synth(synthesizers.cart),
+        description="sequential CART, synthpop-style (scikit-learn trees, leaves of at least 5 records)",
+    ),
+    ReleaseKind(
+        "indhist-dp-eps1",
+        "dp",
+        _indhist_dp,
+        epsilon=1.0,
+        description="indhist_dp: independent histograms with Laplace noise, epsilon 1 over the public domain",
+    ),
+    ReleaseKind(
+        "indhist-claims-eps1",
+        "false-claim",
+        _synth(synthesizers.independent_marginals),
+        description="the noise-free indhist declaring epsilon 1 (it adds no noise: the claim is false)",
+    ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 

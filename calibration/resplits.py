@@ -56,15 +56,20 @@ def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) ->
     rng = np.random.default_rng(seed)
     null = np.array([share(rng.permutation(labels)) for _ in range(resplits)])
     observed = share(labels)
-    to_t, to_h = distance[:, : len(training)], distance[:, len(training):]
+    to_t, to_h = distance[:, : len(training)], distance[:, len(training) :]
     dt, dh = to_t.min(axis=1), to_h.min(axis=1)
     clusters = nearest_real_record(dt, dh, to_t.argmin(axis=1), to_h.argmin(axis=1))
     effective = stats.effective_trials(dt < dh, dt != dh, clusters)
     return {
-        "dataset": dataset, "release": kind, "seed": seed, "share": round(observed, 3),
-        "untied": int(np.sum(dt != dh)), "effective_records": round(effective, 1),
+        "dataset": dataset,
+        "release": kind,
+        "seed": seed,
+        "share": round(observed, 3),
+        "untied": int(np.sum(dt != dh)),
+        "effective_records": round(effective, 1),
         "interval_sd": round(float(np.sqrt(observed * (1 - observed) / effective)), 3) if effective else None,
-        "resplit_mean": round(float(null.mean()), 3), "resplit_sd": round(float(null.std()), 3),
+        "resplit_mean": round(float(null.mean()), 3),
+        "resplit_sd": round(float(null.std()), 3),
         "resplit_p": float(np.mean(null >= observed)),
     }
 

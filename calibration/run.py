@@ -66,13 +66,19 @@ FULL = Sweep()
 #: nor pac-synth at epsilon 4, nor the exposed non-DP models, which docs/calibration.md reports), to
 #: save time; the membership game only where it has a target (Adult, calibration.game.CI_GAMES).
 #: The membership game's own publication (docs/calibration-game.md): Adult, 10 seeds, the releases it is about.
-GAME_DOC = Sweep(datasets=("adult",), releases=game.GAME_DOC_RELEASES,
-                 games=tuple((d, r, n) for (d, r), n in game.GAME_DOC_GAMES.items()))
-CI = Sweep(releases=tuple(k.name for k in KINDS if k.group not in ("dp", "exposed") or (k.group == "dp" and k.epsilon <= 1)),
-           games=tuple((d, r, n) for (d, r), n in game.CI_GAMES.items()))
+GAME_DOC = Sweep(
+    datasets=("adult",),
+    releases=game.GAME_DOC_RELEASES,
+    games=tuple((d, r, n) for (d, r), n in game.GAME_DOC_GAMES.items()),
+)
+CI = Sweep(
+    releases=tuple(k.name for k in KINDS if k.group not in ("dp", "exposed") or (k.group == "dp" and k.epsilon <= 1)),
+    games=tuple((d, r, n) for (d, r), n in game.CI_GAMES.items()),
+)
 
 
 # ----------------------------------------------------------------- one release, one seed
+
 
 def _dump_yaml(data: dict, path: Path) -> None:
     yaml = YAML(typ="safe", pure=True)
@@ -91,13 +97,24 @@ def write_release(data: CalibrationData, kind: ReleaseKind, seed: int, folder: P
         "release": {"id": f"calibration-{data.name}-{kind.name}-seed{seed}", "description": kind.description},
         "original": "../training.csv",
         "holdout": "../holdout.csv",
-        "synthetic": [{"path": "synthetic.csv", "name": kind.name,
-                       "synthesizer": {"name": kind.name, "seed": seed, **(claim or {}),
-                                       **({"builtin": game.BUILTIN_OF[kind.name]} if kind.name in game.BUILTIN_OF else {})}}],
+        "synthetic": [
+            {
+                "path": "synthetic.csv",
+                "name": kind.name,
+                "synthesizer": {
+                    "name": kind.name,
+                    "seed": seed,
+                    **(claim or {}),
+                    **({"builtin": game.BUILTIN_OF[kind.name]} if kind.name in game.BUILTIN_OF else {}),
+                },
+            }
+        ],
     }
     if roles:
-        manifest["columns"] = {data.id_column: {"type": "id"},
-                               **({data.date_column: {"type": "datetime"}} if data.date_column else {})}
+        manifest["columns"] = {
+            data.id_column: {"type": "id"},
+            **({data.date_column: {"type": "datetime"}} if data.date_column else {}),
+        }
     path = folder / ("release.yaml" if roles else "release-legacy.yaml")
     _dump_yaml(manifest, path)
     return path
@@ -118,10 +135,12 @@ def policy_for(data: CalibrationData, kind: ReleaseKind, folder: Path, rounds: i
     return path
 
 
-def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path, rounds: int | None = None) -> dict[str, Any]:
+def check_one(
+    data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path, rounds: int | None = None
+) -> dict[str, Any]:
     """Make and check one release; the rules' verdicts, or the error that stopped the check."""
-    from policycheck.interfaces.check import check_release
     from policycheck.core.errors import InvalidInput
+    from policycheck.interfaces.check import check_release
     from policycheck.release.load import load_manifest
 
     row: dict[str, Any] = {"dataset": data.name, "release": kind.name, "seed": seed}
@@ -139,22 +158,48 @@ def check_one(data: CalibrationData, kind: ReleaseKind, seed: int, folder: Path,
         if rounds is not None:
             release = game.with_synthesizer(release, data, kind.name, len(data.training))
         checked = time.perf_counter()
-        report = check_release(policy_for(data, kind, folder, rounds), release, folder / "report", seed=seed,
-                               formats=("json",), executor="serial", progress=False)
+        report = check_release(
+            policy_for(data, kind, folder, rounds),
+            release,
+            folder / "report",
+            seed=seed,
+            formats=("json",),
+            executor="serial",
+            progress=False,
+        )
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # an invalid release or a crash is a result to publish, not a reason to stop
-        row.update(verdict="error", exit_code=None, rules={}, error=f"{type(exc).__name__}: {exc}"[:500],
-                   seconds=round(time.perf_counter() - started, 2))
+        row.update(
+            verdict="error",
+            exit_code=None,
+            rules={},
+            error=f"{type(exc).__name__}: {exc}"[:500],
+            seconds=round(time.perf_counter() - started, 2),
+        )
         return row
     row.update(
-        verdict=report["verdict"], exit_code=report["exit_code"],
-        rules={r["id"]: {"verdict": r["verdict"], "family": r["family"], "metric": r["metric"],
-                         "severity": r["severity"], "threshold": r["threshold"],
-                         "value": r["value"], "interval": r["interval"], "error": r["error"],
-                         "unsettled": r.get("unsettled"), "records_to_settle": r.get("records_to_settle"),
-                         "sample_size": r.get("sample_size"), **_game_figures(r)} for r in report["rules"]},
-        seconds_synthesis=round(synthesized - started, 2), seconds_check=round(time.perf_counter() - checked, 2),
+        verdict=report["verdict"],
+        exit_code=report["exit_code"],
+        rules={
+            r["id"]: {
+                "verdict": r["verdict"],
+                "family": r["family"],
+                "metric": r["metric"],
+                "severity": r["severity"],
+                "threshold": r["threshold"],
+                "value": r["value"],
+                "interval": r["interval"],
+                "error": r["error"],
+                "unsettled": r.get("unsettled"),
+                "records_to_settle": r.get("records_to_settle"),
+                "sample_size": r.get("sample_size"),
+                **_game_figures(r),
+            }
+            for r in report["rules"]
+        },
+        seconds_synthesis=round(synthesized - started, 2),
+        seconds_check=round(time.perf_counter() - checked, 2),
     )
     return row
 
@@ -166,8 +211,10 @@ def _game_figures(rule: dict[str, Any]) -> dict[str, Any]:
         return {"worst_auc": details["worst_auc"], "largest_auc": details["largest_auc"]}
     if rule["metric"] == "dp_epsilon_excess_membership" and details.get("largest_certifiable_epsilon") is not None:
         claim = details["claims"][0]
-        return {"epsilon_lower": claim["measured_epsilon_lower"],
-                "largest_certifiable_epsilon": details["largest_certifiable_epsilon"]}
+        return {
+            "epsilon_lower": claim["measured_epsilon_lower"],
+            "largest_certifiable_epsilon": details["largest_certifiable_epsilon"],
+        }
     return {}
 
 
@@ -189,8 +236,11 @@ def run_sweep(sweep: Sweep, workers: int | None = None, log=print, journal: Path
     still covers every dataset. ``journal``, when given, gets each job's rows as one JSON line
     as soon as the job ends (``--resume`` reads it back and skips those jobs).
     """
-    jobs = [(name, sweep.rows, seed, sweep.releases, tuple((r, n) for d, r, n in sweep.games if d == name))
-            for seed in sweep.seeds for name in sweep.datasets]
+    jobs = [
+        (name, sweep.rows, seed, sweep.releases, tuple((r, n) for d, r, n in sweep.games if d == name))
+        for seed in sweep.seeds
+        for name in sweep.datasets
+    ]
     results: list[dict[str, Any]] = []
     if journal is not None and journal.exists():
         for line in journal.read_text(encoding="utf-8").splitlines():
@@ -211,13 +261,14 @@ def run_sweep(sweep: Sweep, workers: int | None = None, log=print, journal: Path
             finished(job, _run_seed(job))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for job, rows in zip(jobs, pool.map(_run_seed, jobs)):
+            for job, rows in zip(jobs, pool.map(_run_seed, jobs), strict=False):
                 finished(job, rows)
     order = {(name, seed): i for i, (seed, name) in enumerate((s, n) for s in sweep.seeds for n in sweep.datasets)}
     return sorted(results, key=lambda r: order[(r["dataset"], r["seed"])])
 
 
 # ----------------------------------------------------------------- rates and targets
+
 
 def blocking_fail(row: dict[str, Any]) -> bool:
     return any(r["severity"] == "blocking" and r["verdict"] == "fail" for r in row["rules"].values())
@@ -255,18 +306,35 @@ def targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[s
         failed = sum(blocking_fail(r) for r in rows)
         caught = {f: sum(f in failing_families(r) for r in rows) for f in kind.caught_by}
         met = failed == n and all(c == n for c in caught.values())
-        return {"target": "blocking FAIL on every seed, by each of " + ", ".join(kind.caught_by), "seeds": n,
-                "blocking_fail": failed, "caught_by": caught, "met": met}
+        return {
+            "target": "blocking FAIL on every seed, by each of " + ", ".join(kind.caught_by),
+            "seeds": n,
+            "blocking_fail": failed,
+            "caught_by": caught,
+            "met": met,
+        }
     if kind.group in ("exposed", "false-claim"):
-        return {"target": "none (reported only; the game's targets are below)", "seeds": n,
-                "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows), "met": None}
+        return {
+            "target": "none (reported only; the game's targets are below)",
+            "seeds": n,
+            "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows),
+            "met": None,
+        }
     if kind.group == "safe" or (kind.epsilon is not None and kind.epsilon <= 1):
         clean = sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows)
-        return {"target": f"no blocking FAIL (nor error) on >= {SAFE_SHARE:.0%} of seeds", "seeds": n,
-                "clean": clean, "errors": sum(r["verdict"] == "error" for r in rows),
-                "met": clean >= SAFE_SHARE * n}
-    return {"target": "none (reported only)", "seeds": n,
-            "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows), "met": None}
+        return {
+            "target": f"no blocking FAIL (nor error) on >= {SAFE_SHARE:.0%} of seeds",
+            "seeds": n,
+            "clean": clean,
+            "errors": sum(r["verdict"] == "error" for r in rows),
+            "met": clean >= SAFE_SHARE * n,
+        }
+    return {
+        "target": "none (reported only)",
+        "seeds": n,
+        "clean": sum(not blocking_fail(r) and r["verdict"] != "error" for r in rows),
+        "met": None,
+    }
 
 
 def is_safe(release: str) -> bool:
@@ -306,15 +374,21 @@ def safe_rule_rates(results: list[dict[str, Any]], dataset: str) -> dict[str, di
             "releases": len(judged),
             "fail": sum(v["verdict"] == "fail" for v in judged) / len(judged),
             "inconclusive": len(inconclusive) / len(judged),
-            "warn_unsettled": sum(v["verdict"] == "warn" and v.get("unsettled") == "warn" for v in judged) / len(judged),
+            "warn_unsettled": sum(v["verdict"] == "warn" and v.get("unsettled") == "warn" for v in judged)
+            / len(judged),
             "error": sum(v["verdict"] == "error" for v in judged) / len(judged),
             "sample_size": median(sizes) if sizes else None,
             "settle": {"median": median(settle), "min": settle[0], "max": settle[-1]} if settle else None,
             "resolve": median(resolve) if resolve else None,
         }
     return out
-GAME_WORDS = {"fail": "membership-game FAIL", "refute": "dp-claim-game FAIL (the claim refuted)",
-              "not fail": "membership-game not FAIL"}
+
+
+GAME_WORDS = {
+    "fail": "membership-game FAIL",
+    "refute": "dp-claim-game FAIL (the claim refuted)",
+    "not fail": "membership-game not FAIL",
+}
 
 
 def game_targets(results: list[dict[str, Any]], dataset: str, release: str) -> dict[str, Any] | None:
@@ -326,8 +400,12 @@ def game_targets(results: list[dict[str, Any]], dataset: str, release: str) -> d
     rule = "dp-claim-game" if want == "refute" else "membership-game"
     verdicts = [r["rules"].get(rule, {"verdict": "error"})["verdict"] for r in rows]
     good = sum((v == "fail") if want in ("fail", "refute") else (v not in ("fail", "error")) for v in verdicts)
-    return {"target": f"{GAME_WORDS[want]} on >= {SAFE_SHARE:.0%} of seeds", "seeds": len(rows), "met_seeds": good,
-            "met": good >= SAFE_SHARE * len(rows)}
+    return {
+        "target": f"{GAME_WORDS[want]} on >= {SAFE_SHARE:.0%} of seeds",
+        "seeds": len(rows),
+        "met_seeds": good,
+        "met": good >= SAFE_SHARE * len(rows),
+    }
 
 
 def game_figures(results: list[dict[str, Any]], dataset: str, release: str) -> dict[str, Any] | None:
@@ -337,12 +415,18 @@ def game_figures(results: list[dict[str, Any]], dataset: str, release: str) -> d
     if not aucs:
         return None
     largest = [g["largest_auc"] for g in rows if g and g.get("largest_auc") is not None]
-    eps = [r["rules"]["dp-claim-game"]["epsilon_lower"] for r in results if r["dataset"] == dataset
-           and r["release"] == release and r["rules"].get("dp-claim-game", {}).get("epsilon_lower") is not None]
+    eps = [
+        r["rules"]["dp-claim-game"]["epsilon_lower"]
+        for r in results
+        if r["dataset"] == dataset
+        and r["release"] == release
+        and r["rules"].get("dp-claim-game", {}).get("epsilon_lower") is not None
+    ]
     return {"worst_auc": sorted(aucs), "largest_auc": sorted(largest), "epsilon_lower": sorted(eps)}
 
 
 # ----------------------------------------------------------------- publishing
+
 
 def environment() -> dict[str, Any]:
     versions = {}
@@ -352,18 +436,27 @@ def environment() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             versions[lib] = None
     try:
-        revision = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                  text=True, check=False).stdout.strip() or None
+        revision = (
+            subprocess.run(
+                ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+            ).stdout.strip()
+            or None
+        )
     except OSError:
         revision = None
-    return {"python": sys.version.split()[0], "versions": versions, "policycheck_revision": revision,
-            "cpus": os.cpu_count()}
+    return {
+        "python": sys.version.split()[0],
+        "versions": versions,
+        "policycheck_revision": revision,
+        "cpus": os.cpu_count(),
+    }
 
 
 def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None) -> dict[str, Any]:
     per_release = [r.get("seconds_synthesis", 0) + r.get("seconds_check", 0) for r in results if "seconds_check" in r]
     return {
-        "sweep": asdict(sweep), "environment": environment(),
+        "sweep": asdict(sweep),
+        "environment": environment(),
         "wall_seconds": None if seconds is None else round(seconds, 1),
         "mean_seconds_per_release": round(sum(per_release) / len(per_release), 1) if per_release else None,
         "modes": dict(Counter(r.get("mode", "not loaded") for r in results)),
@@ -371,10 +464,12 @@ def summarise(sweep: Sweep, results: list[dict[str, Any]], seconds: float | None
         "targets": {d: {rel: targets(results, d, rel) for rel in sweep.releases} for d in sweep.datasets},
         "sizes": {d: len(DATASETS[d](sweep.rows).training) for d in sweep.datasets},
         "safe_rule_rates": {d: safe_rule_rates(results, d) for d in sweep.datasets},
-        "game_targets": {d: {rel: t for rel in sweep.releases if (t := game_targets(results, d, rel))}
-                         for d in sweep.datasets},
-        "game_figures": {d: {rel: f for rel in sweep.releases if (f := game_figures(results, d, rel))}
-                         for d in sweep.datasets},
+        "game_targets": {
+            d: {rel: t for rel in sweep.releases if (t := game_targets(results, d, rel))} for d in sweep.datasets
+        },
+        "game_figures": {
+            d: {rel: f for rel in sweep.releases if (f := game_figures(results, d, rel))} for d in sweep.datasets
+        },
         "results": results,
     }
 
@@ -456,24 +551,41 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"than {FALSE_FAIL_SHARE:.1%} of them; every adversarial release must FAIL on every seed, in each family that",
         "should catch it.",
         "",
-        f"- Datasets: " + ", ".join(f"{d} ({n:,} training, {n:,} holdout and {n:,} synthetic rows)"
-                                    for d, n in summary.get("sizes", {d: sweep["rows"] for d in sweep["datasets"]}).items())
+        "- Datasets: "
+        + ", ".join(
+            f"{d} ({n:,} training, {n:,} holdout and {n:,} synthetic rows)"
+            for d, n in summary.get("sizes", dict.fromkeys(sweep["datasets"], sweep["rows"])).items()
+        )
         + "; see calibration/datasets.py and calibration/data/README.md."
-        + (" anes96 is the coarse small sample: nine mostly categorical columns of 944 survey respondents."
-           if "anes96" in sweep["datasets"] else ""),
+        + (
+            " anes96 is the coarse small sample: nine mostly categorical columns of 944 survey respondents."
+            if "anes96" in sweep["datasets"]
+            else ""
+        ),
         f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`)."
-        + ("" if len(sweep["seeds"]) >= len(FULL.seeds) else
-           f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early; "
-           "`python -m calibration.run` measures all of them."),
+        + (
+            ""
+            if len(sweep["seeds"]) >= len(FULL.seeds)
+            else f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early; "
+            "`python -m calibration.run` measures all of them."
+        ),
         "- Policies: " + ", ".join(f"policies/calibration-{d}.policy.yaml" for d in sweep["datasets"]) + "; releases",
         "  that declare an epsilon also get policies/calibration-dp.policy.yaml's dp-claim rule.",
         f"- Manifest modes: {', '.join(f'{k}: {v}' for k, v in summary['modes'].items())} (`legacy`: the installed",
         "  policycheck refused `type: id` / `type: datetime`, so those columns were left to inference).",
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
-        + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
-        (f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs" if summary["wall_seconds"] is not None
-         else "- Wall time: not measured (published from a journal of several runs)")
-        + (f"; {summary['mean_seconds_per_release']} s per release (synthesis and check) on average." if summary.get('mean_seconds_per_release') else "."),
+        + ", ".join(f"{k} {v}" for k, v in env["versions"].items())
+        + ".",
+        (
+            f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs"
+            if summary["wall_seconds"] is not None
+            else "- Wall time: not measured (published from a journal of several runs)"
+        )
+        + (
+            f"; {summary['mean_seconds_per_release']} s per release (synthesis and check) on average."
+            if summary.get("mean_seconds_per_release")
+            else "."
+        ),
         "",
         "## Releases",
         "",
@@ -490,25 +602,36 @@ def render_markdown(summary: dict[str, Any]) -> str:
         for name, t in per_release.items():
             if "blocking_fail" in t:
                 result = f"blocking FAIL on {t['blocking_fail']}/{t['seeds']}; " + ", ".join(
-                    f"{f} {c}/{t['seeds']}" for f, c in t["caught_by"].items())
+                    f"{f} {c}/{t['seeds']}" for f, c in t["caught_by"].items()
+                )
             else:
                 result = f"clean on {t['clean']}/{t['seeds']}" + (f" ({t['errors']} errors)" if t.get("errors") else "")
             met = {True: "yes", False: "**no**", None: "—"}[t["met"]]
             lines.append(f"| {dataset} | {name} | {t['target']} | {result} | {met} |")
     for dataset, per_release in summary["rates"].items():
         rules = sorted({rule for rates in per_release.values() for rule in rates}, key=_rule_order)
-        lines += ["", f"## Rule x release rates: {dataset}", "",
-                  "Each cell: fail / inconclusive / warn / pass, as shares of seeds (error added when not 0); — the rule",
-                  "does not apply (no DP claim).", "",
-                  "| release | " + " | ".join(rules) + " |", "|---|" + "---|" * len(rules)]
+        lines += [
+            "",
+            f"## Rule x release rates: {dataset}",
+            "",
+            "Each cell: fail / inconclusive / warn / pass, as shares of seeds (error added when not 0); — the rule",
+            "does not apply (no DP claim).",
+            "",
+            "| release | " + " | ".join(rules) + " |",
+            "|---|" + "---|" * len(rules),
+        ]
         for name, rates in per_release.items():
             lines.append(f"| {name} | " + " | ".join(_cell(rates.get(rule)) for rule in rules) + " |")
     lines += _render_safe_rule_rates(summary)
     lines += game_markdown(summary)
     lines += ["", "## Notes", "", *NOTES]
     errors = Counter(r["error"] for r in summary["results"] if r.get("error"))
-    rule_errors = Counter(f"{rule}: {v['error']}"[:200] for r in summary["results"] for rule, v in r["rules"].items()
-                          if v["verdict"] == "error")
+    rule_errors = Counter(
+        f"{rule}: {v['error']}"[:200]
+        for r in summary["results"]
+        for rule, v in r["rules"].items()
+        if v["verdict"] == "error"
+    )
     if errors or rule_errors:
         lines += ["", "## Errors", "", "| count | what |", "|---|---|"]
         lines += [f"| {n} | {what.replace('|', '/')} |" for what, n in (errors + rule_errors).most_common()]
@@ -519,39 +642,62 @@ def _render_safe_rule_rates(summary: dict[str, Any]) -> list[str]:
     """The section on safe releases per rule (issue 28): false FAILs, inconclusive verdicts and what settles them."""
     if not summary.get("safe_rule_rates"):
         return []
-    lines = ["", "## Safe releases per rule: false FAIL, inconclusive, and what would settle them", "",
-             "Over every safe release of a dataset (independent marginals, copula, PrivBayes at epsilon 0.1 and 1,",
-             f"pac-synth at epsilon 1; {len(summary['sweep']['seeds'])} seeds each). Target: false FAIL <= "
-             f"{FALSE_FAIL_SHARE:.1%} per rule. *warn,",
-             "unsettled*: within the fail level but the interval holds the warn level. *Records used*: the rule's",
-             "sample size (its unit: untied synthetic records for dcr-share, adversary records for mi-risk,",
-             "synthetic records for exact-copies, original records for the linkage and reconstruction rules).",
-             "*Settled at (if the estimate held)*: the reports' records to settle an inconclusive verdict, median",
-             "[range]. *Settled at (no leak)*: the records at which a release with no leak would have its interval",
-             "within the fail level, n ((upper end - estimate) / (fail level - no-leak value))^2, median over the",
-             "inconclusive releases.", ""]
+    lines = [
+        "",
+        "## Safe releases per rule: false FAIL, inconclusive, and what would settle them",
+        "",
+        "Over every safe release of a dataset (independent marginals, copula, PrivBayes at epsilon 0.1 and 1,",
+        f"pac-synth at epsilon 1; {len(summary['sweep']['seeds'])} seeds each). Target: false FAIL <= "
+        f"{FALSE_FAIL_SHARE:.1%} per rule. *warn,",
+        "unsettled*: within the fail level but the interval holds the warn level. *Records used*: the rule's",
+        "sample size (its unit: untied synthetic records for dcr-share, adversary records for mi-risk,",
+        "synthetic records for exact-copies, original records for the linkage and reconstruction rules).",
+        "*Settled at (if the estimate held)*: the reports' records to settle an inconclusive verdict, median",
+        "[range]. *Settled at (no leak)*: the records at which a release with no leak would have its interval",
+        "within the fail level, n ((upper end - estimate) / (fail level - no-leak value))^2, median over the",
+        "inconclusive releases.",
+        "",
+    ]
     for dataset, rates in summary["safe_rule_rates"].items():
-        lines += [f"### {dataset}", "",
-                  "| rule | releases | false FAIL | inconclusive | warn, unsettled | records used | settled at (if the "
-                  "estimate held) | settled at (no leak) | met |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"### {dataset}",
+            "",
+            "| rule | releases | false FAIL | inconclusive | warn, unsettled | records used | settled at (if the "
+            "estimate held) | settled at (no leak) | met |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for rule, r in rates.items():
-            settle = (f"{r['settle']['median']:,.0f} [{r['settle']['min']:,}–{r['settle']['max']:,}]"
-                      if r["settle"] else "—")
+            settle = (
+                f"{r['settle']['median']:,.0f} [{r['settle']['min']:,}–{r['settle']['max']:,}]" if r["settle"] else "—"
+            )
             resolve = f"{r['resolve']:,.0f}" if r["resolve"] else "—"
             used = f"{r['sample_size']:,.0f}" if r["sample_size"] else "—"
             met = "yes" if r["fail"] <= FALSE_FAIL_SHARE else "**no**"
-            lines.append(f"| {rule} | {r['releases']} | {r['fail']:.1%} | {r['inconclusive']:.0%} | "
-                         f"{r['warn_unsettled']:.0%} | {used} | {settle} | {resolve} | {met} |")
+            lines.append(
+                f"| {rule} | {r['releases']} | {r['fail']:.1%} | {r['inconclusive']:.0%} | "
+                f"{r['warn_unsettled']:.0%} | {used} | {settle} | {resolve} | {met} |"
+            )
         lines.append("")
     return lines[:-1]
-MEMBERSHIP_RULES = ("dcr-share", "mi-risk", "exact-copies", "density-attack", "membership-game", "dp-claim",
-                    "dp-claim-game")
+
+
+MEMBERSHIP_RULES = (
+    "dcr-share",
+    "mi-risk",
+    "exact-copies",
+    "density-attack",
+    "membership-game",
+    "dp-claim",
+    "dp-claim-game",
+)
 
 
 def _auc_text(values: list[float]) -> str:
     if not values:
         return "—"
-    median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    median = (
+        values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    )
     return f"{median:.2f} ({values[0]:.2f}–{values[-1]:.2f})"
 
 
@@ -560,28 +706,42 @@ def game_markdown(summary: dict[str, Any]) -> list[str]:
     if not summary.get("game_figures"):
         return []
     sweep = summary["sweep"]
-    lines = ["", "## The membership game beside the release-level rules (issue 22)", "",
-             "The game re-runs each release's synthesizer (calibration/game.py: rounds per release in",
-             "the sweep's `games`; 20 targets: the 10 most isolated, the 5 with the rarest values, 5 at random).",
-             "Worst-target AUC: the AUC of the target the game judged worst on its training rounds, measured on",
-             "its test rounds (median and range over seeds); largest AUC: the largest over the 20 targets (an",
-             "upward-biased maximum, shown for reference). Each verdict cell: fail / inconclusive / warn / pass.",
-             "", "| dataset | release | target | result | met |", "|---|---|---|---|---|"]
+    lines = [
+        "",
+        "## The membership game beside the release-level rules (issue 22)",
+        "",
+        "The game re-runs each release's synthesizer (calibration/game.py: rounds per release in",
+        "the sweep's `games`; 20 targets: the 10 most isolated, the 5 with the rarest values, 5 at random).",
+        "Worst-target AUC: the AUC of the target the game judged worst on its training rounds, measured on",
+        "its test rounds (median and range over seeds); largest AUC: the largest over the 20 targets (an",
+        "upward-biased maximum, shown for reference). Each verdict cell: fail / inconclusive / warn / pass.",
+        "",
+        "| dataset | release | target | result | met |",
+        "|---|---|---|---|---|",
+    ]
     for dataset, per_release in summary.get("game_targets", {}).items():
         for name, t in per_release.items():
             met = {True: "yes", False: "**no**"}[t["met"]]
             lines.append(f"| {dataset} | {name} | {t['target']} | {t['met_seeds']}/{t['seeds']} | {met} |")
     for dataset, per_release in summary["game_figures"].items():
         rates = summary["rates"][dataset]
-        lines += ["", f"### {dataset}", "",
-                  "| release | rounds | worst-target AUC | largest AUC | epsilon lower bound | "
-                  + " | ".join(MEMBERSHIP_RULES) + " |", "|---|---|---|---|---|" + "---|" * len(MEMBERSHIP_RULES)]
+        lines += [
+            "",
+            f"### {dataset}",
+            "",
+            "| release | rounds | worst-target AUC | largest AUC | epsilon lower bound | "
+            + " | ".join(MEMBERSHIP_RULES)
+            + " |",
+            "|---|---|---|---|---|" + "---|" * len(MEMBERSHIP_RULES),
+        ]
         games = {(d, r): n for d, r, n in sweep.get("games", [])}
         for name, f in per_release.items():
             eps = _auc_text(f["epsilon_lower"]) if f["epsilon_lower"] else "—"
             cells = [_cell(rates[name].get(rule)) for rule in MEMBERSHIP_RULES]
-            lines.append(f"| {name} | {games.get((dataset, name), '—')} | {_auc_text(f['worst_auc'])} | "
-                         f"{_auc_text(f['largest_auc'])} | {eps} | " + " | ".join(cells) + " |")
+            lines.append(
+                f"| {name} | {games.get((dataset, name), '—')} | {_auc_text(f['worst_auc'])} | "
+                f"{_auc_text(f['largest_auc'])} | {eps} | " + " | ".join(cells) + " |"
+            )
     return lines
 
 
@@ -600,14 +760,21 @@ def render_game_markdown(summary: dict[str, Any]) -> str:
         "",
         f"- Datasets: {', '.join(sweep['datasets'])} ({sweep['rows']:,} training, holdout and synthetic rows).",
         f"- Seeds: {', '.join(map(str, sweep['seeds']))} (the synthesizer's seed and the check's `--seed`)."
-        + ("" if len(sweep["seeds"]) >= len(FULL.seeds) else
-           f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early (2 cores "
-           "shared with other work, a seed of Adult took about 20 minutes); `python -m calibration.run --game-doc` "
-           "measures all of them."),
+        + (
+            ""
+            if len(sweep["seeds"]) >= len(FULL.seeds)
+            else f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early (2 cores "
+            "shared with other work, a seed of Adult took about 20 minutes); `python -m calibration.run --game-doc` "
+            "measures all of them."
+        ),
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
-        + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
-        (f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs shared with other work"
-         if summary["wall_seconds"] is not None else "- Wall time: not measured"),
+        + ", ".join(f"{k} {v}" for k, v in env["versions"].items())
+        + ".",
+        (
+            f"- Wall time: {summary['wall_seconds']:.0f} s on {env['cpus']} CPUs shared with other work"
+            if summary["wall_seconds"] is not None
+            else "- Wall time: not measured"
+        ),
         "",
         "| release | group | what it is | declared |",
         "|---|---|---|---|",
@@ -656,30 +823,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--releases", default=",".join(FULL.releases))
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--no-docs", action="store_true", help="print the summary; do not write docs/")
-    parser.add_argument("--render", type=Path, default=None,
-                        help="rewrite docs/calibration.md from this summary JSON without running anything")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        default=None,
+        help="rewrite docs/calibration.md from this summary JSON without running anything",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the summary JSON here")
-    parser.add_argument("--journal", type=Path, default=None,
-                        help="append each finished job's rows here, and skip the jobs it already holds")
-    parser.add_argument("--game-doc", action="store_true",
-                        help="run the membership game's sweep (Adult, calibration.game.GAME_DOC_RELEASES) and write "
-                        "docs/calibration-game.md and .json instead")
-    parser.add_argument("--no-run", action="store_true",
-                        help="with --journal: publish the seeds the journal holds for every dataset, run nothing")
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        default=None,
+        help="append each finished job's rows here, and skip the jobs it already holds",
+    )
+    parser.add_argument(
+        "--game-doc",
+        action="store_true",
+        help="run the membership game's sweep (Adult, calibration.game.GAME_DOC_RELEASES) and write "
+        "docs/calibration-game.md and .json instead",
+    )
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="with --journal: publish the seeds the journal holds for every dataset, run nothing",
+    )
     args = parser.parse_args(argv)
     if args.render:
         summary = json.loads(args.render.read_text(encoding="utf-8"))
         (DOCS / "calibration.md").write_text(render_markdown(summary), encoding="utf-8")
         return 0
-    sweep = Sweep(datasets=tuple(args.datasets.split(",")), rows=args.rows, seeds=tuple(range(args.seeds)),
-                  releases=tuple(args.releases.split(",")))
+    sweep = Sweep(
+        datasets=tuple(args.datasets.split(",")),
+        rows=args.rows,
+        seeds=tuple(range(args.seeds)),
+        releases=tuple(args.releases.split(",")),
+    )
     if args.game_doc:
         sweep = GAME_DOC if args.seeds == len(FULL.seeds) else replace(GAME_DOC, seeds=tuple(range(args.seeds)))
     started = time.perf_counter()
     if args.no_run:
         results = [r for line in args.journal.read_text(encoding="utf-8").splitlines() for r in json.loads(line)]
-        complete = [s for s in sweep.seeds if all(any(r["dataset"] == d and r["seed"] == s for r in results)
-                                                  for d in sweep.datasets)]
+        complete = [
+            s
+            for s in sweep.seeds
+            if all(any(r["dataset"] == d and r["seed"] == s for r in results) for d in sweep.datasets)
+        ]
         results = [r for r in results if r["seed"] in complete]
     else:
         results = run_sweep(sweep, args.workers, log=lambda m: print(m, file=sys.stderr), journal=args.journal)
@@ -691,7 +879,9 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
     if args.game_doc:
         if not args.no_docs:
-            (DOCS / "calibration-game.json").write_text(json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8")
+            (DOCS / "calibration-game.json").write_text(
+                json.dumps(summary, indent=1, default=str) + "\n", encoding="utf-8"
+            )
             (DOCS / "calibration-game.md").write_text(render_game_markdown(summary), encoding="utf-8")
         print(render_game_markdown(summary))
     elif args.no_docs:

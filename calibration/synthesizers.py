@@ -40,6 +40,7 @@ def _clip_numeric(out: pd.DataFrame, frame: pd.DataFrame, categorical: tuple[str
 
 # ----------------------------------------------------------------- Gaussian copula (copulas)
 
+
 def _uniform_encode(column: pd.Series, rng: np.random.Generator) -> tuple[np.ndarray, list, np.ndarray]:
     """A category as a uniform draw from its own slice of (0, 1), most frequent first.
 
@@ -86,12 +87,17 @@ def gaussian_copula(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, s
         warnings.simplefilter("ignore")
         model.fit(pd.DataFrame(encoded))
         sampled = model.sample(n)
-    out = pd.DataFrame({c: _uniform_decode(sampled[c].to_numpy(), *codebooks[c]) if c in categorical
-                        else sampled[c].to_numpy() for c in frame.columns})
+    out = pd.DataFrame(
+        {
+            c: _uniform_decode(sampled[c].to_numpy(), *codebooks[c]) if c in categorical else sampled[c].to_numpy()
+            for c in frame.columns
+        }
+    )
     return _clip_numeric(out, frame, categorical)
 
 
 # ----------------------------------------------------------------- PrivBayes (DataSynthesizer)
+
 
 class _InProcessPool:
     """Stands in for the ``multiprocessing.Pool`` DataSynthesizer opens at every network step.
@@ -113,8 +119,9 @@ class _InProcessPool:
         return list(map(fn, items))
 
 
-def bayesian_network(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int,
-                     degree: int = 2) -> pd.DataFrame:
+def bayesian_network(
+    frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, degree: int = 2
+) -> pd.DataFrame:
     """DataSynthesizer's correlated attribute mode with differential privacy off (its ``epsilon=0``).
 
     The same degree-2 Bayesian network as :func:`privbayes`, its structure and conditionals
@@ -124,8 +131,9 @@ def bayesian_network(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, 
     return privbayes(frame, categorical, n, seed, epsilon=0.0, degree=degree)
 
 
-def privbayes(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float,
-              degree: int = 2) -> pd.DataFrame:
+def privbayes(
+    frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float, degree: int = 2
+) -> pd.DataFrame:
     """DataSynthesizer's PrivBayes at total ``epsilon`` (half for the network, half for the conditionals).
 
     DataSynthesizer 0.1.13 (its latest release) reads and writes files: the training frame
@@ -140,8 +148,12 @@ def privbayes(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: i
     from DataSynthesizer.DataDescriber import DataDescriber
     from DataSynthesizer.DataGenerator import DataGenerator
 
-    with tempfile.TemporaryDirectory(prefix="policycheck-privbayes-") as folder, \
-            np.printoptions(legacy="1.25"), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+    with (
+        tempfile.TemporaryDirectory(prefix="policycheck-privbayes-") as folder,
+        np.printoptions(legacy="1.25"),
+        contextlib.redirect_stdout(io.StringIO()),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore")
         pool, privbayes_module.Pool = privbayes_module.Pool, _InProcessPool
         try:
@@ -149,9 +161,13 @@ def privbayes(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: i
             frame.to_csv(source, index=False)
             describer = DataDescriber(category_threshold=0)
             describer.describe_dataset_in_correlated_attribute_mode(
-                source, epsilon=epsilon, k=degree,
+                source,
+                epsilon=epsilon,
+                k=degree,
                 attribute_to_is_categorical={c: c in categorical for c in frame.columns},
-                attribute_to_is_candidate_key={c: False for c in frame.columns}, seed=seed)
+                attribute_to_is_candidate_key=dict.fromkeys(frame.columns, False),
+                seed=seed,
+            )
             describer.save_dataset_description_to_file(description)
             generator = DataGenerator()
             generator.generate_dataset_in_correlated_attribute_mode(n, description, seed=seed)
@@ -244,13 +260,15 @@ def pac_synth_delta(n_records: int) -> float:
 
 # ----------------------------------------------------------------- independent marginals
 
+
 def independent_marginals(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int) -> pd.DataFrame:
     """The built-in ``indhist``: every column resampled from its own histogram."""
     return indhist(frame, n, np.random.default_rng(seed))
 
 
-def independent_marginals_dp(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float,
-                             domain: dict[str, list]) -> pd.DataFrame:
+def independent_marginals_dp(
+    frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, epsilon: float, domain: dict[str, list]
+) -> pd.DataFrame:
     """The built-in ``indhist_dp`` at ``epsilon`` over ``domain`` (public: the training and holdout values)."""
     from policycheck.methods.synthesizers import indhist_dp
 
@@ -275,8 +293,9 @@ def _codes(column: pd.Series, categorical: bool) -> np.ndarray:
     return np.where(np.isnan(values), floor, values)
 
 
-def cart(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int,
-         min_samples_leaf: int = CART_MIN_LEAF) -> pd.DataFrame:
+def cart(
+    frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int, min_samples_leaf: int = CART_MIN_LEAF
+) -> pd.DataFrame:
     """Sequential CART synthesis as synthpop's ``syn(method = "cart")`` does it (Nowok et al. 2016).
 
     The first column is drawn from its training values; each next column gets a decision
@@ -293,13 +312,17 @@ def cart(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: int,
     columns = list(frame.columns)
     training = {c: _codes(frame[c], c in categorical) for c in columns}
     out = {columns[0]: frame[columns[0]].to_numpy(dtype=object)[rng.integers(0, len(frame), size=n)]}
-    synthetic_codes = {columns[0]: _codes(pd.Series(out[columns[0]]), columns[0] in categorical)
-                       if columns[0] in categorical else None}
     for k, column in enumerate(columns[1:], start=1):
         before = columns[:k]
         x_train = np.column_stack([training[c] for c in before])
-        x_syn = np.column_stack([_codes(pd.Series(out[c]), c in categorical) if c in categorical
-                                 else _codes(pd.Series(out[c], dtype=float), False) for c in before])
+        x_syn = np.column_stack(
+            [
+                _codes(pd.Series(out[c]), c in categorical)
+                if c in categorical
+                else _codes(pd.Series(out[c], dtype=float), False)
+                for c in before
+            ]
+        )
         target = training[column]
         tree_type = DecisionTreeClassifier if column in categorical else DecisionTreeRegressor
         tree = tree_type(min_samples_leaf=min_samples_leaf, random_state=int(rng.integers(2**31 - 1)))

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from pydantic import Field
 
+from policycheck.core.stats import clopper_pearson
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Params
-from policycheck.core.stats import clopper_pearson
 
 DEMO = Path(__file__).resolve().parents[1] / "policycheck" / "demo_data"
 
@@ -97,8 +97,11 @@ rules:
 def toy_release(tmp_path):
     """A small release (CSV files) with columns age, sex, income."""
     original = pd.DataFrame(
-        {"age": [30, 41, 52, 23, 35, 60], "sex": ["Male", "Female", "Male", "Female", "Male", "Male"],
-         "income": ["<=50K", ">50K", "<=50K", "<=50K", ">50K", "<=50K"]}
+        {
+            "age": [30, 41, 52, 23, 35, 60],
+            "sex": ["Male", "Female", "Male", "Female", "Male", "Male"],
+            "income": ["<=50K", ">50K", "<=50K", "<=50K", ">50K", "<=50K"],
+        }
     )
     synthetic = original.iloc[[0, 1, 2, 4, 4, 5]]
     holdout = original.assign(age=original["age"] + 1)

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import DEMO, TOY_POLICY
 
 import policycheck as pc
-from conftest import DEMO, TOY_POLICY
 from policycheck.interfaces.cli import cli
-from policycheck.report.integrity import without_run_context
 from policycheck.methods.synthesizers import BUILTIN
+from policycheck.report.integrity import without_run_context
 
 #: Real metrics of three families on a small Adult extract: a check in seconds.
 POLICY = """\
@@ -72,8 +72,13 @@ def test_in_memory_check_gives_the_clis_report_on_the_same_data_written_to_files
 
     # The notebook: DataFrames in memory, nothing written.
     policy = pc.load_policy(policy_path)
-    release = pc.Release(original=original, synthetic=synthetic, holdout=holdout, id="adult-300",
-                         synthesizer=[{"name": "nonprivate", "epsilon": 1.0}, {"name": "indhist"}])
+    release = pc.Release(
+        original=original,
+        synthetic=synthetic,
+        holdout=holdout,
+        id="adult-300",
+        synthesizer=[{"name": "nonprivate", "epsilon": 1.0}, {"name": "indhist"}],
+    )
     before = set(tmp_path.rglob("*"))
     in_memory = pc.check(policy, release, executor="serial", progress=False)
     assert set(tmp_path.rglob("*")) == before
@@ -86,8 +91,11 @@ def test_in_memory_check_gives_the_clis_report_on_the_same_data_written_to_files
         "  - {path: syn0.csv, synthesizer: {name: nonprivate, epsilon: 1.0}}\n"
         "  - {path: syn1.csv, synthesizer: {name: indhist}}\n"
     )
-    result = CliRunner().invoke(cli, ["check", str(policy_path), "-r", "release.yaml", "-o", "out", "-q",
-                                      "--executor", "serial"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["check", str(policy_path), "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == in_memory.exit_code == 1  # the bootstrap copy fails exact-copies
     from_files = json.loads((tmp_path / "out" / "report.json").read_text())
 
@@ -99,8 +107,14 @@ def test_in_memory_check_gives_the_clis_report_on_the_same_data_written_to_files
 
 
 def test_the_callers_frames_are_not_modified(toy_metric):
-    original = pd.DataFrame({"age": [30, 41, 52, 23], "sex": ["Male", "Female", "Male", "Male"],
-                             "income": ["<=50K", ">50K", "<=50K", ">50K"]}, index=[7, 8, 9, 10])
+    original = pd.DataFrame(
+        {
+            "age": [30, 41, 52, 23],
+            "sex": ["Male", "Female", "Male", "Male"],
+            "income": ["<=50K", ">50K", "<=50K", ">50K"],
+        },
+        index=[7, 8, 9, 10],
+    )
     synthetic = original.iloc[[0, 0, 1, 2]]
     kept = original.copy(), synthetic.copy()
     release = pc.Release(original=original, synthetic=synthetic)
@@ -128,8 +142,13 @@ def test_report_reads_the_verdict_exit_code_and_rules(toy_metric, toy_release):
 
 
 def test_fail_on_warn_makes_a_warning_fail_the_release(toy_metric, toy_release):
-    report = pc.check(TOY_POLICY_FILE(), pc.load_release(toy_release["manifest"]), executor="serial",
-                      progress=False, fail_on_warn=True)
+    report = pc.check(
+        TOY_POLICY_FILE(),
+        pc.load_release(toy_release["manifest"]),
+        executor="serial",
+        progress=False,
+        fail_on_warn=True,
+    )
     assert (report.passed, report.exit_code) == (False, 1)
 
 
@@ -142,8 +161,13 @@ def test_report_write_writes_only_the_formats_asked(toy_metric, toy_release, tmp
 
 
 def test_repr_html_is_a_compact_escaped_table(toy_metric, tmp_path):
-    original = pd.DataFrame({"age": [30, 41, 52, 23], "sex": ["Male", "Female", "Male", "Male"],
-                             "income": ["<=50K", ">50K", "<=50K", ">50K"]})
+    original = pd.DataFrame(
+        {
+            "age": [30, 41, 52, 23],
+            "sex": ["Male", "Female", "Male", "Male"],
+            "income": ["<=50K", ">50K", "<=50K", ">50K"],
+        }
+    )
     release = pc.Release(original=original, synthetic=original, id="<b>x</b>")
     page = pc.check(TOY_POLICY_FILE(), release, executor="serial", progress=False)._repr_html_()
     assert page.count("<tr>") == 2  # header + one rule
@@ -167,8 +191,10 @@ def test_validate_returns_problems_without_raising(toy_metric):
 
 
 def test_check_validates_the_policy_against_the_release_columns(toy_metric):
-    release = pc.Release(original=pd.DataFrame({"age": [1, 2, 3], "gender": ["a", "b", "a"]}),
-                         synthetic=pd.DataFrame({"age": [1, 2, 3], "gender": ["a", "b", "b"]}))
+    release = pc.Release(
+        original=pd.DataFrame({"age": [1, 2, 3], "gender": ["a", "b", "a"]}),
+        synthetic=pd.DataFrame({"age": [1, 2, 3], "gender": ["a", "b", "b"]}),
+    )
     with pytest.raises(pc.PolicyError, match="column 'sex' is not in the release"):
         pc.check(TOY_POLICY_FILE(), release, executor="serial", progress=False)
 
@@ -190,7 +216,9 @@ def test_an_invalid_dp_mechanism_declaration_is_refused_with_the_release():
     original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
     with pytest.raises(pc.InputError) as caught:
         pc.Release(original=original, synthetic=original, synthesizer={"name": "x", "mechanism": "gaussian"})
-    assert str(caught.value) == "synthesizer[0]: invalid DP mechanism: mechanism 'gaussian' needs rho or noise_multiplier"
+    assert (
+        str(caught.value) == "synthesizer[0]: invalid DP mechanism: mechanism 'gaussian' needs rho or noise_multiplier"
+    )
 
 
 def test_named_synthetic_sets_keep_their_names():
@@ -230,6 +258,8 @@ def test_report_read_refuses_a_key_written_twice(toy_metric, toy_release, tmp_pa
     report.write(tmp_path / "run1", formats=["json"])
     assert pc.Report.read(tmp_path / "run1" / "report.json").data == report.data
     text = (tmp_path / "run1" / "report.json").read_text()
-    (tmp_path / "run1" / "report.json").write_text(text.replace('"verdict": "warn"', '"verdict": "pass", "verdict": "warn"', 1))
+    (tmp_path / "run1" / "report.json").write_text(
+        text.replace('"verdict": "warn"', '"verdict": "pass", "verdict": "warn"', 1)
+    )
     with pytest.raises(pc.InputError, match="key 'verdict' appears twice"):
         pc.Report.read(tmp_path / "run1" / "report.json")

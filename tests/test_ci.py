@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import DEMO
 from jsonschema import Draft4Validator
 from ruamel.yaml import YAML
 
-from conftest import DEMO
 from policycheck.interfaces.cli import cli
 from policycheck.methods.synthesizers import BUILTIN
 
@@ -57,7 +57,9 @@ def sample_repository(root: Path) -> None:
     (root / "release").mkdir()
     original.to_csv(root / "release" / "original.csv", index=False)
     holdout.to_csv(root / "release" / "holdout.csv", index=False)
-    BUILTIN["nonprivate"](original, 200, np.random.default_rng(1)).to_csv(root / "release" / "synthetic.csv", index=False)
+    BUILTIN["nonprivate"](original, 200, np.random.default_rng(1)).to_csv(
+        root / "release" / "synthetic.csv", index=False
+    )
     (root / "release" / "release.yaml").write_text(
         "release: {id: sample}\noriginal: original.csv\nholdout: holdout.csv\nsynthetic:\n  - path: synthetic.csv\n"
     )
@@ -77,15 +79,21 @@ def test_the_workflow_commands_write_what_its_upload_steps_upload(tmp_path):
     for step in steps:
         command = step.get("run", "")
         if command.startswith("policycheck "):
-            result = CliRunner().invoke(cli, shlex.split(command)[1:] + ["--executor", "serial"] * command.startswith("policycheck check"))
+            result = CliRunner().invoke(
+                cli, shlex.split(command)[1:] + ["--executor", "serial"] * command.startswith("policycheck check")
+            )
             codes[step["name"]] = result.exit_code
     assert codes == {"Validate the policies": 0, "Check the release": 1}  # the copying synthesizer fails
 
     uploads = {step["uses"].split("@")[0]: step["with"] for step in steps if "with" in step and "uses" in step}
     sarif_path = Path(uploads["github/codeql-action/upload-sarif"]["sarif_file"])
     junit_path = Path(uploads["mikepenz/action-junit-report"]["report_paths"])
-    assert all(step.get("if") == "always()" for step in steps if step.get("uses", "").split("@")[0] in
-               ("github/codeql-action/upload-sarif", "mikepenz/action-junit-report", "actions/upload-artifact"))
+    assert all(
+        step.get("if") == "always()"
+        for step in steps
+        if step.get("uses", "").split("@")[0]
+        in ("github/codeql-action/upload-sarif", "mikepenz/action-junit-report", "actions/upload-artifact")
+    )
 
     sarif = json.loads(sarif_path.read_text())
     errors = sorted(Draft4Validator(sarif_schema()).iter_errors(sarif), key=str)
@@ -144,8 +152,13 @@ def test_the_pre_commit_hook_passes_a_valid_policy_and_stops_an_invalid_one(tmp_
     (repo / "policies" / "good.policy.yaml").write_text(POLICY)
     (repo / "notes.yaml").write_text("not: [a policy\n")  # outside the hook's files pattern
     bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PRE_COMMIT_HOME": str(tmp_path / "cache"),
-           "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"), "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"),
+        "NO_COLOR": "1",
+    }
 
     def run(*args):
         return subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True)

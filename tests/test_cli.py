@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli
 
 
@@ -42,7 +42,9 @@ def test_check_exits_0_when_blocking_rules_pass_with_warnings(runner, toy_metric
 
 
 def test_fail_on_warn_turns_warnings_into_exit_1(runner, toy_metric, write, toy_release):
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--fail-on-warn")
+    result = invoke(
+        runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--fail-on-warn"
+    )
     assert result.exit_code == 1
 
 
@@ -68,8 +70,20 @@ def test_check_exits_2_on_a_missing_column_with_one_line(runner, toy_metric, wri
 
 
 def test_check_takes_the_release_from_flags(runner, toy_metric, write, toy_release):
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"],
-                    "--synthetic", toy_release["synthetic"], "-o", "out", "-q", "--seed", "7")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        toy_release["synthetic"],
+        "-o",
+        "out",
+        "-q",
+        "--seed",
+        "7",
+    )
     assert result.exit_code == 0
     assert json.loads(open("out/report.json").read())["provenance"]["seed"] == 7
 
@@ -91,7 +105,9 @@ def test_same_seed_gives_the_same_report_numbers(runner, toy_metric, write, toy_
 
 
 def test_check_writes_only_the_requested_formats(runner, toy_metric, write, toy_release):
-    invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--format", "md")
+    invoke(
+        runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", "--format", "md"
+    )
     import os
 
     assert sorted(os.listdir("out")) == ["report.json", "report.md"]
@@ -116,8 +132,18 @@ def test_metrics_lists_the_registry(runner):
 def test_check_exports_reverse_mapped_sets(runner, toy_metric, write, toy_release):
     import pandas as pd
 
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q",
-                    "--export-reverse-mapped", "rm")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--export-reverse-mapped",
+        "rm",
+    )
     assert result.exit_code == 0
     exported = pd.read_csv("rm/reverse_mapped_1_synthetic.csv")
     original = pd.read_csv(toy_release["original"])
@@ -144,19 +170,28 @@ def test_validate_rejects_fail_above_on_a_higher_is_safer_metric(runner, write):
 
 
 def test_plan_with_a_release_reports_a_categorical_secret_without_order_once_and_exits_2(runner, write, toy_release):
-    policy = write("p.yaml", MISLED.replace("fail_above", "fail_below") + "  - id: narrowing\n"
-                   "    metric: linkage_range_narrowing\n    threshold: {fail_above: 0.1}\n")
+    policy = write(
+        "p.yaml",
+        MISLED.replace("fail_above", "fail_below") + "  - id: narrowing\n"
+        "    metric: linkage_range_narrowing\n    threshold: {fail_above: 0.1}\n",
+    )
     result = invoke(runner, "plan", policy, "-r", toy_release["manifest"])
     assert result.exit_code == 2
-    message = ("secret column 'income' is categorical without an order, so no range of its values can be narrowed; "
-               "give its categories lowest first in params.orders, or choose a numeric or ordinal secret")
+    message = (
+        "secret column 'income' is categorical without an order, so no range of its values can be narrowed; "
+        "give its categories lowest first in params.orders, or choose a numeric or ordinal secret"
+    )
     # One line per rule, each once, at the rule; nothing computed, no traceback.
     assert result.stderr.splitlines() == [f"p.yaml:4:5: {message}", f"p.yaml:7:5: {message}"]
 
 
 def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_running(runner, write, toy_release):
-    policy = write("p.yaml", MISLED.replace("maximum-knowledge", "partially-informed")
-                   .replace("linkage_consistently_misled", "reconstruction_accuracy\n    params: {secret: sex}"))
+    policy = write(
+        "p.yaml",
+        MISLED.replace("maximum-knowledge", "partially-informed").replace(
+            "linkage_consistently_misled", "reconstruction_accuracy\n    params: {secret: sex}"
+        ),
+    )
     result = invoke(runner, "check", policy, "-r", toy_release["manifest"], "-o", "out", "-q")
     assert result.exit_code == 2
     assert "p.yaml:6:14: secret 'sex' is not among the policy's declared secrets (income)" in result.stderr
@@ -165,7 +200,7 @@ def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_ru
 
 def test_metrics_shows_each_metrics_threshold_direction(runner):
     out = invoke(runner, "metrics").output
-    misled = out[out.index("linkage_consistently_misled ("):]
+    misled = out[out.index("linkage_consistently_misled (") :]
     assert misled.splitlines()[0:20].count("    threshold: fail_below (higher is safer)") == 1
     assert "    threshold: fail_above (higher is riskier)" in out
 
@@ -176,75 +211,178 @@ def test_metrics_shows_each_metrics_threshold_direction(runner):
 @pytest.fixture
 def with_roles(write):
     """original.csv/synthetic.csv with an id, a date and a comment beside sex and income."""
-    rows = "".join(f"{100 + i},2021-03-{1 + i % 28:02d},note {i},{'Male' if i % 3 else 'Female'},{i % 2}\n"
-                   for i in range(60))
+    rows = "".join(
+        f"{100 + i},2021-03-{1 + i % 28:02d},note {i},{'Male' if i % 3 else 'Female'},{i % 2}\n" for i in range(60)
+    )
     header = "seqn,visit,comment,sex,income\n"
     return write("original.csv", header + rows), write("synthetic.csv", header + rows.replace("\n1", "\n9"))
 
 
 def test_column_type_flags_give_id_ignore_and_datetime(runner, toy_metric, write, with_roles):
     original, synthetic = with_roles
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
-                    "--column-type", "seqn=id", "--column-type", "comment=ignore", "-o", "out", "-q")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        original,
+        "--synthetic",
+        synthetic,
+        "--column-type",
+        "seqn=id",
+        "--column-type",
+        "comment=ignore",
+        "-o",
+        "out",
+        "-q",
+    )
     assert result.exit_code in (0, 1), result.output
     release = json.loads(open("out/report.json").read())["release"]
-    assert release["roles"] == {"seqn": "id", "visit": "datetime", "comment": "ignore", "sex": "categorical",
-                                "income": "numeric"}
+    assert release["roles"] == {
+        "seqn": "id",
+        "visit": "datetime",
+        "comment": "ignore",
+        "sex": "categorical",
+        "income": "numeric",
+    }
     assert release["columns"] == {"visit": "numeric", "sex": "categorical", "income": "numeric"}
 
 
 def test_metadata_flag_gives_roles(runner, toy_metric, write, with_roles):
     original, synthetic = with_roles
-    metadata = write("metadata.json", json.dumps({"primary_key": "seqn", "columns": {
-        "seqn": {"sdtype": "id"}, "visit": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},
-        "comment": {"sdtype": "text"}, "sex": {"sdtype": "categorical"}, "income": {"sdtype": "boolean"}}}))
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
-                    "--metadata", metadata, "-o", "out", "-q")
+    metadata = write(
+        "metadata.json",
+        json.dumps(
+            {
+                "primary_key": "seqn",
+                "columns": {
+                    "seqn": {"sdtype": "id"},
+                    "visit": {"sdtype": "datetime", "datetime_format": "%Y-%m-%d"},
+                    "comment": {"sdtype": "text"},
+                    "sex": {"sdtype": "categorical"},
+                    "income": {"sdtype": "boolean"},
+                },
+            }
+        ),
+    )
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        original,
+        "--synthetic",
+        synthetic,
+        "--metadata",
+        metadata,
+        "-o",
+        "out",
+        "-q",
+    )
     assert result.exit_code in (0, 1), result.output
     roles = json.loads(open("out/report.json").read())["release"]["roles"]
-    assert roles == {"seqn": "id", "visit": "datetime", "comment": "ignore", "sex": "categorical",
-                     "income": "categorical"}
+    assert roles == {
+        "seqn": "id",
+        "visit": "datetime",
+        "comment": "ignore",
+        "sex": "categorical",
+        "income": "categorical",
+    }
 
 
 def test_unknown_column_type_is_a_usage_error(runner, toy_metric, write, toy_release):
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"],
-                    "--synthetic", toy_release["synthetic"], "--column-type", "age=key")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        toy_release["synthetic"],
+        "--column-type",
+        "age=key",
+    )
     assert result.exit_code == 2
-    assert "--column-type 'age=key': expected NAME=TYPE with TYPE one of numeric, categorical, datetime, id, ignore" in result.output
+    assert (
+        "--column-type 'age=key': expected NAME=TYPE with TYPE one of numeric, categorical, datetime, id, ignore"
+        in result.output
+    )
 
 
 def test_column_types_beside_a_manifest_are_a_usage_error(runner, toy_metric, write, toy_release):
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "--column-type", "age=id")
+    result = invoke(
+        runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "--column-type", "age=id"
+    )
     assert result.exit_code == 2
     assert "with --release, declare column types in the manifest" in result.output
 
 
 def test_undeclared_id_column_exits_2_with_one_line(runner, toy_metric, write, with_roles):
     original, synthetic = with_roles
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", original, "--synthetic", synthetic,
-                    "--column-type", "comment=ignore", "-o", "out", "-q")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        original,
+        "--synthetic",
+        synthetic,
+        "--column-type",
+        "comment=ignore",
+        "-o",
+        "out",
+        "-q",
+    )
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "error: original.csv: column 'seqn' looks like a record identifier (60 distinct values in 60 rows, counting "
         "up row by row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it "
-        "out of the analysis, or declare its type (numeric, categorical) if it is an attribute"]
+        "out of the analysis, or declare its type (numeric, categorical) if it is an attribute"
+    ]
 
 
 def test_training_file_given_as_every_set_exits_2(runner, toy_metric, write, toy_release):
     train = toy_release["original"]
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train,
-                    "--holdout", train, "-o", "out", "-q")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        train,
+        "--synthetic",
+        train,
+        "--holdout",
+        train,
+        "-o",
+        "out",
+        "-q",
+    )
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "error: original.csv: the holdout has the same file (sha256) as the original: a holdout must be real "
-        "records the synthesizer never saw, in a file of its own"]
+        "records the synthesizer never saw, in a file of its own"
+    ]
 
 
 def test_findings_are_printed_and_reported(runner, toy_metric, write, toy_release):
     train = toy_release["original"]
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train,
-                    "--holdout", toy_release["holdout"], "-o", "out", "-q")
-    finding = "synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a verbatim copy"
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        train,
+        "--synthetic",
+        train,
+        "--holdout",
+        toy_release["holdout"],
+        "-o",
+        "out",
+        "-q",
+    )
+    finding = (
+        "synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a verbatim copy"
+    )
     assert f"  finding: {finding}" in result.output.splitlines()
     assert json.loads(open("out/report.json").read())["release"]["findings"] == [finding]
 
@@ -262,12 +400,30 @@ rules:
 def test_copy_with_regenerated_ids_fails_exact_copies_once_the_id_is_declared(runner, write):
     # Issue 11: left in, a regenerated id made a verbatim copy look new (exact_copy_share 0.000).
     def table(first_id, shift):
-        return "pid,age,sex\n" + "".join(f"{first_id + i},{20 + (3 * i + shift) % 50},{'FM'[i % 2]}\n" for i in range(80))
+        return "pid,age,sex\n" + "".join(
+            f"{first_id + i},{20 + (3 * i + shift) % 50},{'FM'[i % 2]}\n" for i in range(80)
+        )
 
     original, copy = write("original.csv", table(1000, 0)), write("synthetic.csv", table(5000, 0))
     holdout = write("holdout.csv", table(9000, 1))
-    result = invoke(runner, "check", write("p.yaml", COPY_POLICY), "--original", original, "--synthetic", copy,
-                    "--holdout", holdout, "--column-type", "pid=id", "-o", "out", "-q", "--executor", "serial")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", COPY_POLICY),
+        "--original",
+        original,
+        "--synthetic",
+        copy,
+        "--holdout",
+        holdout,
+        "--column-type",
+        "pid=id",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     assert result.exit_code == 1, result.output
     assert json.loads(open("out/report.json").read())["rules"][0]["value"] == 1.0  # every record is a copy
 
@@ -276,8 +432,10 @@ def test_plan_prints_release_findings_on_stderr(runner, toy_metric, write, toy_r
     train = toy_release["original"]
     result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "--original", train, "--synthetic", train)
     assert result.exit_code == 0
-    assert ("finding: synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a "
-            "verbatim copy") in result.stderr.splitlines()
+    assert (
+        "finding: synthetic set 'synthetic[0]' has the same file (sha256) as the original: it is checked as a "
+        "verbatim copy"
+    ) in result.stderr.splitlines()
 
 
 def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric, write, toy_release):
@@ -289,13 +447,16 @@ def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric
     assert result.stderr.splitlines() == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
 
 
-@pytest.mark.parametrize(("policy_key", "flags", "code"), [("", (), 0), ("on_inconclusive: fail\n", (), 1),
-                                                            ("", ("--fail-on-warn",), 1)])
-def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(runner, toy_metric, write, toy_release,
-                                                                           policy_key, flags, code):
+@pytest.mark.parametrize(
+    ("policy_key", "flags", "code"), [("", (), 0), ("on_inconclusive: fail\n", (), 1), ("", ("--fail-on-warn",), 1)]
+)
+def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(
+    runner, toy_metric, write, toy_release, policy_key, flags, code
+):
     # 5/6 Male: estimate 0.833 within 0.9, Clopper-Pearson upper bound 0.996 beyond it.
     text = TOY_POLICY.replace("rules:", policy_key + "rules:").replace(
-        "fail_above: 0.9, warn_above: 0.6, compare: estimate", "fail_above: 0.9, compare: upper")
+        "fail_above: 0.9, warn_above: 0.6, compare: estimate", "fail_above: 0.9, compare: upper"
+    )
     result = invoke(runner, "check", write("p.yaml", text), "-r", toy_release["manifest"], "-o", "out", "-q", *flags)
     assert result.exit_code == code
     assert "  inconclusive male-share (toy_share): 0.8333 [0.3588, 0.9958]" in result.output

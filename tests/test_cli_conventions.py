@@ -14,11 +14,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli, colour_choice
 
-FAILING = TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_above: 0.5").replace("id: toy,", "id: toy-strict,")
+FAILING = TOY_POLICY.replace("fail_above: 0.9, warn_above: 0.6", "fail_above: 0.5").replace(
+    "id: toy,", "id: toy-strict,"
+)
 
 
 def invoke(*args, env=None):
@@ -31,8 +33,16 @@ def invoke(*args, env=None):
 def test_several_policies_get_one_report_folder_each_and_the_worst_exit_code(toy_metric, write, toy_release):
     write("policies/lenient.policy.yaml", TOY_POLICY)
     write("policies/strict.policy.yaml", FAILING)
-    result = invoke("check", "policies/lenient.policy.yaml", "policies/strict.policy.yaml",
-                    "-r", toy_release["manifest"], "-o", "out", "-q")
+    result = invoke(
+        "check",
+        "policies/lenient.policy.yaml",
+        "policies/strict.policy.yaml",
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+    )
     assert result.exit_code == 1  # lenient warns (0), strict fails (1)
     assert json.loads(Path("out/lenient/report.json").read_text())["verdict"] == "warn"
     assert json.loads(Path("out/strict/report.json").read_text())["verdict"] == "fail"
@@ -141,8 +151,9 @@ def test_validate_without_files_validates_the_pyproject_policies(toy_metric, wri
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "junit", "md"])
 def test_dash_output_prints_the_one_format_on_stdout_and_writes_no_folder(toy_metric, write, toy_release, fmt):
-    result = invoke("check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "-", "-q",
-                    "--format", fmt)
+    result = invoke(
+        "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "-", "-q", "--format", fmt
+    )
     assert result.exit_code == 0
     if fmt in ("json", "sarif"):
         document = json.loads(result.stdout)
@@ -156,8 +167,9 @@ def test_dash_output_prints_the_one_format_on_stdout_and_writes_no_folder(toy_me
 
 
 def test_dash_output_refuses_two_formats(toy_metric, write, toy_release):
-    result = invoke("check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "-",
-                    "--format", "json,sarif")
+    result = invoke(
+        "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "-", "--format", "json,sarif"
+    )
     assert result.exit_code == 2
 
 
@@ -166,8 +178,11 @@ def test_a_closed_pipe_exits_quietly_with_the_commands_own_code(toy_metric, writ
         invoke("check", write(f"{out}.yaml", text), "-r", toy_release["manifest"], "-o", out, "-q")
     # The reader closes its end before diff writes a byte (as `| head -0` would).
     for flags, expected in (([], 0), (["--fail-on-worse"], 1)):
-        proc = subprocess.Popen([sys.executable, "-m", "policycheck", "diff", "old/report.json", "new/report.json", *flags],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "policycheck", "diff", "old/report.json", "new/report.json", *flags],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         proc.stdout.close()
         stderr = proc.stderr.read().decode()
         assert proc.wait() == expected, stderr

@@ -1,8 +1,8 @@
 import pytest
-
 from conftest import TOY_POLICY
-from policycheck.engine.compiler import compile_plan
+
 from policycheck.core.errors import InvalidInput
+from policycheck.engine.compiler import compile_plan
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
 

@@ -67,8 +67,13 @@ def test_reconstruction_effect_is_what_the_demo_data_gives(demo):
 
 def test_our_side_of_each_effect_is_the_committed_demo_reports_value():
     # The same number two ways: the effects file's "ours" and the demo sample's rule (policies/demo.policy.yaml).
-    rule_of = {"mi_risk/sure": "mi-risk", "dcr_share/ties": "dcr-share", "exact_copy_share/holdout-baseline": "exact-copies",
-               "linkage_range_narrowing/baseline": "age-narrowing", "reconstruction_individual_risk/control": "income-inference"}
+    rule_of = {
+        "mi_risk/sure": "mi-risk",
+        "dcr_share/ties": "dcr-share",
+        "exact_copy_share/holdout-baseline": "exact-copies",
+        "linkage_range_narrowing/baseline": "age-narrowing",
+        "reconstruction_individual_risk/control": "income-inference",
+    }
     for name in ce.RELEASES:
         report = json.loads((ROOT / "reports" / "demo" / name / "report.json").read_text(encoding="utf-8"))
         value = {r["id"]: r["value"] for r in report["rules"]}
@@ -112,5 +117,7 @@ def test_the_table_in_docs_metrics_md_shows_the_committed_figures():
     for key, effect in STORED["effects"].items():
         (row,) = [line for line in docs.splitlines() if line.startswith(f"| `{key}` |")]
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[2:] == [f"{shown(effect['demo'][n]['ours'])} / {shown(effect['demo'][n]['theirs'])}"
-                             for n in ("nonprivate", "indhist_dp")], key
+        assert cells[2:] == [
+            f"{shown(effect['demo'][n]['ours'])} / {shown(effect['demo'][n]['theirs'])}"
+            for n in ("nonprivate", "indhist_dp")
+        ], key

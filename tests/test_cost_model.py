@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from policycheck.methods import cost_model
 from policycheck.interfaces.cli import cli
+from policycheck.methods import cost_model
 from policycheck.release.model import ColumnType, Dataset, Release
 
 
@@ -25,10 +25,15 @@ class _Rows:
 
 def release(n_train: int, n_hold: int, n_syn: int, numeric: int, categorical: int) -> Release:
     types = {f"x{j}": ColumnType.NUMERIC for j in range(numeric)} | {
-        f"c{j}": ColumnType.CATEGORICAL for j in range(categorical)}
-    return Release("r", Dataset("original", "original", _Rows(n_train)),
-                   (Dataset("synthetic", "synthetic[0]", _Rows(n_syn)),), Dataset("holdout", "holdout", _Rows(n_hold)),
-                   types)
+        f"c{j}": ColumnType.CATEGORICAL for j in range(categorical)
+    }
+    return Release(
+        "r",
+        Dataset("original", "original", _Rows(n_train)),
+        (Dataset("synthetic", "synthetic[0]", _Rows(n_syn)),),
+        Dataset("holdout", "holdout", _Rows(n_hold)),
+        types,
+    )
 
 
 def test_dcr_estimate_of_mixed_columns_is_the_calibrated_tree_formula():
@@ -54,7 +59,8 @@ def test_dcr_estimate_uses_only_the_rule_columns():
 
 def test_estimate_wording():
     assert cost_model.StepEstimate(150.0, 2_500_000_000).describe(2) == (
-        "about 2 min of CPU, about 75 s on 2 workers, about 2500 MB of memory")
+        "about 2 min of CPU, about 75 s on 2 workers, about 2500 MB of memory"
+    )
     assert cost_model.StepEstimate(0.2, 1000).describe(2) == "under 1 s of CPU, under 1 MB of memory"
 
 
@@ -88,7 +94,9 @@ def test_plan_without_a_release_prints_no_estimate(write):
 
 
 def test_linkage_estimate_is_sets_times_records_times_the_calibrated_rate():
-    est = cost_model.linkage_attack(release(100_000, 50_000, 100_000, 4, 2), None, ("x0", "x1", "x2", "x3", "c0"), "sum")
+    est = cost_model.linkage_attack(
+        release(100_000, 50_000, 100_000, 4, 2), None, ("x0", "x1", "x2", "x3", "c0"), "sum"
+    )
     # One set, 10^5 records, p = 5: 1.3e-5 * 1e5 * 6 / 6 = 1.3 s; 72 B * 1e5 results + 6 * 8 * 1e5 * 6 work.
     assert est.seconds == pytest.approx(1.3)
     assert est.bytes == 7_200_000 + 28_800_000
@@ -106,7 +114,14 @@ def test_a_small_linkage_attack_runs_in_this_process(monkeypatch):
     small = make_release(2_000, 5, 3, seed=0)
     orders = {c: attribute_order(c, ColumnType.NUMERIC, small.original.frame[c]) for c in small.columns}
     with LocalProcessExecutor(2) as executor:
-        attack.run_attack(small, "secret", [c for c in small.columns if c != "secret"], "sum", orders,
-                          [np.random.default_rng(m) for m in range(3)], executor)
+        attack.run_attack(
+            small,
+            "secret",
+            [c for c in small.columns if c != "secret"],
+            "sum",
+            orders,
+            [np.random.default_rng(m) for m in range(3)],
+            executor,
+        )
         # 3 sets x 2,000 records: 0.078 s of work, under the 0.5 s that pays for a second worker.
         assert executor._pool is None

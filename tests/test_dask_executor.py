@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("distributed")
 
 from bench.game_policy import game_policy  # noqa: E402
-from policycheck.interfaces.check import check_release  # noqa: E402
 from policycheck.execution.dask import DaskExecutor  # noqa: E402
+from policycheck.interfaces.check import check_release  # noqa: E402
 from policycheck.interfaces.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
 from policycheck.report.integrity import without_run_context  # noqa: E402
@@ -33,8 +33,16 @@ def release(tmp_path_factory):
 def run_everywhere(policy: Path, release, tmp_path: Path) -> dict[str, bytes]:
     out = {}
     for executor in ("serial", "local", "dask"):
-        check_release(policy, release, tmp_path / executor, formats=("json",), executor=executor, workers=2,
-                      progress=False, scheduler="local")
+        check_release(
+            policy,
+            release,
+            tmp_path / executor,
+            formats=("json",),
+            executor=executor,
+            workers=2,
+            progress=False,
+            scheduler="local",
+        )
         out[executor] = report_bytes(tmp_path / executor)
     return out
 

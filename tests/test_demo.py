@@ -7,8 +7,16 @@ from click.testing import CliRunner
 
 from policycheck.interfaces.cli import cli
 
-PRIVACY_RULES = ("dcr-share", "mi-risk", "exact-copies", "income-inference", "age-narrowing", "dp-claim",
-                 "membership-game", "dp-claim-game")
+PRIVACY_RULES = (
+    "dcr-share",
+    "mi-risk",
+    "exact-copies",
+    "income-inference",
+    "age-narrowing",
+    "dp-claim",
+    "membership-game",
+    "dp-claim-game",
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +43,18 @@ def test_demo_exits_0_and_prints_both_verdicts(demo):
 def test_nonprivate_release_fails_every_privacy_rule(demo):
     _, reports = demo
     assert reports["nonprivate"]["verdict"] == "fail"
-    assert {rule: verdicts(reports["nonprivate"])[rule] for rule in PRIVACY_RULES} == dict.fromkeys(PRIVACY_RULES, "fail")
+    assert {rule: verdicts(reports["nonprivate"])[rule] for rule in PRIVACY_RULES} == dict.fromkeys(
+        PRIVACY_RULES, "fail"
+    )
 
 
 def test_indhist_dp_release_is_shown_within_the_fail_level_of_every_privacy_rule(demo):
     _, reports = demo
     rules = {r["id"]: r for r in reports["indhist_dp"]["rules"] if r["id"] in PRIVACY_RULES}
-    assert {rule: r["verdict"] for rule, r in rules.items()} == {**dict.fromkeys(PRIVACY_RULES, "pass"),
-                                                                   "membership-game": "warn"}
+    assert {rule: r["verdict"] for rule, r in rules.items()} == {
+        **dict.fromkeys(PRIVACY_RULES, "pass"),
+        "membership-game": "warn",
+    }
     # The game's worst target: advantage -0.067 with interval [-0.285, 0.166] at the Bonferroni level over 20
     # targets: within the fail level 0.2, but the interval holds the warn level 0.1, so 300 rounds cannot show
     # the advantage below it (issue 28's rule).
@@ -80,9 +92,12 @@ def test_nonprivate_budget_fails_because_it_sums_the_refuted_epsilon_claim(demo)
     _, reports = demo
     rules = {r["id"]: r for r in reports["nonprivate"]["rules"]}
     assert rules["dp-claim"]["refutes"] == ["synthetic[0]:epsilon"]
-    assert rules["dp-budget"]["relies_on"] == ["synthetic[0]:epsilon", "ledger:adult-teaching-2025[1]:epsilon",
-                                               "ledger:adult-teaching-2025[2]:epsilon",
-                                               "ledger:adult-research-2026-q1[1]:epsilon"]
+    assert rules["dp-budget"]["relies_on"] == [
+        "synthetic[0]:epsilon",
+        "ledger:adult-teaching-2025[1]:epsilon",
+        "ledger:adult-teaching-2025[2]:epsilon",
+        "ledger:adult-research-2026-q1[1]:epsilon",
+    ]
     # Its total, 1.638, is within the levels: only the refuted claim fails it.
     assert rules["dp-budget"]["value"] < 2.0 and rules["dp-budget"]["verdict"] == "fail"
     assert "the epsilon claim of synthetic[0], which rule 'dp-claim' refuted" in rules["dp-budget"]["verdict_reason"]

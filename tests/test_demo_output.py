@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from policycheck.core.errors import InvalidInput
 from policycheck.interfaces import demo
 from policycheck.interfaces.cli import cli
-from policycheck.core.errors import InvalidInput
 
 
 @pytest.fixture

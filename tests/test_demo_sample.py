@@ -17,7 +17,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("release", ["nonprivate", "indhist_dp"])
 def test_the_committed_sample_report_reproduces_number_for_number(release):
-    done = subprocess.run([sys.executable, "-m", "policycheck", "verify", f"reports/demo/{release}/report.json", "--root", "."],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "policycheck", "verify", f"reports/demo/{release}/report.json", "--root", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "identical verdicts and numbers" in done.stdout

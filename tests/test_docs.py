@@ -12,8 +12,11 @@ def test_api_guide_examples_run(tmp_path):
     # fixture of conftest.py has already made tmp_path the working folder).
     shutil.copytree(REPO / "policies", tmp_path / "policies")
     failures, tried = doctest.testfile(
-        str(REPO / "docs" / "api.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-        verbose=False, report=True,
+        str(REPO / "docs" / "api.md"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        verbose=False,
+        report=True,
     )
     assert tried > 10
     assert failures == 0

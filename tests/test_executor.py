@@ -94,7 +94,9 @@ def test_several_shared_arrays_in_one_item_stay_readable_across_calls():
         for call in range(3):
             c = np.full(30_000, float(call))
             assert pool.map(sum_of_two, [(a, b, k) for k in range(4)]) == [120_000.0 + k for k in range(4)]
-            assert pool.map(sum_of_two, [(a, c, k) for k in range(4)]) == [40_000.0 + 30_000 * call + k for k in range(4)]
+            assert pool.map(sum_of_two, [(a, c, k) for k in range(4)]) == [
+                40_000.0 + 30_000 * call + k for k in range(4)
+            ]
 
 
 def test_an_array_made_by_the_pool_reaches_workers_without_a_copy(monkeypatch):

@@ -17,7 +17,7 @@ def reports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("peer-policies")
     policy = folder / "adult.policy.yaml"
     policy.write_text(
-        f"""extends: [{ROOT / 'policies' / 'gdpr-three-criteria.policy.yaml'}, {ROOT / 'policies' / 'ons-disclosure.policy.yaml'}]
+        f"""extends: [{ROOT / "policies" / "gdpr-three-criteria.policy.yaml"}, {ROOT / "policies" / "ons-disclosure.policy.yaml"}]
 metadata: {{id: adult-regulators, title: Adult under the regulators' measures, version: "1.0", owner: test}}
 attacker:
   model: maximum-knowledge
@@ -42,7 +42,15 @@ def test_indhist_dp_passes_every_blocking_rule(reports):
     report = reports["indhist_dp"]
     assert report["exit_code"] == 0 and report["verdict"] in ("pass", "warn"), verdicts(report)
     blocking = {r["id"]: r["verdict"] for r in report["rules"] if r["severity"] == "blocking"}
-    assert set(blocking) == {"singling-out", "linkability", "inference", "replicated-uniques", "disco", "tcap", "cap-protection"}
+    assert set(blocking) == {
+        "singling-out",
+        "linkability",
+        "inference",
+        "replicated-uniques",
+        "disco",
+        "tcap",
+        "cap-protection",
+    }
     # replicated-uniques compares its upper bound: on this seed's indhist_dp release its estimate, 0.0073 over the
     # holdout's repU, is below the warn level, but the interval's upper end (0.0215) reaches past 0.02: inconclusive,
     # which the sample cannot settle and which does not block (exit code 0).

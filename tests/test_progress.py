@@ -3,8 +3,8 @@
 import io
 
 from policycheck.engine import progress as progress_module
-from policycheck.metrics.base import Need
 from policycheck.engine.progress import Progress, eta_text, short, step_labels
+from policycheck.metrics.base import Need
 
 
 class Terminal(io.StringIO):
@@ -19,7 +19,10 @@ def test_plain_lines_name_each_step_once():
     p.tick("gower", 3, 10)  # too soon for a line
     p.step(2, 2, "evaluating dcr-share (dcr_share)")
     p.done()
-    assert out.getvalue().splitlines() == ["[1/2] computing gower_dcr(synthetic=0)", "[2/2] evaluating dcr-share (dcr_share)"]
+    assert out.getvalue().splitlines() == [
+        "[1/2] computing gower_dcr(synthetic=0)",
+        "[2/2] evaluating dcr-share (dcr_share)",
+    ]
 
 
 def test_a_long_plain_step_reports_its_count_and_eta(monkeypatch):
@@ -49,8 +52,9 @@ def test_labels_with_whole_parameter_tuples_are_cut():
 
 
 def _linkage(mapping, records):
-    return Need.of("linkage_attack", secret="age", attributes=None, criterion="sum", orders=(),
-                   records=records, mapping=mapping)
+    return Need.of(
+        "linkage_attack", secret="age", attributes=None, criterion="sum", orders=(), records=records, mapping=mapping
+    )
 
 
 def test_a_linkage_steps_label_shows_its_mapping():
@@ -66,10 +70,16 @@ def test_a_linkage_steps_label_shows_its_mapping():
 
 
 def test_an_intermediate_needed_once_is_labelled_by_its_name_alone():
-    needs = [Need.of("three_way_marginal_errors", columns=None, min_count=10), Need.of("gower_dcr", synthetic=0),
-             Need.of("gower_dcr", synthetic=1)]
-    assert list(step_labels(needs).values()) == ["three_way_marginal_errors", "gower_dcr(synthetic=0)",
-                                                 "gower_dcr(synthetic=1)"]
+    needs = [
+        Need.of("three_way_marginal_errors", columns=None, min_count=10),
+        Need.of("gower_dcr", synthetic=0),
+        Need.of("gower_dcr", synthetic=1),
+    ]
+    assert list(step_labels(needs).values()) == [
+        "three_way_marginal_errors",
+        "gower_dcr(synthetic=0)",
+        "gower_dcr(synthetic=1)",
+    ]
 
 
 def test_a_parameter_only_some_needs_have_is_shown_where_present():

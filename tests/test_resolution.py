@@ -14,10 +14,14 @@ from policycheck.release.model import ColumnType, Dataset, Release
 
 def release_of(original, holdout, *synthetic):
     frames = {"original": original, "holdout": holdout}
-    types = {c: ColumnType.CATEGORICAL for c in original.columns}
-    return Release("r", Dataset("original", "original", frames["original"]),
-                   tuple(Dataset("synthetic", f"synthetic[{i}]", s) for i, s in enumerate(synthetic)),
-                   Dataset("holdout", "holdout", frames["holdout"]), types)
+    types = dict.fromkeys(original.columns, ColumnType.CATEGORICAL)
+    return Release(
+        "r",
+        Dataset("original", "original", frames["original"]),
+        tuple(Dataset("synthetic", f"synthetic[{i}]", s) for i, s in enumerate(synthetic)),
+        Dataset("holdout", "holdout", frames["holdout"]),
+        types,
+    )
 
 
 def hook(metric, **params):
@@ -61,9 +65,11 @@ def test_mi_risk_width_matches_the_bootstrap_of_the_attack_when_nothing_leaks():
     # non-members whose distances come from one distribution: the demo's indhist release had
     # [-0.084, 0.060] at this size; the permutation estimate is 0.0730.
     from policycheck.methods.membership_test import membership_inference_test
+
     rng = np.random.default_rng(5)
-    test = membership_inference_test(rng.exponential(size=3000), rng.exponential(size=3000),
-                                     (0.5, 0.25, 0.2, 0.01), rng)
+    test = membership_inference_test(
+        rng.exponential(size=3000), rng.exponential(size=3000), (0.5, 0.25, 0.2, 0.01), rng
+    )
     resolve, params = hook("mi_risk")
     r = resolve(params, release_of(sized(3000), sized(3000), sized(3000)))
     assert r.half_width == pytest.approx(0.0730, abs=5e-4)
@@ -124,13 +130,18 @@ def coarse_release(write):
     # 800 + 800 records over 800 equally likely combinations of three coarse columns: about 63% of the
     # records copy a record of the other set by chance, and about half copy one set only (0.47 here).
     rng = np.random.default_rng(3)
-    frames = {name: pd.DataFrame({"a": rng.integers(0, 10, 800), "b": rng.integers(0, 10, 800),
-                                  "c": rng.integers(0, 8, 800)}) for name in ("training", "holdout", "synthetic")}
+    frames = {
+        name: pd.DataFrame({"a": rng.integers(0, 10, 800), "b": rng.integers(0, 10, 800), "c": rng.integers(0, 8, 800)})
+        for name in ("training", "holdout", "synthetic")
+    }
     for name, frame in frames.items():
         frame.to_csv(write(f"{name}.csv", ""), index=False)
-    return write("release.yaml", "release: {id: coarse}\noriginal: training.csv\nholdout: holdout.csv\n"
-                                 "synthetic:\n  - path: synthetic.csv\n"
-                                 "columns: {a: categorical, b: categorical, c: categorical}\n")
+    return write(
+        "release.yaml",
+        "release: {id: coarse}\noriginal: training.csv\nholdout: holdout.csv\n"
+        "synthetic:\n  - path: synthetic.csv\n"
+        "columns: {a: categorical, b: categorical, c: categorical}\n",
+    )
 
 
 def test_validate_notes_a_level_below_resolution_at_its_place_and_still_exits_0(write, coarse_release):
@@ -138,8 +149,10 @@ def test_validate_notes_a_level_below_resolution_at_its_place_and_still_exits_0(
     assert result.exit_code == 0, result.output
     notes = [line for line in result.stderr.splitlines() if ": note: " in line]
     assert [n.split(": note: ")[0] for n in notes] == ["p.yaml:6:17", "p.yaml:6:35", "p.yaml:9:17"]
-    assert "rule 'exact-copies': the fail level 0.01 is below what this sample can resolve: at 800 synthetic " \
-           "records the 95% interval of a release with no leak (value 0) would reach about" in notes[0]
+    assert (
+        "rule 'exact-copies': the fail level 0.01 is below what this sample can resolve: at 800 synthetic "
+        "records the 95% interval of a release with no leak (value 0) would reach about" in notes[0]
+    )
     assert "so such a release can at best be inconclusive; about" in notes[0]
     assert "such a release can at best warn" in notes[1]
     assert "judged on the estimate, such a release has its estimate beyond the level by chance about" in notes[2]

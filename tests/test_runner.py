@@ -1,10 +1,11 @@
 import datetime as dt
 
 from conftest import TOY_POLICY
+
 from policycheck.engine.compiler import compile_plan
+from policycheck.engine.runner import run_plan
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
-from policycheck.engine.runner import run_plan
 
 
 def run(write, toy_release, text):
@@ -44,8 +45,8 @@ def test_waiver_of_a_passing_rule_is_listed_as_unused(toy_metric, write, toy_rel
 
 
 def test_needs_of_a_batching_intermediate_are_grouped_only_with_several_workers():
-    from policycheck.metrics.base import Need
     from policycheck.engine.runner import _groups
+    from policycheck.metrics.base import Need
 
     original = Need.of("reconstruction_attacks", records="original", secret="s")
     control = Need.of("reconstruction_attacks", records="holdout", secret="s")
@@ -60,7 +61,7 @@ import pytest  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 from policycheck.metrics import registry  # noqa: E402
-from policycheck.metrics.base import Knowledge, MetricResult
+from policycheck.metrics.base import Knowledge, MetricResult  # noqa: E402
 from policycheck.metrics.registry import Params  # noqa: E402
 
 
@@ -79,12 +80,19 @@ def fixed_metric():
     def fixed(ctx, params, needs):
         """A number given in the params (test metric)."""
         interval = tuple(params.interval) if params.interval else None
-        return MetricResult(params.value, interval, 0.95, sample_size=params.sample_size,
-                            refutes=tuple(params.refutes), relies_on=tuple(params.relies_on))
+        return MetricResult(
+            params.value,
+            interval,
+            0.95,
+            sample_size=params.sample_size,
+            refutes=tuple(params.refutes),
+            relies_on=tuple(params.relies_on),
+        )
 
     registry.load_families()
-    registry.metric(name="fixed", family="toy", params=FixedParams, knowledge={Knowledge.SYNTHETIC},
-                    inputs={"synthetic"})(fixed)
+    registry.metric(
+        name="fixed", family="toy", params=FixedParams, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
+    )(fixed)
     yield
     registry._METRICS.pop("fixed", None)
 
@@ -97,63 +105,91 @@ def outcomes(write, toy_release, text):
 
 
 def test_rule_relying_on_a_claim_another_rule_refutes_fails(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 4.5, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 0}}
   - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
-""")
+""",
+    )
     budget = got["dp-budget"]
     assert budget.verdict == "fail"
     assert "relies on the epsilon claim of synthetic[0], which rule 'dp-claim' refuted in this run" in budget.reason
 
 
 def test_refutation_counts_even_when_the_refuting_rule_passes_its_threshold(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 0.4, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 1}}
   - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
-""")
+""",
+    )
     assert (got["dp-claim"].verdict, got["dp-budget"].verdict) == ("pass", "fail")
 
 
 def test_claims_nobody_refutes_leave_the_verdict_alone(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 0, refutes: ["synthetic[1]:epsilon"]}, threshold: {fail_above: 0}}
   - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
-""")
+""",
+    )
     assert got["dp-budget"].verdict == "pass" and got["dp-budget"].reason is None
 
 
 def test_inconclusive_rule_carries_records_to_settle(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 rules:
   - id: risk
     metric: fixed
     params: {value: 0.078, interval: [-0.22, 0.378], sample_size: 1000}
     threshold: {fail_above: 0.3, compare: upper}
-""")
-    assert (got["risk"].verdict, got["risk"].records_to_settle, got["risk"].on_inconclusive) == ("inconclusive", 1827, "warn")
+""",
+    )
+    assert (got["risk"].verdict, got["risk"].records_to_settle, got["risk"].on_inconclusive) == (
+        "inconclusive",
+        1827,
+        "warn",
+    )
 
 
 def test_rule_on_inconclusive_overrides_the_policys(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 on_inconclusive: fail
 rules:
   - {id: a, metric: fixed, params: {value: 0.1, interval: [0, 0.4]}, threshold: {fail_above: 0.3, compare: upper}}
   - {id: b, metric: fixed, params: {value: 0.1, interval: [0, 0.4]}, threshold: {fail_above: 0.3, compare: upper},
      on_inconclusive: warn}
-""")
+""",
+    )
     assert (got["a"].on_inconclusive, got["b"].on_inconclusive) == ("fail", "warn")
 
 
 def test_live_waiver_accepts_an_inconclusive_rule(fixed_metric, write, toy_release):
-    got = outcomes(write, toy_release, """\
+    got = outcomes(
+        write,
+        toy_release,
+        """\
 rules:
   - {id: a, metric: fixed, params: {value: 0.1, interval: [0, 0.4]}, threshold: {fail_above: 0.3, compare: upper}}
 waivers:
   - {rule: a, reason: pilot only, approved_by: DPO, expires: 2099-01-01}
-""")
+""",
+    )
     assert (got["a"].verdict, got["a"].raw_verdict) == ("waived", "inconclusive")
 
 

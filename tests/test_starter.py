@@ -8,10 +8,10 @@ from click.testing import CliRunner
 from ruamel.yaml import YAML
 
 from policycheck.interfaces.cli import cli
+from policycheck.interfaces.starter import starter_policy, write_starter
 from policycheck.metrics import registry
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
-from policycheck.interfaces.starter import starter_policy, write_starter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -90,7 +90,11 @@ def hooks():
 def test_pre_commit_hook_validates_policy_files_only(hooks):
     (hook,) = hooks
     assert {k: hook[k] for k in ("id", "entry", "language", "pass_filenames")} == {
-        "id": "policycheck-validate", "entry": "policycheck validate", "language": "python", "pass_filenames": True}
+        "id": "policycheck-validate",
+        "entry": "policycheck validate",
+        "language": "python",
+        "pass_filenames": True,
+    }
     files = re.compile(hook["files"])
     assert files.search("policies/demo.policy.yaml") and files.search("a.policy.yml")
     assert not files.search("release.yaml") and not files.search("a.policy.yaml.bak")

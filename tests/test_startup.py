@@ -25,15 +25,18 @@ print("HEAVY:" + ",".join(heavy), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("args", [
-    ["--help"],
-    ["validate", str(REPO / "policies" / "demo.policy.yaml")],
-    ["plan", str(REPO / "policies" / "demo.policy.yaml")],
-    ["metrics"],
-    ["schema"],
-    ["init", "starter.policy.yaml"],
-    ["config"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["validate", str(REPO / "policies" / "demo.policy.yaml")],
+        ["plan", str(REPO / "policies" / "demo.policy.yaml")],
+        ["metrics"],
+        ["schema"],
+        ["init", "starter.policy.yaml"],
+        ["config"],
+    ],
+)
 def test_a_command_without_data_imports_no_heavy_library(args):
     proc = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *args], capture_output=True, text=True)
     heavy = next(line for line in proc.stderr.splitlines() if line.startswith("HEAVY:"))
@@ -70,14 +73,23 @@ def _unimported_uses(path: Path) -> list[str]:
     def visit(node, imported: frozenset[str]) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             body = node.body if isinstance(node.body, list) else [node.body]
-            here = {a.asname or a.name.split(".")[0] for st in ast.walk(node) if isinstance(st, (ast.Import, ast.ImportFrom))
-                    for a in st.names}
+            here = {
+                a.asname or a.name.split(".")[0]
+                for st in ast.walk(node)
+                if isinstance(st, (ast.Import, ast.ImportFrom))
+                for a in st.names
+            }
             for d in getattr(node, "decorator_list", []):
                 visit(d, imported)
             for st in body:
                 visit(st, imported | here)
             return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in lazy and node.id not in imported:
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in lazy
+            and node.id not in imported
+        ):
             found.append(f"{path.name}:{node.lineno}: {node.id}")
         for field, value in ast.iter_fields(node):
             if field in ("annotation", "returns"):
@@ -95,8 +107,11 @@ def _unimported_uses(path: Path) -> list[str]:
 def test_every_function_imports_the_heavy_names_it_uses():
     # A function merged in later that uses np (say) without importing it would only
     # fail when it runs: this finds it statically.
-    modules = [*sorted((REPO / "policycheck" / "metrics").rglob("*.py")), *sorted((REPO / "policycheck" / "methods").rglob("*.py")),
-               REPO / "policycheck" / "engine" / "compiler.py"]
+    modules = [
+        *sorted((REPO / "policycheck" / "metrics").rglob("*.py")),
+        *sorted((REPO / "policycheck" / "methods").rglob("*.py")),
+        REPO / "policycheck" / "engine" / "compiler.py",
+    ]
     problems = [p for module in modules for p in _unimported_uses(module)]
     assert problems == []
 
@@ -110,8 +125,12 @@ def test_the_garbage_collector_is_off_only_for_the_commands_without_data(monkeyp
     monkeypatch.chdir(tmp_path)
     seen = {}
     try:
-        for argv in (["config"], ["validate", "missing.policy.yaml"], ["diff", "old.json", "new.json"],
-                     ["check", "missing.policy.yaml"]):
+        for argv in (
+            ["config"],
+            ["validate", "missing.policy.yaml"],
+            ["diff", "old.json", "new.json"],
+            ["check", "missing.policy.yaml"],
+        ):
             gc.enable()
             monkeypatch.setattr(sys, "argv", ["policycheck", *argv])
             with pytest.raises(SystemExit):

@@ -1,8 +1,15 @@
 import pytest
 
+from policycheck.engine.verdicts import (
+    compared_value,
+    exit_code,
+    judge,
+    judge_result,
+    records_to_settle,
+    release_verdict,
+)
 from policycheck.metrics.base import MetricResult
 from policycheck.policy.model import Threshold
-from policycheck.engine.verdicts import compared_value, exit_code, judge, judge_result, records_to_settle, release_verdict
 
 
 @pytest.mark.parametrize(
@@ -118,8 +125,10 @@ def test_inconclusive_reason_says_the_sample_cannot_show_it():
     [("warn", "blocking", "warn"), ("fail", "blocking", "fail"), ("fail", "advisory", "warn")],
 )
 def test_on_inconclusive_decides_the_release_verdict(on_inconclusive, severity, verdict):
-    rules = [{"verdict": "pass", "severity": "blocking"},
-             {"verdict": "inconclusive", "severity": severity, "on_inconclusive": on_inconclusive}]
+    rules = [
+        {"verdict": "pass", "severity": "blocking"},
+        {"verdict": "inconclusive", "severity": severity, "on_inconclusive": on_inconclusive},
+    ]
     assert release_verdict(rules) == verdict
 
 
@@ -139,15 +148,15 @@ def test_a_threshold_without_compare_decides_on_the_interval():
 # only strictly beyond it, so an end sitting on a level is within it.
 ABOVE = [
     # (lower, upper, verdict, compared value, unsettled level)
-    ((0.00, 0.08), "pass", 0.08, None),            # far end within the warn level
-    ((0.00, 0.10), "pass", 0.10, None),            # far end on the warn level: within it
-    ((0.05, 0.20), "warn", 0.20, "warn"),          # within fail, straddles warn: not shown within warn
-    ((0.12, 0.25), "warn", 0.12, None),            # near end beyond warn, far end within fail: shown beyond warn
-    ((0.12, 0.30), "warn", 0.12, None),            # far end on the fail level: within it
+    ((0.00, 0.08), "pass", 0.08, None),  # far end within the warn level
+    ((0.00, 0.10), "pass", 0.10, None),  # far end on the warn level: within it
+    ((0.05, 0.20), "warn", 0.20, "warn"),  # within fail, straddles warn: not shown within warn
+    ((0.12, 0.25), "warn", 0.12, None),  # near end beyond warn, far end within fail: shown beyond warn
+    ((0.12, 0.30), "warn", 0.12, None),  # far end on the fail level: within it
     ((0.05, 0.40), "inconclusive", 0.40, "fail"),  # contains both levels
     ((0.20, 0.40), "inconclusive", 0.40, "fail"),  # shown beyond warn, contains fail: still unsettled
     ((0.30, 0.40), "inconclusive", 0.40, "fail"),  # near end on the fail level: not beyond it
-    ((0.31, 0.40), "fail", 0.31, None),            # near end beyond the fail level
+    ((0.31, 0.40), "fail", 0.31, None),  # near end beyond the fail level
 ]
 
 
@@ -156,7 +165,11 @@ def test_interval_rule_truth_table_for_a_risk(interval, verdict, compared, unset
     estimate = sum(interval) / 2
     judged = judge_result(Threshold(fail_above=0.3, warn_above=0.1), MetricResult(estimate, interval, 0.95))
     assert (judged.verdict, judged.compared, judged.unsettled, judged.decided_on) == (
-        verdict, compared, unsettled, "interval")
+        verdict,
+        compared,
+        unsettled,
+        "interval",
+    )
 
 
 # Higher is safer (fail_below 0.5, warn_below 0.7): near end = upper end, far end = lower end.
@@ -176,8 +189,9 @@ def test_interval_rule_truth_table_when_higher_is_safer(interval, verdict, compa
     assert (judged.verdict, judged.compared, judged.unsettled) == (verdict, compared, unsettled)
 
 
-@pytest.mark.parametrize(("interval", "verdict"), [((0.0, 0.2), "pass"), ((0.2, 0.4), "inconclusive"),
-                                                  ((0.31, 0.4), "fail")])
+@pytest.mark.parametrize(
+    ("interval", "verdict"), [((0.0, 0.2), "pass"), ((0.2, 0.4), "inconclusive"), ((0.31, 0.4), "fail")]
+)
 def test_interval_rule_without_a_warn_level(interval, verdict):
     judged = judge_result(Threshold(fail_above=0.3), MetricResult(0.25, interval, 0.95))
     assert judged.verdict == verdict
@@ -206,25 +220,34 @@ def test_interval_rule_is_inconclusive_on_the_issues_safe_release_that_the_estim
 def test_a_warn_the_interval_straddles_says_how_many_records_settle_the_warn_level():
     # Estimate 0.05 in [-0.01, 0.16], warn 0.1, fail 0.3: within fail, not shown within warn.
     # The upper end must come down to 0.1: n' = ceil(1000 * ((0.16 - 0.05) / (0.1 - 0.05))^2) = 4840.
-    judged = judge_result(Threshold(fail_above=0.3, warn_above=0.1),
-                          MetricResult(0.05, (-0.01, 0.16), 0.95, sample_size=1000))
+    judged = judge_result(
+        Threshold(fail_above=0.3, warn_above=0.1), MetricResult(0.05, (-0.01, 0.16), 0.95, sample_size=1000)
+    )
     assert (judged.verdict, judged.unsettled, judged.records_to_settle) == ("warn", "warn", 4840)
-    assert judged.reason.startswith("Within the fail level 0.3, but this sample cannot show the value within the "
-                                    "warn level 0.1 (estimate 0.05, its 95% interval [-0.01, 0.16]), so the rule warns.")
-    assert judged.decision == ("Decided on the interval: within the fail level 0.3 (upper end 0.16), it holds the "
-                               "warn level 0.1 (lower end -0.01).")
+    assert judged.reason.startswith(
+        "Within the fail level 0.3, but this sample cannot show the value within the "
+        "warn level 0.1 (estimate 0.05, its 95% interval [-0.01, 0.16]), so the rule warns."
+    )
+    assert judged.decision == (
+        "Decided on the interval: within the fail level 0.3 (upper end 0.16), it holds the "
+        "warn level 0.1 (lower end -0.01)."
+    )
 
 
 def test_a_warn_shown_beyond_the_warn_level_is_settled():
-    judged = judge_result(Threshold(fail_above=0.3, warn_above=0.1),
-                          MetricResult(0.2, (0.12, 0.25), 0.95, sample_size=1000))
+    judged = judge_result(
+        Threshold(fail_above=0.3, warn_above=0.1), MetricResult(0.2, (0.12, 0.25), 0.95, sample_size=1000)
+    )
     assert (judged.verdict, judged.reason, judged.records_to_settle) == ("warn", None, None)
 
 
 def test_interval_rule_decides_a_value_without_an_interval_on_its_estimate():
     judged = judge_result(Threshold(fail_above=3.0, warn_above=2.0), MetricResult(2.5))
     assert (judged.verdict, judged.compared, judged.decided_on) == ("warn", 2.5, "estimate")
-    assert judged.decision == "Decided on the value (it has no interval): 2.5 is above the warn level 2, within the fail level 3."
+    assert (
+        judged.decision
+        == "Decided on the value (it has no interval): 2.5 is above the warn level 2, within the fail level 3."
+    )
 
 
 def test_interval_rule_never_passes_nan():

@@ -8,9 +8,9 @@ import types
 
 import pytest
 from click.testing import CliRunner
+from conftest import TOY_POLICY
 
 import policycheck.policy.load as policy_load
-from conftest import TOY_POLICY
 from policycheck.interfaces.cli import cli
 from policycheck.interfaces.verify import Difference, compare_rules, diff_reports, same_number, verify_report
 
@@ -31,8 +31,20 @@ def invoke(runner, *args):
 @pytest.fixture
 def checked(runner, toy_metric, write, toy_release):
     """A report made with the toy release's manifest; returns (report path, release paths)."""
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q",
-                    "--executor", "serial", "--seed", "4")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        "--seed",
+        "4",
+    )
     assert result.exit_code == 0
     return "out/report.json", toy_release
 
@@ -43,7 +55,9 @@ def checked(runner, toy_metric, write, toy_release):
 def test_verify_confirms_an_untouched_report(runner, checked):
     result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
-    assert "verified: 5 file(s) unchanged; 1 rule(s) re-run with seed 4: identical verdicts and numbers" in result.output
+    assert (
+        "verified: 5 file(s) unchanged; 1 rule(s) re-run with seed 4: identical verdicts and numbers" in result.output
+    )
     assert "ok       p.yaml  sha256 " in result.output
 
 
@@ -76,8 +90,22 @@ def test_verify_exits_2_on_a_file_that_is_not_a_report(runner, write):
 
 
 def test_verify_rebuilds_a_release_given_by_flags(runner, toy_metric, write, toy_release):
-    invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", toy_release["original"], "--synthetic",
-           toy_release["synthetic"], "--column-type", "age=categorical", "-o", "out", "-q", "--executor", "serial")
+    invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        toy_release["synthetic"],
+        "--column-type",
+        "age=categorical",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     verification = verify_report("out/report.json", root=".", executor="serial")
     assert verification.identical
     assert verification.rerun["release"]["columns"]["age"] == "categorical"
@@ -85,10 +113,28 @@ def test_verify_rebuilds_a_release_given_by_flags(runner, toy_metric, write, toy
 
 
 def test_verify_rebuilds_id_and_datetime_roles_given_by_flags(runner, toy_metric, write):
-    rows = "".join(f"{7 * i % 61},{1 + i % 28:02d}/03/2021,{'Male' if i % 3 else 'Female'},{i % 2}\n" for i in range(60))
+    rows = "".join(
+        f"{7 * i % 61},{1 + i % 28:02d}/03/2021,{'Male' if i % 3 else 'Female'},{i % 2}\n" for i in range(60)
+    )
     data = write("o.csv", "pid,visit,sex,income\n" + rows)
-    invoke(runner, "check", write("p.yaml", TOY_POLICY), "--original", data, "--synthetic", data, "--column-type",
-           "pid=id", "--column-type", "visit=datetime:%d/%m/%Y", "-o", "out", "-q", "--executor", "serial")
+    invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "--original",
+        data,
+        "--synthetic",
+        data,
+        "--column-type",
+        "pid=id",
+        "--column-type",
+        "visit=datetime:%d/%m/%Y",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     verification = verify_report("out/report.json", root=".", executor="serial")
     assert verification.identical, verification.differences + verification.problems
     assert verification.rerun["release"]["roles"]["pid"] == "id"
@@ -96,7 +142,18 @@ def test_verify_rebuilds_id_and_datetime_roles_given_by_flags(runner, toy_metric
 
 
 def test_verify_judges_waivers_as_of_the_report_date(runner, toy_metric, write, toy_release, monkeypatch):
-    invoke(runner, "check", write("p.yaml", WAIVED), "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial")
+    invoke(
+        runner,
+        "check",
+        write("p.yaml", WAIVED),
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     # Years later the waiver has expired; the report must still verify.
     later = types.SimpleNamespace(date=types.SimpleNamespace(today=lambda: dt.date(2031, 6, 1)))
     monkeypatch.setattr(policy_load, "dt", later)
@@ -118,8 +175,14 @@ def test_numbers_match_within_a_relative_1e_12():
 
 
 def _rule(rule_id, verdict, value, compare="estimate"):
-    return {"id": rule_id, "verdict": verdict, "value": value, "compared_value": value,
-            "interval": None, "threshold": {"compare": compare}}
+    return {
+        "id": rule_id,
+        "verdict": verdict,
+        "value": value,
+        "compared_value": value,
+        "interval": None,
+        "threshold": {"compare": compare},
+    }
 
 
 def test_compare_lists_changed_added_and_removed_rules():
@@ -142,7 +205,9 @@ def test_compare_lists_the_compared_value_only_when_an_interval_end_is_compared(
 def test_diff_of_two_releases_lists_verdicts_values_and_changed_inputs(runner, checked, write):
     report_path, paths = checked
     paths["synthetic"].write_text(paths["synthetic"].read_text().replace("41,Female", "41,Male"))
-    invoke(runner, "check", "p.yaml", "-r", paths["manifest"], "-o", "out2", "-q", "--executor", "serial", "--seed", "4")
+    invoke(
+        runner, "check", "p.yaml", "-r", paths["manifest"], "-o", "out2", "-q", "--executor", "serial", "--seed", "4"
+    )
     old, new = json.loads(open(report_path).read()), json.loads(open("out2/report.json").read())
     changes = diff_reports(old, new)
     assert [str(d) for d in changes.rules[:3]] == [
@@ -150,7 +215,9 @@ def test_diff_of_two_releases_lists_verdicts_values_and_changed_inputs(runner, c
         "rule male-share: verdict warn -> fail",
         f"rule male-share: value {5 / 6!r} -> 1.0",
     ]
-    assert changes.rules[3] == Difference("rule", "male-share", "interval", old["rules"][0]["interval"], new["rules"][0]["interval"])
+    assert changes.rules[3] == Difference(
+        "rule", "male-share", "interval", old["rules"][0]["interval"], new["rules"][0]["interval"]
+    )
     assert len(changes.rules) == 4
     assert [d.subject for d in changes.files] == ["synthetic set 1"]
     assert changes.worse == ["male-share"]
@@ -159,7 +226,9 @@ def test_diff_of_two_releases_lists_verdicts_values_and_changed_inputs(runner, c
 def test_diff_exits_0_and_with_fail_on_worse_1_when_a_verdict_got_worse(runner, checked):
     report_path, paths = checked
     paths["synthetic"].write_text(paths["synthetic"].read_text().replace("41,Female", "41,Male"))
-    invoke(runner, "check", "p.yaml", "-r", paths["manifest"], "-o", "out2", "-q", "--executor", "serial", "--seed", "4")
+    invoke(
+        runner, "check", "p.yaml", "-r", paths["manifest"], "-o", "out2", "-q", "--executor", "serial", "--seed", "4"
+    )
     listing = invoke(runner, "diff", report_path, "out2/report.json")
     assert listing.exit_code == 0
     assert "toy-release (warn) -> toy-release (fail)" in listing.output
@@ -168,7 +237,12 @@ def test_diff_exits_0_and_with_fail_on_worse_1_when_a_verdict_got_worse(runner, 
     assert invoke(runner, "diff", "out2/report.json", report_path, "--fail-on-worse").exit_code == 0  # better
     data = json.loads(invoke(runner, "diff", report_path, "out2/report.json", "--json").output)
     assert data["worse"] == ["male-share"] and data["rules"][1] == {
-        "kind": "rule", "subject": "male-share", "field": "verdict", "old": "warn", "new": "fail"}
+        "kind": "rule",
+        "subject": "male-share",
+        "field": "verdict",
+        "old": "warn",
+        "new": "fail",
+    }
 
 
 def test_diff_ranks_inconclusive_between_warn_and_fail(runner, checked):
@@ -191,8 +265,19 @@ def test_diff_of_a_report_with_itself_changes_nothing(runner, checked):
 
 
 def test_explain_traces_each_verdict_to_knowledge_data_params_and_policy_line(runner, toy_metric, write, toy_release):
-    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q",
-                    "--executor", "serial", "--explain")
+    result = invoke(
+        runner,
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        "--explain",
+    )
     report = json.loads(open("out/report.json").read())
     synthetic = next(d for d in report["release"]["datasets"] if d["role"] == "synthetic")
     out = result.output
@@ -213,8 +298,15 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
     from policycheck.release.load import load_manifest
 
     manifest = write_release("nonprivate", tmp_path / "demo", seed=20261121)
-    check_release(find_policy(), load_manifest(manifest), tmp_path / "demo" / "out", seed=20261121, executor="serial",
-                  progress=False, formats=("json",))
+    check_release(
+        find_policy(),
+        load_manifest(manifest),
+        tmp_path / "demo" / "out",
+        seed=20261121,
+        executor="serial",
+        progress=False,
+        formats=("json",),
+    )
     report = tmp_path / "demo" / "out" / "report.json"
     # The demo's policy and training data are the package's, outside the folder the check ran in.
     confirmed = invoke(runner, "verify", report, "--root", tmp_path, "--show-external", "-q")
@@ -231,8 +323,9 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
     assert "DIFFERS  rule dcr-share: interval [0.9987711291961745, 1.0] -> [0.9987707196879448, 1.0]" in changed.output
 
 
-def test_verify_from_another_folder_resolves_relative_paths_against_the_root_it_is_given(runner, checked, tmp_path,
-                                                                                        monkeypatch):
+def test_verify_from_another_folder_resolves_relative_paths_against_the_root_it_is_given(
+    runner, checked, tmp_path, monkeypatch
+):
     # Never against the working_directory the report records: a report is anyone's file (issue 23, item 1).
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

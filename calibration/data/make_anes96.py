@@ -18,20 +18,64 @@ import numpy as np
 
 HERE = Path(__file__).parent
 SEED = 20261123
-SCALE = ["Extremely liberal", "Liberal", "Slightly liberal", "Moderate", "Slightly conservative", "Conservative",
-         "Extremely conservative"]
+SCALE = [
+    "Extremely liberal",
+    "Liberal",
+    "Slightly liberal",
+    "Moderate",
+    "Slightly conservative",
+    "Conservative",
+    "Extremely conservative",
+]
 LABELS = {
-    "PID": ["Strong Democrat", "Weak Democrat", "Independent-Democrat", "Independent-Independent",
-            "Independent-Republican", "Weak Republican", "Strong Republican"],
-    "educ": ["1-8 grades", "Some high school", "High school graduate", "Some college", "College degree",
-             "Master's degree", "PhD"],
-    "income": ["None or less than $2,999", "$3,000-$4,999", "$5,000-$6,999", "$7,000-$8,999", "$9,000-$9,999",
-               "$10,000-$10,999", "$11,000-$11,999", "$12,000-$12,999", "$13,000-$13,999", "$14,000-$14,999",
-               "$15,000-$16,999", "$17,000-$19,999", "$20,000-$21,999", "$22,000-$24,999", "$25,000-$29,999",
-               "$30,000-$34,999", "$35,000-$39,999", "$40,000-$44,999", "$45,000-$49,999", "$50,000-$59,999",
-               "$60,000-$74,999", "$75,000-$89,999", "$90,000-$104,999", "$105,000 and over"],
+    "PID": [
+        "Strong Democrat",
+        "Weak Democrat",
+        "Independent-Democrat",
+        "Independent-Independent",
+        "Independent-Republican",
+        "Weak Republican",
+        "Strong Republican",
+    ],
+    "educ": [
+        "1-8 grades",
+        "Some high school",
+        "High school graduate",
+        "Some college",
+        "College degree",
+        "Master's degree",
+        "PhD",
+    ],
+    "income": [
+        "None or less than $2,999",
+        "$3,000-$4,999",
+        "$5,000-$6,999",
+        "$7,000-$8,999",
+        "$9,000-$9,999",
+        "$10,000-$10,999",
+        "$11,000-$11,999",
+        "$12,000-$12,999",
+        "$13,000-$13,999",
+        "$14,000-$14,999",
+        "$15,000-$16,999",
+        "$17,000-$19,999",
+        "$20,000-$21,999",
+        "$22,000-$24,999",
+        "$25,000-$29,999",
+        "$30,000-$34,999",
+        "$35,000-$39,999",
+        "$40,000-$44,999",
+        "$45,000-$49,999",
+        "$50,000-$59,999",
+        "$60,000-$74,999",
+        "$75,000-$89,999",
+        "$90,000-$104,999",
+        "$105,000 and over",
+    ],
     "vote": ["Clinton", "Dole"],
-    "selfLR": SCALE, "ClinLR": SCALE, "DoleLR": SCALE,
+    "selfLR": SCALE,
+    "ClinLR": SCALE,
+    "DoleLR": SCALE,
 }
 #: The codes' first value: PID and vote count from 0, the others from 1.
 FIRST = {"PID": 0, "vote": 0}
@@ -50,7 +94,7 @@ def main() -> None:
         out[column] = np.array(labels, dtype=object)[codes]
     chosen = np.random.default_rng(SEED).permutation(len(out))
     half = len(out) // 2
-    training, holdout = np.sort(chosen[:half]), np.sort(chosen[half:2 * half])
+    training, holdout = np.sort(chosen[:half]), np.sort(chosen[half : 2 * half])
     out.iloc[training].to_csv(HERE / "anes96_training.csv", index=False)
     out.iloc[holdout].to_csv(HERE / "anes96_holdout.csv", index=False)
     print(f"{len(source)} respondents -> {half} training + {half} holdout, {len(COLUMNS)} columns")

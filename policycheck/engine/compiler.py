@@ -15,13 +15,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from policycheck.core.errors import InvalidInput, Problem
+from policycheck.engine.resolution import Unresolved, resolution_of, unresolved_levels
 from policycheck.metrics import registry
 from policycheck.metrics.base import KNOWLEDGE_WORDS, Need
 from policycheck.metrics.registry import MetricSpec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Rule
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.engine.resolution import Unresolved, resolution_of, unresolved_levels
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,12 @@ class Plan:
             "attacker": self.loaded.policy.attacker.model,
             "release": self.release.id if self.release else None,
             "intermediates": [
-                {"need": s.need.label, "description": s.description, "used_by": list(s.used_by),
-                 **({"estimate": s.estimate.to_dict()} if s.estimate is not None else {})}
+                {
+                    "need": s.need.label,
+                    "description": s.description,
+                    "used_by": list(s.used_by),
+                    **({"estimate": s.estimate.to_dict()} if s.estimate is not None else {}),
+                }
                 for s in self.intermediates
             ],
             "evaluations": [
@@ -77,8 +81,11 @@ class Plan:
                     "knowledge": sorted(k.value for k in e.spec.knowledge),
                     "inputs": sorted(e.spec.inputs),
                     **({"resolution": _resolution_dict(e.resolution)} if e.resolution is not None else {}),
-                    "unresolved": [{"level": u.which, "value": u.level, "records_to_resolve": u.needed,
-                                    "message": str(where)} for u, where in self.unresolved if u.rule == e.rule.id],
+                    "unresolved": [
+                        {"level": u.which, "value": u.level, "records_to_resolve": u.needed, "message": str(where)}
+                        for u, where in self.unresolved
+                        if u.rule == e.rule.id
+                    ],
                 }
                 for e in self.evaluations
             ],
@@ -100,7 +107,9 @@ class Plan:
             lines.append(f"  {step.need.label}: {step.description}")
             lines.append(f"      used by: {', '.join(step.used_by)}")
             if self.release is not None:
-                lines.append(f"      estimate: {step.estimate.describe(self.workers) if step.estimate else 'none (no cost model)'}")
+                lines.append(
+                    f"      estimate: {step.estimate.describe(self.workers) if step.estimate else 'none (no cost model)'}"
+                )
         lines += ["", "evaluators:"]
         for e in self.evaluations:
             lines.append(f"  {e.rule.id} [{e.rule.severity}]: {e.spec.name} ({e.spec.family}) - {e.spec.summary}")
@@ -109,21 +118,26 @@ class Plan:
                 lines.append(f"      params: {params}")
             lines.append(f"      needs: {', '.join(n.label for n in e.needs) or '(nothing shared)'}")
             knowledge = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(e.spec.knowledge, key=lambda k: k.value))
-            lines.append(f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}")
+            lines.append(
+                f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}"
+            )
             optional = [f"{i} (if the release has it)" for i in sorted(e.spec.optional_inputs)]
             lines.append(f"      data read: {', '.join([*sorted(e.spec.inputs), *optional])}")
             if e.resolution is not None:
                 r = e.resolution
-                lines.append(f"      resolution: no leak {r.no_leak:.4g}, interval about ±{r.half_width:.3g} at "
-                             f"{r.records:,} {r.unit} ({round(r.confidence * 100, 2):g}%)")
+                lines.append(
+                    f"      resolution: no leak {r.no_leak:.4g}, interval about ±{r.half_width:.3g} at "
+                    f"{r.records:,} {r.unit} ({round(r.confidence * 100, 2):g}%)"
+                )
             for u, where in self.unresolved:
                 if u.rule == e.rule.id:
                     lines.append(f"      {where}")
         return "\n".join(lines)
 
 
-def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: int = 1,
-                 resolution: bool = True) -> Plan:
+def compile_plan(
+    loaded: LoadedPolicy, release: Release | None = None, workers: int = 1, resolution: bool = True
+) -> Plan:
     """Turn a validated policy into a plan for ``release`` (or a one-set stand-in).
 
     With a release, each step with a cost model carries its estimated time
@@ -144,7 +158,12 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
         if release is not None and "holdout" in spec.inputs and release.holdout is None:
             file, line, col = loaded.rule_origin(rule.id)
             problems.append(
-                Problem(file, f"rule {rule.id!r}: metric {spec.name!r} needs a holdout set and the release has none", line, col)
+                Problem(
+                    file,
+                    f"rule {rule.id!r}: metric {spec.name!r} needs a holdout set and the release has none",
+                    line,
+                    col,
+                )
             )
             continue
         needs = tuple(spec.needs(params, shape))
@@ -157,8 +176,7 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
     if problems:
         raise InvalidInput(problems)
     steps = tuple(
-        IntermediateStep(n, known[n.intermediate].description, tuple(ids),
-                         _estimate(known[n.intermediate], n, release))
+        IntermediateStep(n, known[n.intermediate].description, tuple(ids), _estimate(known[n.intermediate], n, release))
         for n, ids in users.items()
     )
     unresolved = tuple(unresolved_levels(loaded, release)) if resolution else ()  # type: ignore[arg-type]
@@ -166,8 +184,14 @@ def compile_plan(loaded: LoadedPolicy, release: Release | None = None, workers: 
 
 
 def _resolution_dict(r: Any) -> dict[str, Any]:
-    return {"no_leak": r.no_leak, "half_width": r.half_width, "records": r.records, "unit": r.unit,
-            "confidence": r.confidence, "basis": r.basis}
+    return {
+        "no_leak": r.no_leak,
+        "half_width": r.half_width,
+        "records": r.records,
+        "unit": r.unit,
+        "confidence": r.confidence,
+        "basis": r.basis,
+    }
 
 
 def _estimate(spec: Any, need: Need, release: Release | None) -> Any:
@@ -181,9 +205,11 @@ def _stand_in(loaded: LoadedPolicy) -> Release:
     a = loaded.policy.attacker
     cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
     frame = _NoRows(cols)
-    types = {c: ColumnType.CATEGORICAL for c in cols}
+    types = dict.fromkeys(cols, ColumnType.CATEGORICAL)
     ds = lambda role, name: Dataset(role, name, frame)  # noqa: E731
-    return Release("(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types)
+    return Release(
+        "(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types
+    )
 
 
 class _NoRows:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable
-from typing import Any, TextIO, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from policycheck.metrics.base import Need
@@ -48,8 +48,10 @@ def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
         for key in keys[need.intermediate]:
             # NOTE: repr, as parameter values may be unhashable; a missing parameter differs from any value.
             values.setdefault((need.intermediate, key), set()).add(repr(kwargs[key]) if key in kwargs else "")
-    return {need: _named(need, {k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
-            for need in needs}
+    return {
+        need: _named(need, {k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
+        for need in needs
+    }
 
 
 def _named(need: Need, shown: set[str]) -> str:
@@ -109,7 +111,9 @@ class Progress:
             self._last_plain = now
             elapsed = now - self._started
             eta = elapsed * (total - done) / done if done else None
-            self.stream.write(f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n")
+            self.stream.write(
+                f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n"
+            )
             self.stream.flush()
 
     def done(self) -> None:

@@ -64,21 +64,30 @@ class Unresolved:
         # "at most": the estimate leaves out what only narrows the interval, so the level may yet be resolved.
         certain = r.width_is != "at most"
         reach = {"at least": "at least", "about": "about", "at most": "up to"}[r.width_is]
-        width = (f"at {r.records:,} {r.unit} the {_percent(r.confidence)} interval of a release with no leak "
-                 f"(value {_num(r.no_leak)}) would reach {reach} {_num(r.half_width)} from it")
+        width = (
+            f"at {r.records:,} {r.unit} the {_percent(r.confidence)} interval of a release with no leak "
+            f"(value {_num(r.no_leak)}) would reach {reach} {_num(r.half_width)} from it"
+        )
         if self.distance <= 0:
-            where = (f"the {self.which} level {_num(self.level)} is not {self.direction} the no-leak value "
-                     f"{_num(r.no_leak)}, so no sample resolves it")
+            where = (
+                f"the {self.which} level {_num(self.level)} is not {self.direction} the no-leak value "
+                f"{_num(r.no_leak)}, so no sample resolves it"
+            )
         else:
-            where = (f"the {self.which} level {_num(self.level)} {'is' if certain else 'may be'} below what this "
-                     f"sample can resolve: {width}, past the level ({_num(self.distance)} away)")
+            where = (
+                f"the {self.which} level {_num(self.level)} {'is' if certain else 'may be'} below what this "
+                f"sample can resolve: {width}, past the level ({_num(self.distance)} away)"
+            )
         at_best = {"fail": "be inconclusive", "warn": "warn"}[self.which]
         if self.compare == "estimate" or _near_end(self.compare, self.direction):
-            outcome = ("fails" if self.which == "fail" else "warns") if self.compare == "estimate" else (
-                "is inconclusive")
+            outcome = (
+                ("fails" if self.which == "fail" else "warns") if self.compare == "estimate" else ("is inconclusive")
+            )
             judged = "the estimate" if self.compare == "estimate" else f"the estimate and its {self.compare} end"
-            then = (f"; judged on {judged}, such a release has its estimate beyond the level by chance "
-                    f"{'about' if certain else 'up to'} {self.chance_beyond():.0%} of the time, and then {outcome}")
+            then = (
+                f"; judged on {judged}, such a release has its estimate beyond the level by chance "
+                f"{'about' if certain else 'up to'} {self.chance_beyond():.0%} of the time, and then {outcome}"
+            )
         else:
             then = f", so such a release can {'at best' if certain else 'perhaps only'} {at_best}"
         settle = ""
@@ -131,8 +140,9 @@ def judge_resolution(rule: Rule, which: str, level: float, resolution: Resolutio
         return None
     if which == "warn" and _near_end(t.compare, t.direction):
         return None  # the warn level is judged on the near end: a release with no leak clears it
-    return Unresolved(rule.id, which, float(level), t.compare, t.direction, resolution,
-                      resolution.records_for(unresolved.distance))
+    return Unresolved(
+        rule.id, which, float(level), t.compare, t.direction, resolution, resolution.records_for(unresolved.distance)
+    )
 
 
 def _near_end(compare: str, direction: str) -> bool:

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policycheck.engine.compiler import Evaluation, Plan
+from policycheck.engine.progress import Progress, step_labels
+from policycheck.engine.verdicts import WAIVABLE, judge_result
 from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
 from policycheck.policy.model import Waiver
-from policycheck.engine.progress import Progress, step_labels
 from policycheck.release.model import Release
-from policycheck.engine.verdicts import WAIVABLE, judge_result
 
 
 @dataclass
@@ -69,7 +69,7 @@ def run_plan(
     progress: Progress | None = None,
 ) -> RunResult:
     """Evaluate every rule of ``plan`` on ``release``."""
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     progress = progress or Progress(enabled=False)
     ctx = EvaluationContext(
         release=release,
@@ -117,7 +117,7 @@ def run_plan(
         _apply_waiver(outcome, waivers.get(outcome.evaluation.rule.id))
     used = {o.evaluation.rule.id for o in outcomes if o.waiver is not None}
     unused = sorted(set(waivers) - used)
-    return RunResult(outcomes, seed, started, dt.datetime.now(dt.timezone.utc), timings, unused)
+    return RunResult(outcomes, seed, started, dt.datetime.now(dt.UTC), timings, unused)
 
 
 def _groups(needs: list[Need], parallel: bool) -> list[list[Need]]:
@@ -161,9 +161,17 @@ def _evaluate(
     except Exception as exc:  # noqa: BLE001 - an evaluator error is a verdict, exit 3
         return RuleOutcome(evaluation, "error", error=_describe(exc), seconds=time.perf_counter() - t0)
     return RuleOutcome(
-        evaluation, judged.verdict, result, judged.compared, judged.verdict, seconds=time.perf_counter() - t0,
-        reason=judged.reason, records_to_settle=judged.records_to_settle, decided_on=judged.decided_on,
-        decision=judged.decision, unsettled=judged.unsettled,
+        evaluation,
+        judged.verdict,
+        result,
+        judged.compared,
+        judged.verdict,
+        seconds=time.perf_counter() - t0,
+        reason=judged.reason,
+        records_to_settle=judged.records_to_settle,
+        decided_on=judged.decided_on,
+        decision=judged.decision,
+        unsettled=judged.unsettled,
     )
 
 
@@ -183,8 +191,11 @@ def fail_on_refuted_claims(outcomes: list[RuleOutcome]) -> None:
         if outcome.result is None or outcome.verdict == "error":
             continue
         rule_id = outcome.evaluation.rule.id
-        hits = [(claim, refuted_by[claim]) for claim in outcome.result.relies_on
-                if claim in refuted_by and refuted_by[claim] != rule_id]
+        hits = [
+            (claim, refuted_by[claim])
+            for claim in outcome.result.relies_on
+            if claim in refuted_by and refuted_by[claim] != rule_id
+        ]
         if not hits:
             continue
         words = "; ".join(f"{_claim_words(claim)}, which rule {by!r} refuted" for claim, by in hits)

@@ -112,8 +112,9 @@ def judge_result(threshold: Threshold, result: MetricResult) -> Judgement:
     if threshold.compare == "estimate" or result.interval is None:
         verdict = judge(threshold, estimate)
         exact = threshold.compare != "estimate"
-        return Judgement(verdict, estimate, decided_on="estimate",
-                         decision=_estimate_words(threshold, estimate, verdict, exact))
+        return Judgement(
+            verdict, estimate, decided_on="estimate", decision=_estimate_words(threshold, estimate, verdict, exact)
+        )
     if threshold.compare == "interval":
         return judge_interval(threshold, result)
     compared = compared_value(threshold, result)
@@ -127,8 +128,15 @@ def judge_result(threshold: Threshold, result: MetricResult) -> Judgement:
     if not estimate_beyond and not bound_beyond:
         return Judgement(judge(threshold, compared), compared, decided_on=threshold.compare, decision=decision)
     needed = records_to_settle(result.sample_size, estimate, compared, threshold.fail)
-    return Judgement("inconclusive", compared, _inconclusive_reason(threshold, result, compared, needed), needed,
-                     decided_on=threshold.compare, decision=decision, unsettled="fail")
+    return Judgement(
+        "inconclusive",
+        compared,
+        _inconclusive_reason(threshold, result, compared, needed),
+        needed,
+        decided_on=threshold.compare,
+        decision=decision,
+        unsettled="fail",
+    )
 
 
 def judge_interval(threshold: Threshold, result: MetricResult) -> Judgement:
@@ -151,16 +159,30 @@ def judge_interval(threshold: Threshold, result: MetricResult) -> Judgement:
         # NOTE: the end to move is the one on the other side of the level from the estimate.
         bound = near if beyond(threshold, fail, estimate) else far
         needed = records_to_settle(result.sample_size, estimate, bound, fail)
-        return Judgement("inconclusive", far, words.unsettled("fail", needed), needed, decided_on="interval",
-                         decision=words.straddles("fail"), unsettled="fail")
+        return Judgement(
+            "inconclusive",
+            far,
+            words.unsettled("fail", needed),
+            needed,
+            decided_on="interval",
+            decision=words.straddles("fail"),
+            unsettled="fail",
+        )
     if warn is None or not beyond(threshold, warn, far):
         return Judgement("pass", far, decided_on="interval", decision=words.shown_within())
     if beyond(threshold, warn, near):
         return Judgement("warn", near, decided_on="interval", decision=words.shown_beyond("warn"))
     bound = near if beyond(threshold, warn, estimate) else far
     needed = records_to_settle(result.sample_size, estimate, bound, warn)
-    return Judgement("warn", far, words.unsettled("warn", needed), needed, decided_on="interval",
-                     decision=words.straddles("warn"), unsettled="warn")
+    return Judgement(
+        "warn",
+        far,
+        words.unsettled("warn", needed),
+        needed,
+        decided_on="interval",
+        decision=words.straddles("warn"),
+        unsettled="warn",
+    )
 
 
 def records_to_settle(n: int | None, estimate: float, bound: float, level: float) -> int | None:
@@ -201,8 +223,10 @@ def _inconclusive_reason(threshold: Threshold, result: MetricResult, bound: floa
 def _settle_words(needed: int | None, result: MetricResult) -> str:
     if needed is None:
         return ""
-    return (f" About {needed:,} records (this run used {result.sample_size:,}) would settle it, if the estimate "
-            f"held as the interval narrows.")
+    return (
+        f" About {needed:,} records (this run used {result.sample_size:,}) would settle it, if the estimate "
+        f"held as the interval narrows."
+    )
 
 
 class _Words:
@@ -223,33 +247,47 @@ class _Words:
 
     def shown_beyond(self, which: str) -> str:
         if which == "fail":
-            return (f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the fail "
-                    f"level {self._level('fail')}.")
-        return (f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the warn level "
-                f"{self._level('warn')}, its {self.far_end} end {_num(self.far)} within the fail level "
-                f"{self._level('fail')}.")
+            return (
+                f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the fail "
+                f"level {self._level('fail')}."
+            )
+        return (
+            f"Decided on the interval: its {self.near_end} end {_num(self.near)} is {self.word} the warn level "
+            f"{self._level('warn')}, its {self.far_end} end {_num(self.far)} within the fail level "
+            f"{self._level('fail')}."
+        )
 
     def shown_within(self) -> str:
         which = "fail" if self.t.warn is None else "warn"
-        return (f"Decided on the interval: its {self.far_end} end {_num(self.far)} is within the {which} level "
-                f"{self._level(which)}.")
+        return (
+            f"Decided on the interval: its {self.far_end} end {_num(self.far)} is within the {which} level "
+            f"{self._level(which)}."
+        )
 
     def straddles(self, which: str) -> str:
         if which == "fail":
-            return (f"Decided on the interval: it holds the fail level {self._level('fail')} ({self.near_end} end "
-                    f"{_num(self.near)}, {self.far_end} end {_num(self.far)}).")
-        return (f"Decided on the interval: within the fail level {self._level('fail')} ({self.far_end} end "
-                f"{_num(self.far)}), it holds the warn level {self._level('warn')} ({self.near_end} end "
-                f"{_num(self.near)}).")
+            return (
+                f"Decided on the interval: it holds the fail level {self._level('fail')} ({self.near_end} end "
+                f"{_num(self.near)}, {self.far_end} end {_num(self.far)})."
+            )
+        return (
+            f"Decided on the interval: within the fail level {self._level('fail')} ({self.far_end} end "
+            f"{_num(self.far)}), it holds the warn level {self._level('warn')} ({self.near_end} end "
+            f"{_num(self.near)})."
+        )
 
     def unsettled(self, which: str, needed: int | None) -> str:
         if which == "fail":
-            text = (f"This sample can show the value neither {self.word} nor within the fail level "
-                    f"{self._level('fail')} (estimate {_num(self.r.value)}, {self.interval}).")
+            text = (
+                f"This sample can show the value neither {self.word} nor within the fail level "
+                f"{self._level('fail')} (estimate {_num(self.r.value)}, {self.interval})."
+            )
         else:
-            text = (f"Within the fail level {self._level('fail')}, but this sample cannot show the value within the "
-                    f"warn level {self._level('warn')} (estimate {_num(self.r.value)}, {self.interval}), so the rule "
-                    f"warns.")
+            text = (
+                f"Within the fail level {self._level('fail')}, but this sample cannot show the value within the "
+                f"warn level {self._level('warn')} (estimate {_num(self.r.value)}, {self.interval}), so the rule "
+                f"warns."
+            )
         return text + _settle_words(needed, self.r)
 
 
@@ -260,8 +298,10 @@ def _estimate_words(threshold: Threshold, estimate: float, verdict: str, exact: 
 
 def _bound_words(threshold: Threshold, result: MetricResult, bound: float) -> str:
     end = threshold.compare
-    return (f"Decided on the estimate and the {end} end (compare: {end}): the estimate {_num(result.value)} "
-            f"{_relation(threshold, float(result.value))}, the {end} end {_num(bound)} {_relation(threshold, bound)}.")
+    return (
+        f"Decided on the estimate and the {end} end (compare: {end}): the estimate {_num(result.value)} "
+        f"{_relation(threshold, float(result.value))}, the {end} end {_num(bound)} {_relation(threshold, bound)}."
+    )
 
 
 def _relation(threshold: Threshold, value: float) -> str:

@@ -48,6 +48,7 @@ ProgressCallback = Callable[[int, int], None]
 #: feeding a process costs about as much as it saves.
 SECONDS_PER_WORKER = 0.5
 
+
 class Executor(ABC):
     """Maps a function over items and returns the results in input order."""
 
@@ -88,7 +89,7 @@ class Executor(ABC):
             return self.workers
         return max(1, min(self.workers, int(cost // SECONDS_PER_WORKER)))
 
-    def close(self) -> None:  # pragma: no cover - nothing to release by default
+    def close(self) -> None:  # noqa: B027 - a hook: nothing to release by default  # pragma: no cover
         """Release pooled resources."""
 
     def __enter__(self) -> Executor:
@@ -96,6 +97,7 @@ class Executor(ABC):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
 
 class SerialExecutor(Executor):
     """Runs items one after another in this process (tests, tiny inputs)."""
@@ -109,6 +111,7 @@ class SerialExecutor(Executor):
             if progress:
                 progress(done, len(items))
         return results
+
 
 def available_cores() -> int:
     """Cores this process may use (respects CPU affinity, e.g. in containers)."""

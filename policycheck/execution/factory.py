@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 EXECUTORS = ("local", "serial", "dask")
 
+
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
     """Build the executor named on the command line (``local``, ``serial`` or ``dask``).
 

@@ -10,17 +10,18 @@ from typing import TYPE_CHECKING, Any
 from policycheck.execution.executor import Executor, SerialExecutor, available_cores
 from policycheck.execution.shared_memory import (
     EMPTY_SHARED_MIN_BYTES,
+    ResolveShared,
     SharedArray,
     map_segment,
     release_segment,
-    ResolveShared,
-    to_shared_memory,
     share_repeated,
+    to_shared_memory,
 )
 
 if TYPE_CHECKING:  # imported inside the functions that use them: commands that run nothing load light
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import shared_memory
+
 
 class LocalProcessExecutor(Executor):
     """Runs items on a pool of local processes (the default).
@@ -38,8 +39,9 @@ class LocalProcessExecutor(Executor):
         self._in_shared_memory: dict[int, tuple[weakref.ref, str]] = {}
 
     def empty(self, shape, dtype):
-        import numpy as np
         from multiprocessing import shared_memory
+
+        import numpy as np
 
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
         if self.workers <= 1 or nbytes < EMPTY_SHARED_MIN_BYTES:
@@ -72,7 +74,9 @@ class LocalProcessExecutor(Executor):
         from concurrent.futures import ProcessPoolExecutor
 
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),)
+            )
         segments: list[shared_memory.SharedMemory] = []
         call = next(self._calls)
         try:
@@ -89,6 +93,7 @@ class LocalProcessExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
 
 def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
     """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order.
@@ -117,6 +122,7 @@ def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
                 pending[pool.submit(fn, item)] = i
     return results
 
+
 def die_with_parent(parent: int) -> None:
     """Worker initializer: end this worker when the process that started it dies (even by kill -9).
 
@@ -134,6 +140,7 @@ def die_with_parent(parent: int) -> None:
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
     else:  # pragma: no cover - non-Linux
+
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(1.0)

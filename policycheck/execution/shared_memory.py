@@ -23,6 +23,7 @@ SHARE_MIN_BYTES = 1 << 16
 #: usually runs in this process).
 EMPTY_SHARED_MIN_BYTES = 1 << 22
 
+
 def share_repeated(items: list, share: Callable[[Any], Any], threads: int = 1) -> list:
     """Replace every large object found (by identity) in several tuple items by ``share(obj)``.
 
@@ -45,16 +46,17 @@ def share_repeated(items: list, share: Callable[[Any], Any], threads: int = 1) -
     else:
         shared = [share(part) for part in repeated]
     handles = {id(part): handle for part, handle in zip(repeated, shared, strict=True)}
-    return [tuple(handles.get(id(part), part) for part in item) if isinstance(item, tuple) else item
-            for item in items]
+    return [tuple(handles.get(id(part), part) for part in item) if isinstance(item, tuple) else item for item in items]
+
 
 def _is_large(obj: Any) -> bool:
     import numpy as np
+
     if isinstance(obj, np.ndarray):
         return obj.nbytes >= SHARE_MIN_BYTES
-    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
-        return False
-    return True  # sized when pickled, in to_shared_memory
+    # Anything else is sized when pickled, in to_shared_memory.
+    return not (obj is None or isinstance(obj, (bool, int, float, str, bytes)))
+
 
 @dataclass(frozen=True)
 class SharedArray:
@@ -65,6 +67,7 @@ class SharedArray:
     dtype: str
     call: int
 
+
 @dataclass(frozen=True)
 class SharedPickle:
     """Where a worker finds a pickled object in shared memory."""
@@ -73,11 +76,13 @@ class SharedPickle:
     size: int
     call: int
 
+
 def to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     """Copy ``obj`` into a new shared-memory segment; return its handle (or ``obj`` when small)."""
     from multiprocessing import shared_memory
 
     import numpy as np
+
     if isinstance(obj, np.ndarray) and obj.dtype != object:
         data = np.ascontiguousarray(obj)
         segment = shared_memory.SharedMemory(create=True, size=max(data.nbytes, 1))
@@ -92,6 +97,7 @@ def to_shared_memory(obj: Any, call: int, segments: list) -> Any:
     segment.buf[: len(blob)] = blob
     return SharedPickle(segment.name, len(blob), call)
 
+
 def release_segment(segment: Any, registry: dict, key: int) -> None:
     """Remove the segment of an array made by ``LocalProcessExecutor.empty`` (its finalizer).
 
@@ -101,14 +107,17 @@ def release_segment(segment: Any, registry: dict, key: int) -> None:
     registry.pop(key, None)
     segment.unlink()
 
+
 #: In a worker: the objects of the current map call's segments, by segment name.
 _attached: dict[str, Any] = {}
 
 _attached_call: list[int] = [-1]
 
+
 def resolve_shared(handle: Any) -> Any:
     """In a worker: the object behind a shared-memory handle (mapped once per map call)."""
     import numpy as np
+
     if not isinstance(handle, (SharedArray, SharedPickle)):
         return handle
     if handle.call != _attached_call[0]:
@@ -124,6 +133,7 @@ def resolve_shared(handle: Any) -> Any:
         else:
             _attached[handle.segment] = pickle.loads(mapping[: handle.size])
     return _attached[handle.segment]
+
 
 def map_segment(name: str, writable: bool = False) -> Any:
     """Map a shared-memory segment (read-only unless ``writable``).
@@ -144,6 +154,7 @@ def map_segment(name: str, writable: bool = False) -> Any:
         return mmap.mmap(fd, os.fstat(fd).st_size, prot=prot)
     finally:
         os.close(fd)
+
 
 class ResolveShared:
     """A task wrapper that swaps shared-memory handles in a tuple item for their objects."""

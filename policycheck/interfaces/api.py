@@ -193,8 +193,10 @@ class Release:
     def __repr__(self) -> str:
         r = self._release
         holdout = f", holdout {r.holdout.n_rows} rows" if r.holdout is not None else ""
-        return (f"<Release {r.id!r}: original {r.original.n_rows} rows x {len(r.columns)} columns, "
-                f"{len(r.synthetic)} synthetic set(s){holdout}>")
+        return (
+            f"<Release {r.id!r}: original {r.original.n_rows} rows x {len(r.columns)} columns, "
+            f"{len(r.synthetic)} synthetic set(s){holdout}>"
+        )
 
 
 def load_release(path: str | Path) -> Release:
@@ -243,16 +245,29 @@ def _synthesizer_infos(declared: Any, count: int) -> list[Any]:
             item = dict(item)
             entry = item.pop("entry")
             if not _is_synthesizer(entry):
-                raise InvalidInput(Problem(f"synthesizer[{i}].entry", "must be a callable fn(frame, rows, seed) or an "
-                                                                      "object with fit(frame) and sample(num_rows=...)"))
+                raise InvalidInput(
+                    Problem(
+                        f"synthesizer[{i}].entry",
+                        "must be a callable fn(frame, rows, seed) or an "
+                        "object with fit(frame) and sample(num_rows=...)",
+                    )
+                )
             item.setdefault("name", _entry_name(entry))
         try:
             decl = SynthesizerDecl.model_validate(dict(item))
         except (ValidationError, TypeError, ValueError) as exc:
             errors = exc.errors() if isinstance(exc, ValidationError) else [{"loc": (), "msg": str(exc)}]
             raise InvalidInput([Problem(f"synthesizer[{i}]", _pydantic_words(e)) for e in errors]) from None
-        infos.append(SynthesizerInfo(name=decl.name, epsilon=decl.epsilon, delta=decl.delta,
-                                     params=dict(decl.model_extra or {}), command=decl.command, entry=entry))
+        infos.append(
+            SynthesizerInfo(
+                name=decl.name,
+                epsilon=decl.epsilon,
+                delta=decl.delta,
+                params=dict(decl.model_extra or {}),
+                command=decl.command,
+                entry=entry,
+            )
+        )
     return infos
 
 
@@ -318,8 +333,17 @@ def check(
     loaded = load_policy(path, release)._loaded
     if progress is None:
         progress = sys.stderr.isatty()
-    data = run_check(loaded, _internal(release), seed=seed, fail_on_warn=fail_on_warn, executor=executor,
-                     workers=workers, progress=progress, command=list(command), scheduler=scheduler)
+    data = run_check(
+        loaded,
+        _internal(release),
+        seed=seed,
+        fail_on_warn=fail_on_warn,
+        executor=executor,
+        workers=workers,
+        progress=progress,
+        command=list(command),
+        scheduler=scheduler,
+    )
     return Report(data)
 
 
@@ -402,16 +426,24 @@ class Report:
 
     def __repr__(self) -> str:
         s = self.data["summary"]
-        return (f"<Report {self.data['policy']['id']!r} on {self.data['release']['id']!r}: {self.verdict} "
-                f"({s['passed']} passed, {s['warned']} warned, {s['failed']} failed, {s['waived']} waived, "
-                f"{s['errors']} errors)>")
+        return (
+            f"<Report {self.data['policy']['id']!r} on {self.data['release']['id']!r}: {self.verdict} "
+            f"({s['passed']} passed, {s['warned']} warned, {s['failed']} failed, {s['waived']} waived, "
+            f"{s['errors']} errors)>"
+        )
 
     def _repr_html_(self) -> str:
         """A compact version of the HTML report for Jupyter: the verdict and one row per rule."""
         from policycheck.report.formatting import VERDICT_WORDS, fmt, threshold_text
 
-        colours = {"pass": "#1a7f37", "warn": "#9a6700", "fail": "#cf222e", "error": "#8250df", "waived": "#57606a",
-                   "inconclusive": "#9a6700"}
+        colours = {
+            "pass": "#1a7f37",
+            "warn": "#9a6700",
+            "fail": "#cf222e",
+            "error": "#8250df",
+            "waived": "#57606a",
+            "inconclusive": "#9a6700",
+        }
         e = html.escape
         rows = []
         for r in self.rules:
@@ -419,20 +451,18 @@ class Report:
             colour = colours.get(r["verdict"], "#57606a")
             rows.append(
                 f"<tr><td><code>{e(r['id'])}</code></td><td>{e(r['metric'])}</td>"
-                f"<td style=\"color:{colour};font-weight:bold\">{e(r['verdict'])}</td>"
+                f'<td style="color:{colour};font-weight:bold">{e(r["verdict"])}</td>'
                 f"<td>{e(fmt(r['value']))}{e(interval)}</td><td>{e(threshold_text(r['threshold']))}</td>"
                 f"<td>{e(r['severity'])}</td></tr>"
             )
         d = self.data
         colour = colours.get(self.verdict, "#57606a")
         return (
-            "<div class=\"policycheck-report\">"
+            '<div class="policycheck-report">'
             f"<p><strong>{e(d['policy']['id'])}</strong> on <strong>{e(d['release']['id'])}</strong>: "
-            f"<span style=\"color:{colour};font-weight:bold\">{e(VERDICT_WORDS.get(self.verdict, self.verdict.upper()))}</span> "
+            f'<span style="color:{colour};font-weight:bold">{e(VERDICT_WORDS.get(self.verdict, self.verdict.upper()))}</span> '
             f"(exit code {self.exit_code}, seed {d['provenance']['seed']})</p>"
             "<table><thead><tr><th>rule</th><th>metric</th><th>verdict</th><th>value [interval]</th>"
-            "<th>threshold</th><th>severity</th></tr></thead><tbody>"
-            + "".join(rows)
-            + "</tbody></table>"
+            "<th>threshold</th><th>severity</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
             "<p><small>Full report: <code>report.write(folder)</code> writes report.html.</small></p></div>"
         )

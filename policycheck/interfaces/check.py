@@ -38,10 +38,10 @@ def run_check(
     :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.engine.compiler import compile_plan
-    from policycheck.execution.factory import make_executor
     from policycheck.engine.progress import Progress
-    from policycheck.report.build import build_report
     from policycheck.engine.runner import run_plan
+    from policycheck.execution.factory import make_executor
+    from policycheck.report.build import build_report
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
     if seed is None:
@@ -73,8 +73,17 @@ def check_release(
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
     loaded = load_policy(policy_path, release)
-    report = run_check(loaded, release, seed=seed, fail_on_warn=fail_on_warn, executor=executor,
-                       workers=workers, progress=progress, command=command or [], scheduler=scheduler)
+    report = run_check(
+        loaded,
+        release,
+        seed=seed,
+        fail_on_warn=fail_on_warn,
+        executor=executor,
+        workers=workers,
+        progress=progress,
+        command=command or [],
+        scheduler=scheduler,
+    )
     write_reports(report, out_dir, formats)
     return report
 
@@ -106,4 +115,11 @@ def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err
 
 
 #: Terminal colour of each verdict (shown only where colour is on: see cli.colour_choice).
-COLOURS = {"pass": "green", "warn": "yellow", "fail": "red", "error": "magenta", "waived": "cyan", "inconclusive": "yellow"}
+COLOURS = {
+    "pass": "green",
+    "warn": "yellow",
+    "fail": "red",
+    "error": "magenta",
+    "waived": "cyan",
+    "inconclusive": "yellow",
+}

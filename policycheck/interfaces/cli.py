@@ -16,9 +16,17 @@ from pathlib import Path
 
 import click
 
-from policycheck.core.version import __version__
+from policycheck.core.errors import (
+    EXIT_ERROR,
+    EXIT_FAIL,
+    EXIT_INVALID,
+    EXIT_PASS,
+    InvalidInput,
+    PolicycheckError,
+    display_path,
+)
 from policycheck.core.escape import block, one_line
-from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_INVALID, EXIT_PASS, InvalidInput, PolicycheckError, display_path
+from policycheck.core.version import __version__
 
 FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
 
@@ -58,14 +66,26 @@ def _release_options(fn):
     options = [
         click.option("--release", "-r", "manifest", type=click.Path(path_type=Path), help="Release manifest (YAML)."),
         click.option("--original", type=click.Path(path_type=Path), help="Original (training) data, CSV or Parquet."),
-        click.option("--synthetic", multiple=True, type=click.Path(path_type=Path), help="A synthetic set (repeatable)."),
-        click.option("--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."),
-        click.option("--column-type", "column_types", multiple=True, metavar="NAME=TYPE",
-                     help="A column's role: numeric, categorical, datetime (or datetime:FORMAT, strftime), "
-                          "id or ignore (repeatable; over --metadata and inference)."),
-        click.option("--metadata", type=click.Path(path_type=Path),
-                     help="SDV metadata JSON giving column types (sdtypes: id, numerical, categorical, "
-                          "datetime, boolean; others are ignored)."),
+        click.option(
+            "--synthetic", multiple=True, type=click.Path(path_type=Path), help="A synthetic set (repeatable)."
+        ),
+        click.option(
+            "--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."
+        ),
+        click.option(
+            "--column-type",
+            "column_types",
+            multiple=True,
+            metavar="NAME=TYPE",
+            help="A column's role: numeric, categorical, datetime (or datetime:FORMAT, strftime), "
+            "id or ignore (repeatable; over --metadata and inference).",
+        ),
+        click.option(
+            "--metadata",
+            type=click.Path(path_type=Path),
+            help="SDV metadata JSON giving column types (sdtypes: id, numerical, categorical, "
+            "datetime, boolean; others are ignored).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -75,8 +95,16 @@ def _release_options(fn):
 COLUMN_ROLES = ("numeric", "categorical", "datetime", "id", "ignore")
 
 
-def _load_release(manifest, original, synthetic, holdout, column_types, metadata=None, required: bool = True,
-                  show_findings: bool = True):
+def _load_release(
+    manifest,
+    original,
+    synthetic,
+    holdout,
+    column_types,
+    metadata=None,
+    required: bool = True,
+    show_findings: bool = True,
+):
     if not (manifest or original or synthetic or holdout) and not required:
         return None  # nothing to read: validate and plan stay fast without pandas
     release = _read_release(manifest, original, synthetic, holdout, column_types, metadata, required)
@@ -94,8 +122,10 @@ def _read_release(manifest, original, synthetic, holdout, column_types, metadata
         raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
     if manifest and (column_types or metadata):
         # verify re-runs a manifest's check from the manifest alone
-        raise click.UsageError("with --release, declare column types in the manifest (`columns:`, `metadata:`), "
-                               "not with --column-type or --metadata")
+        raise click.UsageError(
+            "with --release, declare column types in the manifest (`columns:`, `metadata:`), "
+            "not with --column-type or --metadata"
+        )
     if manifest:
         return load_manifest(manifest)
     if not original and not synthetic:
@@ -109,12 +139,20 @@ def _read_release(manifest, original, synthetic, holdout, column_types, metadata
         name, _, kind = item.partition("=")
         kind, _, fmt = kind.partition(":")
         if not name or kind not in COLUMN_ROLES or (fmt and kind != "datetime"):
-            raise click.UsageError(f"--column-type {item!r}: expected NAME=TYPE with TYPE one of "
-                                   f"{', '.join(COLUMN_ROLES)} (or datetime:FORMAT)")
+            raise click.UsageError(
+                f"--column-type {item!r}: expected NAME=TYPE with TYPE one of "
+                f"{', '.join(COLUMN_ROLES)} (or datetime:FORMAT)"
+            )
         columns[name] = ColumnDecl(type=kind, format=fmt or None)
     synth = [(Path(p), f"synthetic[{i}]", SynthesizerInfo()) for i, p in enumerate(synthetic)]
-    return build_release(Path(original).stem, Path(original), synth, Path(holdout) if holdout else None, columns,
-                         metadata=Path(metadata) if metadata else None)
+    return build_release(
+        Path(original).stem,
+        Path(original),
+        synth,
+        Path(holdout) if holdout else None,
+        columns,
+        metadata=Path(metadata) if metadata else None,
+    )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -207,8 +245,9 @@ def schema(which, write_dir):
 @click.argument("policy", type=click.Path(path_type=Path))
 @_release_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-@click.option("--workers", type=click.IntRange(min=1), help="Workers the time estimates assume (default: the cores "
-              "available).")
+@click.option(
+    "--workers", type=click.IntRange(min=1), help="Workers the time estimates assume (default: the cores available)."
+)
 @_guard
 def plan(policy, manifest, original, synthetic, holdout, column_types, metadata, as_json, workers):
     """Show what checking POLICY would compute, with which attacker knowledge, and (given a release) its estimated
@@ -225,27 +264,69 @@ def plan(policy, manifest, original, synthetic, holdout, column_types, metadata,
 @cli.command()
 @click.argument("policies", nargs=-1, type=click.Path(path_type=Path))
 @_release_options
-@click.option("-o", "--output", "out_dir", help="Folder for the reports, one sub-folder per policy when there are "
-              "several; '-' prints one format on stdout.  [default: reports]")
-@click.option("--format", "formats", help="Comma-separated formats to write: " + ", ".join(FORMATS)
-              + " (json is always written to a folder).  [default: json,html,md]")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    help="Folder for the reports, one sub-folder per policy when there are "
+    "several; '-' prints one format on stdout.  [default: reports]",
+)
+@click.option(
+    "--format",
+    "formats",
+    help="Comma-separated formats to write: "
+    + ", ".join(FORMATS)
+    + " (json is always written to a folder).  [default: json,html,md]",
+)
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of every random choice (overrides the policy's).")
 @click.option("--fail-on-warn/--no-fail-on-warn", default=None, help="Exit 1 when a rule warns.")
-@click.option("--executor", type=click.Choice(["local", "serial", "dask"]), default="local", show_default=True,
-              help="Where heavy work runs: local processes, serially in this process, or a Dask cluster.")
-@click.option("--scheduler", default="local", show_default=True,
-              help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of "
-                   "local processes.")
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "serial", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where heavy work runs: local processes, serially in this process, or a Dask cluster.",
+)
+@click.option(
+    "--scheduler",
+    default="local",
+    show_default=True,
+    help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of local processes.",
+)
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
-@click.option("--explain", is_flag=True,
-              help="After the summary, show for every verdict the attacker knowledge and inputs behind it.")
-@click.option("--export-reverse-mapped", "export_dir", type=click.Path(path_type=Path),
-              help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
-                   "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="After the summary, show for every verdict the attacker knowledge and inputs behind it.",
+)
+@click.option(
+    "--export-reverse-mapped",
+    "export_dir",
+    type=click.Path(path_type=Path),
+    help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
+    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.",
+)
 @_guard
-def check(policies, manifest, original, synthetic, holdout, column_types, metadata, out_dir, formats, seed, fail_on_warn,
-          executor, scheduler, workers, quiet, explain, export_dir):
+def check(
+    policies,
+    manifest,
+    original,
+    synthetic,
+    holdout,
+    column_types,
+    metadata,
+    out_dir,
+    formats,
+    seed,
+    fail_on_warn,
+    executor,
+    scheduler,
+    workers,
+    quiet,
+    explain,
+    export_dir,
+):
     """Check a release against POLICIES (paths or globs) and write report.json, report.html and report.md.
 
     With several policies each gets its own report folder under --output, and
@@ -256,8 +337,16 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
     from policycheck.interfaces.check import print_summary
     from policycheck.io.config import expand_policies, load_settings, report_folders
 
-    settings = load_settings({"policies": [str(p) for p in policies], "output": out_dir, "formats": formats,
-                              "fail-on-warn": fail_on_warn, "seed": seed, "workers": workers})
+    settings = load_settings(
+        {
+            "policies": [str(p) for p in policies],
+            "output": out_dir,
+            "formats": formats,
+            "fail-on-warn": fail_on_warn,
+            "seed": seed,
+            "workers": workers,
+        }
+    )
     if not settings["policies"]:
         raise click.UsageError("no policy: give POLICIES, or `policies` in [tool.policycheck] of pyproject.toml")
     paths = expand_policies(settings["policies"])
@@ -292,16 +381,29 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
 
             for folder in report_folders(export_dir, paths):
                 check_output_folder(folder)
-            refuse_overwriting([folder / export_name(m, d) for folder in report_folders(export_dir, paths)
-                                for m, d in enumerate(release.synthetic, start=1)], inputs,
-                               "an input of this check would be overwritten by its reverse-mapped export: name "
-                               "another folder with --export-reverse-mapped")
+            refuse_overwriting(
+                [
+                    folder / export_name(m, d)
+                    for folder in report_folders(export_dir, paths)
+                    for m, d in enumerate(release.synthetic, start=1)
+                ],
+                inputs,
+                "an input of this check would be overwritten by its reverse-mapped export: name "
+                "another folder with --export-reverse-mapped",
+            )
     codes = []
     for path, folder in zip(paths, folders, strict=True):
-        result = api.check(path, api.Release._wrap(release), seed=settings["seed"],
-                           fail_on_warn=settings["fail-on-warn"], executor=executor, workers=settings["workers"],
-                           progress="plain" if quiet else True, command=["policycheck", *sys.argv[1:]],
-                           scheduler=scheduler)
+        result = api.check(
+            path,
+            api.Release._wrap(release),
+            seed=settings["seed"],
+            fail_on_warn=settings["fail-on-warn"],
+            executor=executor,
+            workers=settings["workers"],
+            progress="plain" if quiet else True,
+            command=["policycheck", *sys.argv[1:]],
+            scheduler=scheduler,
+        )
         report = result.data
         if to_stdout:
             click.echo(result.render(chosen[0]), nl=False)
@@ -310,8 +412,9 @@ def check(policies, manifest, original, synthetic, holdout, column_types, metada
         print_summary(report, None if to_stdout else folder, err=to_stdout)
         if export_dir:
             # NOTE: the export uses the policy's seed, so several policies export side by side.
-            _export_reverse_mapped(release, report_folders(export_dir, paths)[paths.index(path)],
-                                   report["provenance"]["seed"])
+            _export_reverse_mapped(
+                release, report_folders(export_dir, paths)[paths.index(path)], report["provenance"]["seed"]
+            )
         if explain:
             from policycheck.report.render import render_explain
 
@@ -333,26 +436,48 @@ def show_config(as_json):
 
     settings = load_settings({})
     if as_json:
-        click.echo(json.dumps({"pyproject": str(settings.pyproject) if settings.pyproject else None,
-                               "settings": settings.values, "sources": settings.sources}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "pyproject": str(settings.pyproject) if settings.pyproject else None,
+                    "settings": settings.values,
+                    "sources": settings.sources,
+                },
+                indent=2,
+            )
+        )
     else:
         click.echo(show(settings), nl=False)
 
 
 @cli.command()
 @click.argument("report", type=click.Path(path_type=Path))
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False),
-              help="Folder the report's relative paths start from: the folder the check ran in (default: the "
-                   "folder holding REPORT; never a folder the report names). No file outside it is read.")
-@click.option("--executor", type=click.Choice(["local", "serial"]), default="local", show_default=True,
-              help="Where heavy work runs: local processes, or serially in this process.")
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder the report's relative paths start from: the folder the check ran in (default: the "
+    "folder holding REPORT; never a folder the report names). No file outside it is read.",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "serial"]),
+    default="local",
+    show_default=True,
+    help="Where heavy work runs: local processes, or serially in this process.",
+)
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
-@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False),
-              help="A release manifest you trust: the only source of synthesizer commands verify will run "
-                   "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.")
-@click.option("--show-external", is_flag=True,
-              help="Also read (hash, re-run with, print the hashes of) files outside the root folder.")
+@click.option(
+    "--manifest",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="A release manifest you trust: the only source of synthesizer commands verify will run "
+    "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.",
+)
+@click.option(
+    "--show-external",
+    is_flag=True,
+    help="Also read (hash, re-run with, print the hashes of) files outside the root folder.",
+)
 @_guard
 def verify(report, root, executor, workers, quiet, manifest, show_external):
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
@@ -363,8 +488,15 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
     """
     from policycheck.interfaces.verify import verify_report
 
-    result = verify_report(report, root, executor=executor, workers=workers, progress=not quiet,
-                           manifest=manifest, show_external=show_external)
+    result = verify_report(
+        report,
+        root,
+        executor=executor,
+        workers=workers,
+        progress=not quiet,
+        manifest=manifest,
+        show_external=show_external,
+    )
     for path, sha, _ in result.files:
         _echo(f"ok       {path}  sha256 {sha}")
     for difference in result.differences:
@@ -375,8 +507,10 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
         sys.exit(EXIT_INVALID)
     rules = len(result.report["rules"])
     if result.identical:
-        _echo(f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
-                   f"{result.report['provenance']['seed']}: identical verdicts and numbers")
+        _echo(
+            f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
+            f"{result.report['provenance']['seed']}: identical verdicts and numbers"
+        )
         sys.exit(EXIT_PASS)
     _echo(f"NOT verified: {len(result.differences)} difference(s)")
     sys.exit(EXIT_FAIL)
@@ -386,11 +520,24 @@ def verify(report, root, executor, workers, quiet, manifest, show_external):
 @click.argument("old", type=click.Path(path_type=Path))
 @click.argument("new", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON (as --format json).")
-@click.option("--format", "diff_format", type=click.Choice(["text", "json", "html"]), default=None,
-              help="text (default), json, or html: a page with both verdicts and values of every rule.")
-@click.option("-o", "--output", "diff_output", type=click.Path(path_type=Path), default=None,
-              help="Write the comparison to this file instead of stdout.")
-@click.option("--fail-on-worse", is_flag=True, help="Exit 1 when a rule's verdict got worse (a listing exits 0 otherwise).")
+@click.option(
+    "--format",
+    "diff_format",
+    type=click.Choice(["text", "json", "html"]),
+    default=None,
+    help="text (default), json, or html: a page with both verdicts and values of every rule.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "diff_output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the comparison to this file instead of stdout.",
+)
+@click.option(
+    "--fail-on-worse", is_flag=True, help="Exit 1 when a rule's verdict got worse (a listing exits 0 otherwise)."
+)
 @_guard
 def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     """List the rules whose verdict or value changed from report OLD to report NEW.
@@ -411,8 +558,10 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     elif chosen == "json":
         text = json.dumps(changes.to_dict(), indent=2, ensure_ascii=False) + "\n"
     else:
-        lines = [f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
-                 f"{changes.new['release']['id']} ({changes.new['verdict']})"]
+        lines = [
+            f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
+            f"{changes.new['release']['id']} ({changes.new['verdict']})"
+        ]
         lines += [f"  {difference}" for difference in changes.context + changes.files + changes.rules]
         if not changes.rules:
             lines.append("  no rule verdict or value changed")
@@ -422,8 +571,11 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
     if diff_output is not None:
         from policycheck.io.files import atomic_write_text, refuse_overwriting
 
-        refuse_overwriting([diff_output], [old, new], "an input of this diff would be overwritten by its output: "
-                                                      "name another output file with -o")
+        refuse_overwriting(
+            [diff_output],
+            [old, new],
+            "an input of this diff would be overwritten by its output: name another output file with -o",
+        )
         atomic_write_text(diff_output, text)
         _echo(f"comparison in {diff_output}", err=True)
     elif chosen == "text":
@@ -436,15 +588,21 @@ def diff(old, new, as_json, diff_format, diff_output, fail_on_worse):
 
 @cli.command()
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False, exists=True))
-@click.option("-o", "--output", "index_output", type=click.Path(path_type=Path), default=None,
-              help="Where to write the page (default: FOLDER/index.html).")
+@click.option(
+    "-o",
+    "--output",
+    "index_output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where to write the page (default: FOLDER/index.html).",
+)
 @_guard
 def index(folder, index_output):
     """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
     from policycheck.core.errors import PolicycheckError
+    from policycheck.interfaces.verify import read_report
     from policycheck.io.files import atomic_write_text, refuse_overwriting
     from policycheck.report.across import index_entries, render_index_html
-    from policycheck.interfaces.verify import read_report
 
     reports, unreadable = [], []
     for path in sorted(folder.rglob("report.json")):
@@ -453,15 +611,20 @@ def index(folder, index_output):
         except PolicycheckError as exc:
             unreadable.append((path.relative_to(folder).as_posix(), str(exc).split(": ", 1)[-1]))
     target = index_output or folder / "index.html"
-    refuse_overwriting([target], list(folder.rglob("report.json")), "an input of this index would be overwritten by "
-                                                                     "its output: name another output file with -o")
+    refuse_overwriting(
+        [target],
+        list(folder.rglob("report.json")),
+        "an input of this index would be overwritten by its output: name another output file with -o",
+    )
     atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
     _echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
 
 
 @cli.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--schema", "schema", help="Schema the $schema line names (path or URL; default: schemas/policy.schema.json).")
+@click.option(
+    "--schema", "schema", help="Schema the $schema line names (path or URL; default: schemas/policy.schema.json)."
+)
 @_guard
 def init(path, schema):
     """Write a commented starter policy at PATH (default: release.policy.yaml); never overwrites."""
@@ -472,13 +635,21 @@ def init(path, schema):
     reference = schema_reference(written, schema)
     target = written.parent / reference
     if "://" not in reference and not target.is_file():
-        _echo(f"note: its $schema line names {display_path(target)}, which does not exist yet: "
-                   f"`policycheck schema --write {display_path(target.parent)}` writes it", err=True)
+        _echo(
+            f"note: its $schema line names {display_path(target)}, which does not exist yet: "
+            f"`policycheck schema --write {display_path(target.parent)}` writes it",
+            err=True,
+        )
 
 
 @cli.command()
-@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path),
-              help="Folder for the releases and reports (default: a fresh temporary folder, named when it starts).")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    help="Folder for the releases and reports (default: a fresh temporary folder, named when it starts).",
+)
 @click.option("--refresh-sample", is_flag=True, help="Rewrite the sample reports committed under reports/demo.")
 @click.option("--seed", type=click.IntRange(min=0), default=20261121, show_default=True)
 @click.option("--policy", type=click.Path(path_type=Path), help="Policy to check (default: policies/demo.policy.yaml).")
@@ -492,8 +663,9 @@ def demo(out_dir, refresh_sample, seed, policy, quiet):
     """
     from policycheck.interfaces.demo import output_folder, run_demo
 
-    sys.exit(run_demo(output_folder(out_dir, refresh_sample), seed=seed, policy=policy,
-                      progress="plain" if quiet else True))
+    sys.exit(
+        run_demo(output_folder(out_dir, refresh_sample), seed=seed, policy=policy, progress="plain" if quiet else True)
+    )
 
 
 @cli.command(name="metrics")
@@ -520,8 +692,8 @@ def _release_files(release) -> list:
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
-    from policycheck.metrics.base import AttackerView, EvaluationContext
     from policycheck.methods.linkage.export import export_reverse_mapped
+    from policycheck.metrics.base import AttackerView, EvaluationContext
 
     # The same pre-sampling generators the linkage metrics used, so the export
     # is exactly what they linked.
@@ -542,8 +714,10 @@ def _formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
         if to_stdout:
             raise click.UsageError("-o - prints text: --format pdf needs an output folder")
         if find_chromium() is None:
-            raise click.UsageError("--format pdf needs headless Chromium (chromium or chromium-browser on PATH, "
-                                   "e.g. `apt-get install chromium`); or write html and print it")
+            raise click.UsageError(
+                "--format pdf needs headless Chromium (chromium or chromium-browser on PATH, "
+                "e.g. `apt-get install chromium`); or write html and print it"
+            )
     if to_stdout:
         # stdout holds one document: the format asked for, nothing else.
         if len(chosen) != 1:

@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 from ruamel.yaml import YAML
 
-from policycheck.interfaces.check import check_release, print_summary
 from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
+from policycheck.interfaces.check import check_release, print_summary
 from policycheck.io.files import atomic_write_text
-from policycheck.release.load import load_manifest
 from policycheck.methods.synthesizers import BUILTIN, indhist_dp
+from policycheck.release.load import load_manifest
 
 DATA = Path(__file__).resolve().parents[1] / "demo_data"
 TRAINING = DATA / "adult_training.csv"
@@ -54,7 +54,9 @@ def output_folder(out_dir: Path | None, refresh_sample: bool = False) -> Path:
         if out_dir is not None:
             raise InvalidInput(Problem("policycheck demo", "give either --output or --refresh-sample, not both"))
         if not SAMPLE.parent.is_dir():
-            raise InvalidInput(Problem(str(SAMPLE), "no source checkout here: --refresh-sample rewrites its reports/demo"))
+            raise InvalidInput(
+                Problem(str(SAMPLE), "no source checkout here: --refresh-sample rewrites its reports/demo")
+            )
         return SAMPLE
     if out_dir is not None:
         return Path(out_dir)
@@ -69,7 +71,9 @@ def find_policy() -> Path:
         candidate = base / "policies" / "demo.policy.yaml"
         if candidate.is_file():
             return candidate
-    raise InvalidInput(Problem("policies/demo.policy.yaml", "demo policy not found: run from the repository or pass --policy"))
+    raise InvalidInput(
+        Problem("policies/demo.policy.yaml", "demo policy not found: run from the repository or pass --policy")
+    )
 
 
 def public_domain() -> dict[str, list]:
@@ -95,8 +99,10 @@ def write_release(name: str, out_dir: Path, seed: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(folder / "synthetic.csv", synthetic.to_csv(index=False))
     manifest = {
-        "release": {"id": f"adult-demo-{name.replace('_', '-')}",
-                    "description": f"{name} synthesizer on 3,000 UCI Adult records"},
+        "release": {
+            "id": f"adult-demo-{name.replace('_', '-')}",
+            "description": f"{name} synthesizer on 3,000 UCI Adult records",
+        },
         "original": os.path.relpath(TRAINING, folder),
         "holdout": os.path.relpath(HOLDOUT, folder),
         "synthetic": [
@@ -126,8 +132,14 @@ def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: boo
     for name in RELEASES:
         click.echo(f"\n== release {name}: synthesizing {TRAINING.name} ...")
         release = load_manifest(write_release(name, out_dir, seed))
-        report = check_release(policy_path, release, out_dir / name, seed=seed, progress=progress,
-                               command=["policycheck", "demo", "--seed", str(seed)])
+        report = check_release(
+            policy_path,
+            release,
+            out_dir / name,
+            seed=seed,
+            progress=progress,
+            command=["policycheck", "demo", "--seed", str(seed)],
+        )
         print_summary(report, out_dir / name)
         reports[name] = report
     click.echo("\nsummary:")
@@ -146,12 +158,16 @@ def _game_lines(report: dict) -> list[str]:
         details = rule.get("details") or {}
         if rule["metric"] == "membership_inference_advantage" and details.get("targets"):
             largest = details["largest_auc"]
-            lines.append(f"membership game: worst target {details['worst_target']} advantage {rule['value']:.2f}, "
-                         f"largest AUC {'n/a' if largest is None else f'{largest:.2f}'} over "
-                         f"{len(details['targets'])} targets")
+            lines.append(
+                f"membership game: worst target {details['worst_target']} advantage {rule['value']:.2f}, "
+                f"largest AUC {'n/a' if largest is None else f'{largest:.2f}'} over "
+                f"{len(details['targets'])} targets"
+            )
         if rule["metric"] == "dp_epsilon_excess_membership" and rule["params"].get("test") == "game" and details:
             claim = details["claims"][0]
-            lines.append(f"epsilon audit: claimed {claim['claimed_epsilon']:g}, measured lower bound "
-                         f"{claim['measured_epsilon_lower']:.2f} (at most {details['largest_certifiable_epsilon']:.2f} "
-                         f"certifiable) -> {'refuted' if claim['contradicted'] else 'not refuted'}")
+            lines.append(
+                f"epsilon audit: claimed {claim['claimed_epsilon']:g}, measured lower bound "
+                f"{claim['measured_epsilon_lower']:.2f} (at most {details['largest_certifiable_epsilon']:.2f} "
+                f"certifiable) -> {'refuted' if claim['contradicted'] else 'not refuted'}"
+            )
     return lines

@@ -127,8 +127,9 @@ def schema_reference(policy_path: Path, schema: Path | str | None = None) -> str
 
 def starter_policy(policy_path: Path, schema: Path | str | None = None) -> str:
     """The starter policy's text for a file at ``policy_path``."""
-    return STARTER.format(schema=schema_reference(policy_path, schema), name=display_path(policy_path),
-                          catalogue=_catalogue())
+    return STARTER.format(
+        schema=schema_reference(policy_path, schema), name=display_path(policy_path), catalogue=_catalogue()
+    )
 
 
 def write_starter(path: Path | None = None, schema: Path | str | None = None) -> Path:
@@ -144,5 +145,7 @@ def write_starter(path: Path | None = None, schema: Path | str | None = None) ->
         with open(path, "x", encoding="utf-8") as fh:
             fh.write(text)
     except FileExistsError:
-        raise InvalidInput(Problem(display_path(path), "already exists; not overwritten (choose another path)")) from None
+        raise InvalidInput(
+            Problem(display_path(path), "already exists; not overwritten (choose another path)")
+        ) from None
     return path

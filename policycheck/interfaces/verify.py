@@ -53,12 +53,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from policycheck.engine.compiler import compile_plan
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.engine.compiler import compile_plan
+from policycheck.engine.progress import Progress
+from policycheck.engine.runner import run_plan
 from policycheck.execution.factory import make_executor
 from policycheck.io.files import open_regular, read_json, reads_confined_to, stat_input
 from policycheck.policy.load import load_policy
-from policycheck.engine.progress import Progress
 from policycheck.release.load import build_release, load_manifest, sha256_file
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import Release, SynthesizerInfo
@@ -66,7 +67,6 @@ from policycheck.report.build import build_report
 from policycheck.report.integrity import is_context, path_text, unsealed_fields
 from policycheck.report.junit import warnings_fail
 from policycheck.report.model import Report
-from policycheck.engine.runner import run_plan
 
 #: Numbers closer than this, relative to the larger, count as identical.
 RELATIVE_TOLERANCE = 1e-12
@@ -184,7 +184,9 @@ def compare_rules(old: dict[str, Any], new: dict[str, Any]) -> list[Difference]:
         for key in COMPARED[1:]:
             # NOTE: with compare: estimate the compared value is the value;
             # listing both would double every change.
-            redundant = key == "compared_value" and rule["threshold"]["compare"] == other["threshold"]["compare"] == "estimate"
+            redundant = (
+                key == "compared_value" and rule["threshold"]["compare"] == other["threshold"]["compare"] == "estimate"
+            )
             if not redundant and not same_number(rule[key], other[key]):
                 out.append(Difference("rule", rule_id, key, rule[key], other[key]))
     for rule_id, rule in after.items():
@@ -243,8 +245,9 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def rehash(report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
-           ) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
+def rehash(
+    report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
+) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
     """Hash every named file again: (confirmed, changed, missing or refused).
 
     A file outside ``root`` (links followed) is not read unless
@@ -259,9 +262,15 @@ def rehash(report: dict[str, Any], root: Path, show_external: bool = False, root
             missing.append(Problem(f["path"], f"file named in the report is outside {display_path(root)}, {OUTSIDE}"))
             continue
         if not path.exists() and not path.is_symlink():
-            missing.append(Problem(f["path"], "file named in the report is missing" if root_given else
-                                   f"file named in the report is not in {display_path(root)}, the folder verify "
-                                   "reads (the report's own): give --root with the folder the check ran in"))
+            missing.append(
+                Problem(
+                    f["path"],
+                    "file named in the report is missing"
+                    if root_given
+                    else f"file named in the report is not in {display_path(root)}, the folder verify "
+                    "reads (the report's own): give --root with the folder the check ran in",
+                )
+            )
             continue
         try:
             stat_input(path, "input")
@@ -278,6 +287,7 @@ def rehash(report: dict[str, Any], root: Path, show_external: bool = False, root
 
 def _without_commands(release: Release) -> Release:
     """The release with every synthesizer command removed, so nothing it names can run."""
+
     def strip(d):
         if d.synthesizer is None or d.synthesizer.command is None:
             return d
@@ -305,8 +315,11 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
         raise InvalidInput(Problem(release["id"], "the report names no original data set"))
     synth_keys = {f.name for f in dataclasses.fields(SynthesizerInfo)}
     synthetic = [
-        (_resolve(d["path"], root), d["name"],
-         SynthesizerInfo(**{k: v for k, v in (d["synthesizer"] or {}).items() if k in synth_keys}))
+        (
+            _resolve(d["path"], root),
+            d["name"],
+            SynthesizerInfo(**{k: v for k, v in (d["synthesizer"] or {}).items() if k in synth_keys}),
+        )
         for d in by_role.get("synthetic", [])
     ]
     holdout = by_role.get("holdout")
@@ -316,8 +329,10 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
         synthetic,
         _resolve(holdout[0]["path"], root) if holdout else None,
         # roles (reports since column roles) name id, ignore and datetime columns too
-        {c: ColumnDecl(type=t, format=release.get("formats", {}).get(c))
-         for c, t in (release.get("roles") or release["columns"]).items()},
+        {
+            c: ColumnDecl(type=t, format=release.get("formats", {}).get(c))
+            for c, t in (release.get("roles") or release["columns"]).items()
+        },
     )
 
 
@@ -340,7 +355,9 @@ def _report_date(report: dict[str, Any]) -> dt.date:
     try:
         return dt.datetime.fromisoformat(report["generated_at"]).date()
     except (TypeError, ValueError):
-        raise InvalidInput(Problem("report.json", f"generated_at {report['generated_at']!r} is not an ISO date and time")) from None
+        raise InvalidInput(
+            Problem("report.json", f"generated_at {report['generated_at']!r} is not an ISO date and time")
+        ) from None
 
 
 def rerun(
@@ -371,17 +388,25 @@ def rerun(
     if manifest is None:
         for e in plan.evaluations:
             if needs_command(e.params, release):
-                skipped[e.rule.id] = ("its synthesizer is the release's command, and verify runs no command a report "
-                                      "names; re-run it with --manifest MANIFEST, a release manifest you trust")
+                skipped[e.rule.id] = (
+                    "its synthesizer is the release's command, and verify runs no command a report "
+                    "names; re-run it with --manifest MANIFEST, a release manifest you trust"
+                )
     runnable = [e for e in plan.evaluations if e.rule.id not in skipped]
     used = {n for e in runnable for n in e.needs}
-    to_run = dataclasses.replace(plan, evaluations=tuple(runnable),
-                                 intermediates=tuple(s for s in plan.intermediates if s.need in used))
+    to_run = dataclasses.replace(
+        plan, evaluations=tuple(runnable), intermediates=tuple(s for s in plan.intermediates if s.need in used)
+    )
     with make_executor(executor, workers) as pool:
         # NOTE: the run sees no command unless the auditor named the manifest;
         # the report still records the declared ones, for comparison.
-        run = run_plan(to_run, release if manifest is not None else _without_commands(release), prov["seed"], pool,
-                       Progress(enabled=progress))
+        run = run_plan(
+            to_run,
+            release if manifest is not None else _without_commands(release),
+            prov["seed"],
+            pool,
+            Progress(enabled=progress),
+        )
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
     new = build_report(to_run, release, run, executor=name, command=command or [], fail_on_warn=warnings_fail(report))
     return new, skipped
@@ -406,12 +431,15 @@ def compare_fields(old: Any, new: Any, path: tuple[str | int, ...], out: list[Di
         for key in dict.fromkeys([*old, *new]):
             if key not in old or key not in new:
                 if not is_context((*path, key)):
-                    out.append(Difference("field", path_text((*path, key)), old=old.get(key, _MISSING),
-                                          new=new.get(key, _MISSING)))
+                    out.append(
+                        Difference(
+                            "field", path_text((*path, key)), old=old.get(key, _MISSING), new=new.get(key, _MISSING)
+                        )
+                    )
                 continue
             compare_fields(old[key], new[key], (*path, key), out)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=False)):
             compare_fields(a, b, (*path, i), out)
     elif isinstance(old, (dict, list)) or isinstance(new, (dict, list)):
         if old != new:
@@ -431,8 +459,11 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
         # verdict, value and interval are compare_rules' job; it leaves out the
         # compared value when it repeats the value, which an edit may break.
         if not same_number(rule["compared_value"], other["compared_value"]) and not any(
-                d.subject == rule["id"] and d.field == "compared_value" for d in out):
-            out.append(Difference("rule", rule["id"], "compared_value", rule["compared_value"], other["compared_value"]))
+            d.subject == rule["id"] and d.field == "compared_value" for d in out
+        ):
+            out.append(
+                Difference("rule", rule["id"], "compared_value", rule["compared_value"], other["compared_value"])
+            )
         rest = {k: v for k, v in rule.items() if k not in COMPARED}
         compare_fields(rest, {k: v for k, v in other.items() if k not in COMPARED}, ("rules", i), out)
     aggregates = ("verdict", "exit_code", "summary") if skipped else ("verdict", "exit_code")
@@ -461,7 +492,9 @@ def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]
         try:
             expected = render_format(fmt_name, report)
         except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
-            out.append(Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})"))
+            out.append(
+                Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})")
+            )
             continue
         wanted = expected.encode("utf-8")
         try:
@@ -471,8 +504,13 @@ def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]
             out.append(Difference("output", display_path(path), exc.problems[0].message))
             continue
         if not same:
-            out.append(Difference("output", display_path(path),
-                                  "differs from what report.json renders to (edited, or from another run)"))
+            out.append(
+                Difference(
+                    "output",
+                    display_path(path),
+                    "differs from what report.json renders to (edited, or from another run)",
+                )
+            )
     return out
 
 
@@ -509,12 +547,22 @@ def verify_report(
         # The auditor named this manifest: it is read wherever it is (the files it names are not).
         manifest_sha = sha256_file(Path(manifest), "release manifest")
         if report["release"]["manifest_sha256"] != manifest_sha:
-            result.differences.append(Difference("file", display_path(manifest), "sha256",
-                                                 report["release"]["manifest_sha256"], manifest_sha,
-                                                 at="release.manifest_sha256"))
+            result.differences.append(
+                Difference(
+                    "file",
+                    display_path(manifest),
+                    "sha256",
+                    report["release"]["manifest_sha256"],
+                    manifest_sha,
+                    at="release.manifest_sha256",
+                )
+            )
     # The manifest the auditor names is read wherever it is; the files it names are not.
-    confined = (reads_confined_to(root, OUTSIDE, also=[manifest] if manifest is not None else [])
-                if not show_external else _unconfined())
+    confined = (
+        reads_confined_to(root, OUTSIDE, also=[manifest] if manifest is not None else [])
+        if not show_external
+        else _unconfined()
+    )
     with confined:
         confirmed, changed, missing = rehash(report, root, show_external, root_given)
         result.files = confirmed
@@ -523,8 +571,15 @@ def verify_report(
             result.problems = missing
             return result
         try:
-            new, skipped = rerun(report, root, executor=executor, workers=workers, progress=progress,
-                                 command=["policycheck", "verify", display_path(path)], manifest=manifest)
+            new, skipped = rerun(
+                report,
+                root,
+                executor=executor,
+                workers=workers,
+                progress=progress,
+                command=["policycheck", "verify", display_path(path)],
+                manifest=manifest,
+            )
         except InvalidInput as exc:
             # NOTE: keep the differences found so far: they usually say why.
             result.problems = exc.problems
@@ -533,9 +588,11 @@ def verify_report(
     result.differences += [Difference("not-rerun", rule_id, why) for rule_id, why in skipped.items()]
     # A file that changed shows once, as a file, not again as each field holding its hash.
     seen = {(d.old, d.new) for d in changed}
-    result.differences += [d for d in compare_reports(report, new, skipped)
-                           if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str)
-                                   and (d.old, d.new) in seen)]
+    result.differences += [
+        d
+        for d in compare_reports(report, new, skipped)
+        if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str) and (d.old, d.new) in seen)
+    ]
     return result
 
 
@@ -570,8 +627,16 @@ class ReportDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "old": {"release": self.old["release"]["id"], "verdict": self.old["verdict"], "generated_at": self.old["generated_at"]},
-            "new": {"release": self.new["release"]["id"], "verdict": self.new["verdict"], "generated_at": self.new["generated_at"]},
+            "old": {
+                "release": self.old["release"]["id"],
+                "verdict": self.old["verdict"],
+                "generated_at": self.old["generated_at"],
+            },
+            "new": {
+                "release": self.new["release"]["id"],
+                "verdict": self.new["verdict"],
+                "generated_at": self.new["generated_at"],
+            },
             "rules": [d.to_dict() for d in self.rules],
             "files": [d.to_dict() for d in self.files],
             "context": [d.to_dict() for d in self.context],
@@ -584,18 +649,25 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> ReportDiff:
     rules = compare_rules(old, new)
     if old["verdict"] != new["verdict"]:
         rules.insert(0, Difference("release", new["release"]["id"], "release verdict", old["verdict"], new["verdict"]))
+
     # Input files by role and position: the paths and names of two releases
     # usually differ, the roles do not.
     def inputs(report: dict[str, Any]) -> dict[str, str | None]:
-        out = {("policy" if i == 0 else f"extended policy {i}"): f["sha256"]
-               for i, f in enumerate(report["provenance"]["policy_files"])}
+        out = {
+            ("policy" if i == 0 else f"extended policy {i}"): f["sha256"]
+            for i, f in enumerate(report["provenance"]["policy_files"])
+        }
         synthetic = [d for d in report["release"]["datasets"] if d["role"] == "synthetic"]
         out.update({d["role"]: d["sha256"] for d in report["release"]["datasets"] if d["role"] != "synthetic"})
         out.update({f"synthetic set {i + 1}": d["sha256"] for i, d in enumerate(synthetic)})
         return out
 
     a, b = inputs(old), inputs(new)
-    files = [Difference("file", key, "sha256", a.get(key), b.get(key)) for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
+    files = [
+        Difference("file", key, "sha256", a.get(key), b.get(key))
+        for key in dict.fromkeys([*a, *b])
+        if a.get(key) != b.get(key)
+    ]
     context = []
     for label, getter in (
         ("release id", lambda r: r["release"]["id"]),

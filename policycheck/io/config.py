@@ -125,8 +125,10 @@ def report_folders(out_dir: Path, policies: list[Path]) -> list[Path]:
 
 def show(settings: Settings) -> str:
     """The settings as TOML lines, each with where it came from."""
-    lines = [f"# pyproject: {display_path(settings.pyproject) if settings.pyproject else 'none found'}",
-             "[tool.policycheck]"]
+    lines = [
+        f"# pyproject: {display_path(settings.pyproject) if settings.pyproject else 'none found'}",
+        "[tool.policycheck]",
+    ]
     for key in DEFAULTS:
         value = settings.values[key]
         if value is None:

@@ -57,12 +57,18 @@ STALE_SECONDS = 60.0
 # --- reading ------------------------------------------------------------------------
 
 #: What a path that is not a regular file is, by its stat type.
-_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
-          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 #: (root, why, files allowed besides) while reads are confined to ``root`` (see :func:`reads_confined_to`).
 _CONFINED: contextvars.ContextVar[tuple[Path, str, frozenset[Path]] | None] = contextvars.ContextVar(
-    "policycheck_confined", default=None)
+    "policycheck_confined", default=None
+)
 
 
 def shown(path: Path | str) -> str:
@@ -181,11 +187,21 @@ def parse_json(text: str, name: str) -> Any:
     """JSON as every reader reads it: a key written twice, NaN and Infinity (not JSON), or a number
     no float or sensible integer holds, is refused."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_members, parse_constant=_no_constant,
-                          parse_float=_finite_float, parse_int=_bounded_int)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_members,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
     except _DuplicateKey as exc:
-        raise InvalidInput(Problem(name, f"not valid JSON: key {exc.args[0]!r} appears twice in one object "
-                                         "(readers disagree on which one counts)")) from None
+        raise InvalidInput(
+            Problem(
+                name,
+                f"not valid JSON: key {exc.args[0]!r} appears twice in one object "
+                "(readers disagree on which one counts)",
+            )
+        ) from None
     except _NotANumber as exc:
         raise InvalidInput(Problem(name, f"not valid JSON: {exc.args[0]}")) from None
     except json.JSONDecodeError as exc:
@@ -266,11 +282,19 @@ def check_output_folder(out_dir: Path) -> None:
     out = Path(out_dir)
     for part in (out, *out.parents):
         if part.is_symlink() and not part.exists():
-            raise InvalidInput(Problem(str(part), f"the output path is a symbolic link to {os.readlink(part)}, "
-                                                  "which does not exist: create that folder or name another"))
+            raise InvalidInput(
+                Problem(
+                    str(part),
+                    f"the output path is a symbolic link to {os.readlink(part)}, "
+                    "which does not exist: create that folder or name another",
+                )
+            )
     if out.exists() and not out.is_dir():
-        raise InvalidInput(Problem(display_path(out), "the output path is an existing file, not a folder: "
-                                                      "name a folder for the reports"))
+        raise InvalidInput(
+            Problem(
+                display_path(out), "the output path is an existing file, not a folder: name a folder for the reports"
+            )
+        )
     for parent in out.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -279,8 +303,9 @@ def check_output_folder(out_dir: Path) -> None:
 
 
 #: What refuse_overwriting says by default: a report set would replace the input.
-REPORT_OVER_INPUT = ("an input of this check would be overwritten by the report written there: name another "
-                     "output folder with -o")
+REPORT_OVER_INPUT = (
+    "an input of this check would be overwritten by the report written there: name another output folder with -o"
+)
 
 
 def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], why: str = REPORT_OVER_INPUT) -> None:
@@ -304,7 +329,8 @@ def refuse_overwriting(outputs: Iterable[Path], inputs: Iterable[Path | None], w
         resolved = Path(output).resolve()
         for path, in_stat, in_resolved in existing:
             if resolved == in_resolved or (
-                    out_stat is not None and (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino)):
+                out_stat is not None and (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino)
+            ):
                 raise InvalidInput(Problem(display_path(path), why))
 
 
@@ -393,7 +419,7 @@ def _exchange(a: Path, b: Path) -> None:
 def _remove_stale(parent: Path, name: str) -> None:
     """Remove temporary folders left by a killed run (their process is gone)."""
     for entry in parent.glob(f".{name}{_TMP_TAG}*"):
-        pid = entry.name[len(f".{name}{_TMP_TAG}"):].split("-", 1)[0]
+        pid = entry.name[len(f".{name}{_TMP_TAG}") :].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
 
@@ -409,8 +435,8 @@ def _remove_stale_files(folder: Path) -> None:
     now = time.time()
     for name in REPORT_FILES:
         for entry in folder.glob(f".{name}.*.tmp"):
-            rest = entry.name[len(f".{name}."):]
-            pid = rest[len(_TMP_TAG) - 1:].split("-", 1)[0] if rest.startswith(_TMP_TAG[1:]) else None
+            rest = entry.name[len(f".{name}.") :]
+            pid = rest[len(_TMP_TAG) - 1 :].split("-", 1)[0] if rest.startswith(_TMP_TAG[1:]) else None
             try:
                 info = entry.lstat()
             except OSError:
@@ -466,10 +492,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

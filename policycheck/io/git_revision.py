@@ -66,7 +66,7 @@ def find_git_dir(folder: Path) -> Path | None:
             text = _read(dot_git) or ""
             first = text.splitlines()[0] if text else ""
             if first.startswith("gitdir:"):
-                target = Path(first[len("gitdir:"):].strip())
+                target = Path(first[len("gitdir:") :].strip())
                 target = target if target.is_absolute() else candidate / target
                 return target.resolve() if target.is_dir() else None
             return None
@@ -108,5 +108,5 @@ def git_revision(folder: Path) -> str | None:
             return value
         if not value.startswith("ref:"):
             return None
-        value = _resolve_ref(value[len("ref:"):].strip(), git_dir, common) or ""
+        value = _resolve_ref(value[len("ref:") :].strip(), git_dir, common) or ""
     return None

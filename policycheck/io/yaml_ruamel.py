@@ -61,7 +61,6 @@ class _CheckedConstructor(RoundTripConstructor):
         except (ValueError, OverflowError) as exc:
             raise ConstructorError(None, None, f"invalid date {node.value!r}: {exc}", node.start_mark) from None
 
-
     def construct_non_recursive_object(self, node: Any, tag: Any = None) -> Any:
         # NOTE: ruamel raises plain exceptions (ValueError, KeyError, ...) for a
         # value its explicit tag cannot hold (`!!int abc`, `!!omap [a]`, `!!map x`);
@@ -95,8 +94,9 @@ _KEY_TYPES = (str, int, float, _dt.date, type(None), TaggedScalar)
 
 def _check_key(key_node: Any, key: Any) -> None:
     if not isinstance(key, _KEY_TYPES):
-        raise ConstructorError(None, None, "a mapping key must be a name or a number, not a mapping or a list",
-                               key_node.start_mark)
+        raise ConstructorError(
+            None, None, "a mapping key must be a name or a number, not a mapping or a list", key_node.start_mark
+        )
 
 
 def _unreadable(node: Any, exc: Exception) -> ConstructorError:
@@ -117,16 +117,21 @@ def _construct_unread_tag(constructor: Any, node: Any) -> Any:
     # NOTE: YAML's own !!binary, !!set, !!omap and !!pairs build values (bytes, sets, pairs)
     # no policy field holds; refused at the node, not later without a position.
     tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
-    raise ConstructorError(None, None, f"{tag} values are not read: only plain YAML values (text, numbers, "
-                                       "booleans, dates, lists and mappings) are", node.start_mark)
+    raise ConstructorError(
+        None,
+        None,
+        f"{tag} values are not read: only plain YAML values (text, numbers, booleans, dates, lists and mappings) are",
+        node.start_mark,
+    )
 
 
 def _construct_unknown_tag(constructor: Any, node: Any) -> Any:
     # NOTE: ruamel keeps a local tag (`!x 1`) as a TaggedScalar and silently drops one
     # on a mapping or list; neither is a value of ours, so both are refused at the node.
     tag = str(node.tag)
-    raise ConstructorError(None, None, f"unknown tag {tag!r}: only plain YAML values are read (remove the tag)",
-                           node.start_mark)
+    raise ConstructorError(
+        None, None, f"unknown tag {tag!r}: only plain YAML values are read (remove the tag)", node.start_mark
+    )
 
 
 _CheckedConstructor.add_constructor(None, _construct_unknown_tag)
@@ -157,8 +162,15 @@ def parse(text: str, name: str, what: str = "policy") -> Located:
     except ReaderError as exc:
         # A character YAML does not allow in a file (a control character such as ESC or NUL).
         line, col = position(text, exc.position)
-        raise InvalidInput(Problem(name, f"invalid YAML: character U+{exc.character:04X} is not allowed in YAML "
-                                         "(write it as an escape in a double-quoted string)", line, col)) from None
+        raise InvalidInput(
+            Problem(
+                name,
+                f"invalid YAML: character U+{exc.character:04X} is not allowed in YAML "
+                "(write it as an escape in a double-quoted string)",
+                line,
+                col,
+            )
+        ) from None
     except YAMLError as exc:
         raise InvalidInput(Problem(name, f"invalid YAML: {' '.join(str(exc).split())}")) from None
     except RecursionError:
@@ -184,9 +196,7 @@ def _yaml_message(exc: MarkedYAMLError) -> str:
 def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
-        raise InvalidInput(
-            Problem(located.file, f"document expands to more than {MAX_NODES} nodes (an alias bomb?)")
-        )
+        raise InvalidInput(Problem(located.file, f"document expands to more than {MAX_NODES} nodes (an alias bomb?)"))
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
@@ -200,8 +210,14 @@ def _plain(node: Any, path: PathKey, located: Located, budget: list[int]) -> Any
             except (KeyError, TypeError):
                 line, col = None, None
             if str(name) in out:  # `1:` and `'1':`, or `!!str a:` and `a:`: one key once read
-                raise InvalidInput(Problem(located.file, f"duplicate key {str(name)!r}",
-                                           line + 1 if line is not None else None, col + 1 if col is not None else None))
+                raise InvalidInput(
+                    Problem(
+                        located.file,
+                        f"duplicate key {str(name)!r}",
+                        line + 1 if line is not None else None,
+                        col + 1 if col is not None else None,
+                    )
+                )
             out[str(name)] = _plain(value, path + (str(name),), located, budget)
         if path not in located.marks and node.lc.line is not None:
             located.marks[path] = (node.lc.line + 1, node.lc.col + 1)

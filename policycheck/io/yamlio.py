@@ -26,10 +26,10 @@ ruamel.yaml reads every other document and words every error
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.io.yaml_types import MAX_BYTES, Located, position
+
 
 def read_bytes(path: Path, what: str) -> bytes:
     """A capped YAML input's bytes: a regular file of at most :data:`MAX_BYTES` bytes, else one line."""
@@ -42,10 +42,15 @@ def _decode(raw: bytes, name: str, what: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = raw[:exc.start].decode("utf-8", "replace")
+        before = raw[: exc.start].decode("utf-8", "replace")
         line, col = position(before, len(before))
         raise InvalidInput(
-            Problem(name, f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start+1]!r})", line, col)
+            Problem(
+                name,
+                f"{what} file is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})",
+                line,
+                col,
+            )
         ) from None
 
 

@@ -107,9 +107,15 @@ def cap_disclosure(
     pair_r = key_r[matched].astype(np.int64) * n_sens + sens_r[matched]
     at = np.searchsorted(pairs, pair_r)
     at_valid = np.minimum(at, max(len(pairs) - 1, 0))
-    hits = np.where((at < len(pairs)) & (pairs[at_valid] == pair_r), pair_counts[at_valid], 0) if len(pairs) else np.zeros(len(pair_r))
+    hits = (
+        np.where((at < len(pairs)) & (pairs[at_valid] == pair_r), pair_counts[at_valid], 0)
+        if len(pairs)
+        else np.zeros(len(pair_r))
+    )
     cap = hits / per_key[key_r[matched]]
-    return CapOutcome(cap=cap.astype(np.float64), matched=int(matched.sum()), total=len(real), baseline_protection=baseline)
+    return CapOutcome(
+        cap=cap.astype(np.float64), matched=int(matched.sum()), total=len(real), baseline_protection=baseline
+    )
 
 
 def tuple_codes(r: pd.DataFrame, s: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

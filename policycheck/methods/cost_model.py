@@ -90,10 +90,15 @@ def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None 
     n_tr = release.original.n_rows
     n_ho = release.holdout.n_rows if release.holdout is not None else 0
     n_sy = release.synthetic[synthetic].n_rows
-    seconds = (dcr_search_seconds(n_sy, n_tr, p, n_cat) + dcr_search_seconds(n_sy, n_ho, p, n_cat)
-               + dcr_search_seconds(n_tr, n_sy, p, n_cat) + dcr_search_seconds(n_ho, n_sy, p, n_cat))
+    seconds = (
+        dcr_search_seconds(n_sy, n_tr, p, n_cat)
+        + dcr_search_seconds(n_sy, n_ho, p, n_cat)
+        + dcr_search_seconds(n_tr, n_sy, p, n_cat)
+        + dcr_search_seconds(n_ho, n_sy, p, n_cat)
+    )
     rows = n_tr + n_ho + n_sy
     from policycheck.methods import streamed_dcr
+
     if streamed_dcr.streams(release.synthetic[synthetic]):
         # Streamed from Parquet: the synthetic set is held a shard at a time (per worker), never whole.
         rows = n_tr + n_ho + min(n_sy, streamed_dcr.SHARD_ROWS)
@@ -105,8 +110,15 @@ def linkage_set_seconds(records: int, attributes: int) -> float:
     return LINKAGE_SECONDS_PER_RECORD * records * (attributes + 1) / 6
 
 
-def linkage_attack(release: Release, secret: str | None, attributes: tuple[str, ...] | None, criterion: str,
-                   orders: tuple = (), records: str = "original", mapping: str = "reverse") -> StepEstimate:
+def linkage_attack(
+    release: Release,
+    secret: str | None,
+    attributes: tuple[str, ...] | None,
+    criterion: str,
+    orders: tuple = (),
+    records: str = "original",
+    mapping: str = "reverse",
+) -> StepEstimate:
     """The linkage attack on every synthetic set (``metrics/linkage.py``'s ``linkage_attack``), either mapping.
 
     Without ``attributes`` (the policy's quasi-identifiers, unknown here) every

@@ -73,7 +73,9 @@ class ReferenceEncoding:
         return out
 
 
-def fit_reference(frames: Sequence[pd.DataFrame], reference: pd.DataFrame, columns: Sequence[str], numeric: Sequence[bool]) -> ReferenceEncoding:
+def fit_reference(
+    frames: Sequence[pd.DataFrame], reference: pd.DataFrame, columns: Sequence[str], numeric: Sequence[bool]
+) -> ReferenceEncoding:
     """Ranges from the reference (real) frame only; category codes over every frame."""
     kind = dict(zip(columns, numeric, strict=True))
     minimum, span, levels = {}, {}, {}
@@ -97,7 +99,10 @@ def fit_reference(frames: Sequence[pd.DataFrame], reference: pd.DataFrame, colum
 
 
 def sdmetrics_dcr(
-    queries: np.ndarray, reference: np.ndarray, kinds: np.ndarray, executor: Executor | None = None,
+    queries: np.ndarray,
+    reference: np.ndarray,
+    kinds: np.ndarray,
+    executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """Each query's distance to its closest reference record under SDMetrics' clipped Gower distance."""
@@ -115,7 +120,9 @@ def sdmetrics_dcr(
         dcr[inside] = found.distance
     rest = np.flatnonzero(outside)
     if rest.size:
-        tasks = [(np.ascontiguousarray(queries[rest[s : s + CHUNK]]), reference, kinds) for s in range(0, rest.size, CHUNK)]
+        tasks = [
+            (np.ascontiguousarray(queries[rest[s : s + CHUNK]]), reference, kinds) for s in range(0, rest.size, CHUNK)
+        ]
         dcr[rest] = np.concatenate(executor.map(_clipped_task, tasks)) / queries.shape[1]
     return dcr
 
@@ -153,7 +160,9 @@ def _clipped_min(queries, reference, is_category):  # pragma: no cover - compile
     return out
 
 
-def uniform_random_records(real: pd.DataFrame, n: int, rng: np.random.Generator, mask_rng: np.random.Generator) -> pd.DataFrame:
+def uniform_random_records(
+    real: pd.DataFrame, n: int, rng: np.random.Generator, mask_rng: np.random.Generator
+) -> pd.DataFrame:
     """SDMetrics' random baseline data: each column uniform over the real data's range or values.
 
     Draws in SDMetrics' order from ``rng``, so with the same seed the values

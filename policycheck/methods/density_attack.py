@@ -34,8 +34,9 @@ BLOCK = 512
 EPSILON = 1e-10
 
 
-def gower_kernel_density(queries: np.ndarray, points: np.ndarray, kinds: np.ndarray,
-                         exclude_self: np.ndarray | None = None) -> np.ndarray:
+def gower_kernel_density(
+    queries: np.ndarray, points: np.ndarray, kinds: np.ndarray, exclude_self: np.ndarray | None = None
+) -> np.ndarray:
     """``mean_j exp(-p D(q, x_j))`` for every query over encoded ``points``.
 
     ``exclude_self[i]``, when given and not -1, is the row of ``points`` that
@@ -45,7 +46,7 @@ def gower_kernel_density(queries: np.ndarray, points: np.ndarray, kinds: np.ndar
     p = queries.shape[1]
     out = np.empty(len(queries))
     for start in range(0, len(queries), BLOCK):
-        q = queries[start:start + BLOCK]
+        q = queries[start : start + BLOCK]
         total = np.zeros((len(q), len(points)))
         for k in range(p):
             x, y = q[:, k][:, None], points[:, k][None, :]
@@ -59,16 +60,15 @@ def gower_kernel_density(queries: np.ndarray, points: np.ndarray, kinds: np.ndar
         sums = kernel.sum(axis=1)
         counts = np.full(len(q), float(len(points)))
         if exclude_self is not None:
-            own = exclude_self[start:start + BLOCK]
+            own = exclude_self[start : start + BLOCK]
             has = own >= 0
             sums[has] -= kernel[np.flatnonzero(has), own[has]]
             counts[has] -= 1
-        out[start:start + BLOCK] = sums / np.maximum(counts, 1.0)
+        out[start : start + BLOCK] = sums / np.maximum(counts, 1.0)
     return out
 
 
-def gaussian_kde_density(queries: np.ndarray, points: np.ndarray,
-                         exclude_self: np.ndarray | None = None) -> np.ndarray:
+def gaussian_kde_density(queries: np.ndarray, points: np.ndarray, exclude_self: np.ndarray | None = None) -> np.ndarray:
     """scipy's ``gaussian_kde`` of ``points`` at every query (rows are records), leave-one-out where asked.
 
     The leave-one-out value removes the query's own kernel, ``N(0; 0, S)``
@@ -88,8 +88,14 @@ def gaussian_kde_density(queries: np.ndarray, points: np.ndarray,
     return density
 
 
-def density_ratio(queries: np.ndarray, synthetic: np.ndarray, reference: np.ndarray, estimator: str,
-                  kinds: np.ndarray | None = None, reference_self: np.ndarray | None = None) -> np.ndarray:
+def density_ratio(
+    queries: np.ndarray,
+    synthetic: np.ndarray,
+    reference: np.ndarray,
+    estimator: str,
+    kinds: np.ndarray | None = None,
+    reference_self: np.ndarray | None = None,
+) -> np.ndarray:
     """DOMIAS's score ``p_synthetic(x) / (p_reference(x) + 1e-10)`` of every query (eq. 2).
 
     ``reference_self[i]`` is the row of ``reference`` that is query ``i``

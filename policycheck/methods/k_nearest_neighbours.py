@@ -59,9 +59,7 @@ def k_nearest(
         (found,) = closest_records([SearchJob(queries, reference)], kinds, executor, progress)
         return found.index[:, None], found.distance[:, None]
     kinds = np.ascontiguousarray(kinds, dtype=np.int8)
-    tasks = [
-        (np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k) for s in range(0, len(queries), CHUNK)
-    ]
+    tasks = [(np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k) for s in range(0, len(queries), CHUNK)]
     parts = executor.map(_scan_chunk, tasks, progress) if tasks else []
     index = np.concatenate(parts) if parts else np.empty((0, k), dtype=np.int64)
     p = queries.shape[1]

@@ -98,8 +98,19 @@ def bootstrap_counts(
     def count(r: int, draw_m: np.ndarray, draw_h: np.ndarray) -> None:
         if _count_at_ranks(draw_m, draw_h, order, n_m, tie_end, ascending, drawn, 255, guessed[r], hits[r], by_rank):
             wide = np.empty(both.size, dtype=np.int64)
-            _count_at_ranks(draw_m, draw_h, order, n_m, tie_end, ascending, wide, np.iinfo(np.int64).max,
-                            guessed[r], hits[r], by_rank)
+            _count_at_ranks(
+                draw_m,
+                draw_h,
+                order,
+                n_m,
+                tie_end,
+                ascending,
+                wide,
+                np.iinfo(np.int64).max,
+                guessed[r],
+                hits[r],
+                by_rank,
+            )
 
     def draw() -> tuple[np.ndarray, np.ndarray]:
         return rng.integers(0, n_m, n_m, dtype=narrow), rng.integers(0, n_h, n_h, dtype=narrow)
@@ -109,6 +120,7 @@ def bootstrap_counts(
             count(r, *draw())
         return guessed, hits
     from concurrent.futures import ThreadPoolExecutor
+
     # Both halves release the GIL (NumPy's bounded integers, the compiled count).
     with ThreadPoolExecutor(1) as counter:
         pending = None
@@ -122,8 +134,9 @@ def bootstrap_counts(
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_at_ranks(draw_m, draw_h, order, n_m, tie_end, ranks, drawn, most, guessed, hits,
-                    slot):  # pragma: no cover - compiled
+def _count_at_ranks(
+    draw_m, draw_h, order, n_m, tie_end, ranks, drawn, most, guessed, hits, slot
+):  # pragma: no cover - compiled
     """One resample: how often each record was drawn, then a running count in sorted order.
 
     ``drawn`` holds members' counts first, then non-members'. Walking the

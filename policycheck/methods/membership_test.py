@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck.core import stats
+
 
 #: SURE's quantile levels, its fourth (``min(d) + 0.01``) read as the 1 % level.
 DEFAULT_LEVELS = (0.5, 0.25, 0.2, 0.01)
@@ -97,6 +97,7 @@ def sample_adversary_set(
     non-members (holdout).
     """
     import numpy as np
+
     members = np.sort(rng.choice(n_training, size=size, replace=False))
     non_members = np.sort(rng.choice(n_holdout, size=size, replace=False))
     return members, non_members
@@ -109,6 +110,7 @@ def membership_thresholds(dcr: np.ndarray, levels: Sequence[float]) -> np.ndarra
     a share ``level`` of the adversary set lies at or below it.
     """
     import numpy as np
+
     return np.quantile(dcr, np.asarray(levels, dtype=float), method="inverted_cdf")
 
 
@@ -117,6 +119,7 @@ def guesses_at(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Records guessed members (``DCR <= t``) at each threshold, and the true members among them."""
     import numpy as np
+
     members = np.sort(dcr_members)
     non_members = np.sort(dcr_non_members)
     true_positives = np.searchsorted(members, thresholds, side="right")
@@ -127,6 +130,7 @@ def guesses_at(
 def mi_risk_score(precision: np.ndarray) -> float:
     """MI risk ``(precision - 0.5) * 2`` of the mean precision (paper 002, sec. 4), not clipped at 0."""
     import numpy as np
+
     return (float(np.mean(precision)) - 0.5) * 2.0
 
 
@@ -163,7 +167,9 @@ def membership_inference_test(
     MembershipTest
     """
     import numpy as np
+
     from policycheck.core import stats
+
     dcr_members = np.asarray(dcr_members, dtype=float)
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size
@@ -175,6 +181,7 @@ def membership_inference_test(
     # NOTE: members and non-members are resampled separately, so every resample stays balanced
     # and 0.5 stays the blind-guess precision. Counted over one sorted order, not re-sorted.
     from policycheck.methods.membership_bootstrap import bootstrap_counts
+
     boot_guessed, boot_hits = bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads)
     boot = np.array([mi_risk_score(hits / g) for g, hits in zip(boot_guessed, boot_hits, strict=True)])
     alpha = 1.0 - confidence

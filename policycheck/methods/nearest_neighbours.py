@@ -233,7 +233,9 @@ def closest_records(
     # The pruned searches' queries in the order of the tree's leaves or of their keys, on threads (compiled, GIL-free).
     def in_walk_order(j: int) -> np.ndarray:
         rest, method, _ = plans[j]
-        return searches[id(jobs[j].reference)].walk_order(jobs[j].queries, rest) if method in (TREE, PROJECTION) else rest
+        return (
+            searches[id(jobs[j].reference)].walk_order(jobs[j].queries, rest) if method in (TREE, PROJECTION) else rest
+        )
 
     orders = _side_by_side(in_walk_order, list(range(len(jobs))), threads)
     plans = [(order, method, seconds) for order, (_, method, seconds) in zip(orders, plans, strict=True)]
@@ -257,10 +259,13 @@ def closest_records(
     for (j, rows), best in zip(owners, found_rest, strict=True):
         index[j][rows] = best
     # The canonical distances, a job per thread (compiled, GIL-free).
-    sums = _side_by_side(lambda j: _sums_to(jobs[j].queries, jobs[j].reference, index[j], kinds),
-                         list(range(len(jobs))), threads)
-    return [Neighbours(distance=total / job.queries.shape[1], index=idx, method=method)
-            for job, idx, total, (_, method, _) in zip(jobs, index, sums, plans, strict=True)]
+    sums = _side_by_side(
+        lambda j: _sums_to(jobs[j].queries, jobs[j].reference, index[j], kinds), list(range(len(jobs))), threads
+    )
+    return [
+        Neighbours(distance=total / job.queries.shape[1], index=idx, method=method)
+        for job, idx, total, (_, method, _) in zip(jobs, index, sums, plans, strict=True)
+    ]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -431,8 +436,9 @@ def search_chunk(task: tuple) -> np.ndarray:
     if task[0] == PROJECTION:
         _, queries, rows, sorted_rows, keys, original = task
         chunk = queries if rows is None else queries[rows]
-        return _projection_scan(np.ascontiguousarray(chunk), sorted_rows, keys, original, CHECK_EVERY,
-                                PROJECTION_SLACK * queries.shape[1])
+        return _projection_scan(
+            np.ascontiguousarray(chunk), sorted_rows, keys, original, CHECK_EVERY, PROJECTION_SLACK * queries.shape[1]
+        )
     _, queries, rows, by_column = task
     chunk = queries if rows is None else queries[rows]
     return _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
@@ -501,8 +507,9 @@ class _CopyFinder:
         # (a matrix is usually both, a query set in one direction and a reference in another).
         q_order, q_sorted = self.sort(queries)
         r_order, r_sorted = self.sort(reference)
-        return _copies_by_merge(np.ascontiguousarray(queries), np.ascontiguousarray(reference), q_order, q_sorted,
-                                r_order, r_sorted)
+        return _copies_by_merge(
+            np.ascontiguousarray(queries), np.ascontiguousarray(reference), q_order, q_sorted, r_order, r_sorted
+        )
 
 
 def compile_search() -> None:
@@ -527,8 +534,9 @@ def compile_search() -> None:
     frozen_rows = rows.copy()
     frozen_rows.flags.writeable = False
     _projection_scan(rows, frozen_rows, keys, original, CHECK_EVERY, 0.0)
-    _copies_by_merge(rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64),
-                     np.zeros(1, np.uint64))
+    _copies_by_merge(
+        rows, rows, np.zeros(1, np.int64), np.zeros(1, np.uint64), np.zeros(1, np.int64), np.zeros(1, np.uint64)
+    )
     _row_hashes(rows.view(np.uint64))
     _walk_keys(rows, np.zeros(1, np.int64), np.zeros(1, np.int64))
     _gather(rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))
@@ -634,8 +642,9 @@ def _brute_force(queries, by_column, block_q, block_r, check_every):  # pragma: 
     return best_idx
 
 
-def build_prefix_tree(reference: np.ndarray, n_cat: int, columns: np.ndarray | None = None,
-                      empty: Callable = np.empty) -> PrefixTree:
+def build_prefix_tree(
+    reference: np.ndarray, n_cat: int, columns: np.ndarray | None = None, empty: Callable = np.empty
+) -> PrefixTree:
     """Sort the reference rows by their categorical codes, then by their first numeric column.
 
     The rows are taken with their columns in ``columns`` order (all, as they
@@ -729,7 +738,7 @@ def _walk_keys(queries, rows, columns):  # pragma: no cover - compiled
     for i in rows:
         for j in range(m):
             v = queries[i, columns[j]]
-            if not v == np.floor(v):  # also NaN
+            if v != np.floor(v):  # also NaN
                 return np.empty(0, dtype=np.int64)
             low[j] = min(low[j], v)
             high[j] = max(high[j], v)

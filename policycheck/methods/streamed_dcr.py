@@ -51,7 +51,6 @@ SHARD_ROWS = 500_000
 SHARDS_PER_WORKER = 4
 
 
-
 @dataclass(frozen=True)
 class ParquetShard:
     """Consecutive row groups of a Parquet file: ``rows`` rows starting at global row ``offset``."""
@@ -89,8 +88,9 @@ def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[Parqu
     return shards
 
 
-def read_shard(shard: ParquetShard, encoding: GowerEncoding,
-               coerce: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> np.ndarray:
+def read_shard(
+    shard: ParquetShard, encoding: GowerEncoding, coerce: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+) -> np.ndarray:
     """Encoded rows of one shard, read one row group at a time and only the encoding's columns.
 
     ``coerce`` turns a row group's columns into the values the release loader
@@ -123,8 +123,9 @@ def _batches(shard: ParquetShard, columns: Sequence[str]):
     from policycheck.release import stream
 
     source = pq.ParquetFile(shard.path)
-    yield from source.iter_batches(batch_size=stream.BATCH_ROWS, row_groups=list(shard.row_groups), columns=list(columns),
-                                   use_threads=False)
+    yield from source.iter_batches(
+        batch_size=stream.BATCH_ROWS, row_groups=list(shard.row_groups), columns=list(columns), use_threads=False
+    )
 
 
 def _as_release_values(frame: pd.DataFrame, encoding: GowerEncoding) -> pd.DataFrame:
@@ -200,8 +201,9 @@ def streamed_closest_records(
     for first in range(0, len(shards), batch):
         part = shards[first : first + batch]
         # Flat tuples: the executor shares the arrays repeated across items once (policycheck.execution.executor).
-        found = executor.map(search_shard, [(shard, encoding, kinds, coerce, len(real), *real, *targets)
-                                            for shard in part])
+        found = executor.map(
+            search_shard, [(shard, encoding, kinds, coerce, len(real), *real, *targets) for shard in part]
+        )
         for shard, (to_real, from_real) in zip(part, found, strict=True):
             rows = slice(shard.offset, shard.offset + shard.rows)
             for r, f in enumerate(to_real):
@@ -218,8 +220,10 @@ def streamed_closest_records(
             progress(done, len(shards))
         del found
     synthetic_to = [Neighbours(to_dist[r], to_index[r], "+".join(sorted(methods[r]))) for r in range(len(real))]
-    to_synthetic = [Neighbours(best[r] / x.shape[1], from_index[r], "+".join(sorted(methods[len(real) + r])))
-                    for r, x in enumerate(targets)]
+    to_synthetic = [
+        Neighbours(best[r] / x.shape[1], from_index[r], "+".join(sorted(methods[len(real) + r])))
+        for r, x in enumerate(targets)
+    ]
     return synthetic_to, to_synthetic
 
 

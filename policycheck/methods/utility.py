@@ -140,12 +140,19 @@ def joint_counts(ids_d: np.ndarray, ids_s: np.ndarray, space: int) -> tuple[np.n
         return all_d[cells].astype(float), all_s[cells].astype(float)
     cells, joint = np.unique(np.concatenate([ids_d, ids_s]), return_inverse=True)
     n = ids_d.size
-    return (np.bincount(joint[:n], minlength=cells.size).astype(float),
-            np.bincount(joint[n:], minlength=cells.size).astype(float))
+    return (
+        np.bincount(joint[:n], minlength=cells.size).astype(float),
+        np.bincount(joint[n:], minlength=cells.size).astype(float),
+    )
 
 
-def largest_cell(original: pd.DataFrame, numeric: Sequence[str], triples: Sequence[tuple[str, ...]],
-                 numeric_bins: int = 10, above: int | None = None) -> int:
+def largest_cell(
+    original: pd.DataFrame,
+    numeric: Sequence[str],
+    triples: Sequence[tuple[str, ...]],
+    numeric_bins: int = 10,
+    above: int | None = None,
+) -> int:
     """The most original records any cell of the 3-way marginals ``triples`` holds (cells as in sec. 5.3).
 
     With ``above``, it stops at the first triple holding a cell of more than

@@ -15,7 +15,6 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
 from policycheck.metrics.details import Details
 from policycheck.release.model import Release
@@ -209,10 +208,12 @@ class EvaluationContext:
         on which rules run or in what order.
         """
         import numpy as np
+
         return np.random.default_rng(self.seed_for(*key))
 
     def seed_for(self, *key: str | int) -> np.random.SeedSequence:
         import numpy as np
+
         words = [zlib.crc32(str(k).encode()) for k in key]
         return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
 

@@ -29,8 +29,9 @@ class BonferroniNote(Details):
     rule: str = detail("How the rule's interval is formed")
 
 
-def bonferroni_note(confidence: float, alternatives: int, worst: str = "largest", what: str = "synthetic sets"
-                    ) -> BonferroniNote:
+def bonferroni_note(
+    confidence: float, alternatives: int, worst: str = "largest", what: str = "synthetic sets"
+) -> BonferroniNote:
     """The Bonferroni level of ``alternatives`` intervals, and the rule in words."""
     from policycheck.core import stats
 
@@ -88,5 +89,3 @@ def worst_of_sets(
     values = [value for value, _ in scored]
     worst = np.argmax(values) if higher_is_worse else np.argmin(values)
     return WorstOfSets(level, per_set, scored[int(worst)][1])
-
-

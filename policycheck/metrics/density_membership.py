@@ -12,7 +12,7 @@ overfitting shows first), the worse of the two.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -38,7 +38,8 @@ DENSITY_METHOD = Method(
     source="van Breugel et al. 2023 (DOMIAS, eq. 2); the isolated tenth after Meeus et al. 2023",
     conventions=(
         Convention(
-            topic="reference set", peer="DOMIAS 0.0.5 (domias.evaluator.evaluate_performance)",
+            topic="reference set",
+            peer="DOMIAS 0.0.5 (domias.evaluator.evaluate_performance)",
             theirs="a reference set apart from the scored non-members; with the reference set equal to the "
             "non-members, each non-member's reference density counts its own kernel",
             ours="the holdout is reference and non-members at once, each holdout record's reference density leaving "
@@ -49,13 +50,20 @@ DENSITY_METHOD = Method(
 
 
 class DensityParams(Params):
-    columns: list[str] | None = Field(None, description="Columns the densities use; all columns of the release when "
-                                      "omitted.")
+    columns: list[str] | None = Field(
+        None, description="Columns the densities use; all columns of the release when omitted."
+    )
     density: Literal["gower", "kde"] = Field(
-        "gower", description="'gower': a kernel exp(-p D) on the Gower distance (mixed data); 'kde': scipy's "
-        "gaussian_kde, DOMIAS's kde estimator (numeric columns without missing values only).")
-    isolated_share: float = Field(0.1, gt=0, le=1, description="Share of the records, most isolated first, of the "
-                                  "second AUC (0.1: the most isolated decile).")
+        "gower",
+        description="'gower': a kernel exp(-p D) on the Gower distance (mixed data); 'kde': scipy's "
+        "gaussian_kde, DOMIAS's kde estimator (numeric columns without missing values only).",
+    )
+    isolated_share: float = Field(
+        0.1,
+        gt=0,
+        le=1,
+        description="Share of the records, most isolated first, of the second AUC (0.1: the most isolated decile).",
+    )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals.")
     bootstrap_resamples: int = Field(200, ge=20, le=10_000, description="Bootstrap resamples behind each interval.")
 
@@ -71,18 +79,28 @@ def check_density_params(params: DensityParams, release: Release, attacker: Any)
     """Before running: a holdout; for ``kde``, numeric columns only."""
     problems: list[tuple[tuple[str, ...], str]] = []
     if release.holdout is None:
-        problems.append((("density",), "the density attack needs a holdout set: it is both the reference density and "
-                                       "the non-members"))
+        problems.append(
+            (
+                ("density",),
+                "the density attack needs a holdout set: it is both the reference density and the non-members",
+            )
+        )
     if params.density == "kde":
         other = [c for c in _features(params, release) if release.column_types[c] is not ColumnType.NUMERIC]
         if other:
-            problems.append((("density",), f"density 'kde' takes numeric columns only, and {', '.join(other)} "
-                                           "are not; use density 'gower' or restrict columns"))
+            problems.append(
+                (
+                    ("density",),
+                    f"density 'kde' takes numeric columns only, and {', '.join(other)} "
+                    "are not; use density 'gower' or restrict columns",
+                )
+            )
     return problems
 
 
 def _two_auc(scores: np.ndarray, members: np.ndarray, subset: np.ndarray) -> tuple[float, float]:
     from policycheck.core import stats
+
     s, m = scores, members
     whole = stats.roc_auc(s[m], s[~m])
     part = stats.roc_auc(s[subset & m], s[subset & ~m])
@@ -92,9 +110,11 @@ def _two_auc(scores: np.ndarray, members: np.ndarray, subset: np.ndarray) -> tup
 def measure_set(ctx: EvaluationContext, params: DensityParams, index: int, level: float, prepared: dict) -> dict:
     """One synthetic set: scores, both AUCs with stratified bootstrap intervals, TPR at low FPR."""
     import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.density_attack import density_ratio
     from policycheck.methods.membership_game.rates import FPR_LEVELS, tpr_at_fpr
+
     queries, holdout, self_rows = prepared["queries"], prepared["holdout"], prepared["self_rows"]
     synthetic = prepared["synthetic"][index]
     scores = density_ratio(queries, synthetic, holdout, params.density, prepared["kinds"], self_rows)
@@ -140,8 +160,10 @@ def measure_set(ctx: EvaluationContext, params: DensityParams, index: int, level
 def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
     """Encoded training, holdout and synthetic records; who is a member; who is in the isolated share."""
     import numpy as np
+
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.membership_game.targets import vulnerability_scores
+
     release = ctx.release
     features = _features(params, release)
     frames = [release.original.frame, release.holdout.frame, *(d.frame for d in release.synthetic)]
@@ -153,19 +175,29 @@ def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
     isolated = np.zeros(len(real), bool)
     isolated[np.argsort(-isolation, kind="stable")[:count]] = True
     if params.density == "kde":
+
         def raw(frame):
             values = frame[features].to_numpy(dtype=float)
             if np.isnan(values).any():
                 raise EvaluationError("density 'kde' cannot take missing values; use density 'gower'")
             return values
+
         queries = np.vstack([raw(release.original.frame), raw(release.holdout.frame)])
         holdout, synthetic = raw(release.holdout.frame), [raw(d.frame) for d in release.synthetic]
     else:
         queries, holdout, synthetic = real, hold, [enc.encode(d.frame) for d in release.synthetic]
     self_rows = np.concatenate([np.full(len(train), -1), np.arange(len(hold))])
     members = np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)])
-    return {"queries": queries, "holdout": holdout, "synthetic": synthetic, "kinds": enc.kinds,
-            "self_rows": self_rows, "members": members, "isolated": isolated, "isolated_count": count}
+    return {
+        "queries": queries,
+        "holdout": holdout,
+        "synthetic": synthetic,
+        "kinds": enc.kinds,
+        "self_rows": self_rows,
+        "members": members,
+        "isolated": isolated,
+        "isolated_count": count,
+    }
 
 
 @metric(
@@ -188,15 +220,21 @@ def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
 def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs: Mapping[Need, Any]) -> MetricResult:
     """2 AUC - 1 of the DOMIAS density ratio at telling training from holdout records (van Breugel et al. 2023)."""
     from policycheck.core import stats
+
     if ctx.release.holdout is None:
         raise EvaluationError("density_membership_risk needs a holdout set")
     prepared = _prepare(ctx, params)
-    sets = worst_of_sets(ctx, params.confidence, lambda i, ds, level: measure_set(ctx, params, i, level, prepared),
-                         lambda m: m["value"])
+    sets = worst_of_sets(
+        ctx, params.confidence, lambda i, ds, level: measure_set(ctx, params, i, level, prepared), lambda m: m["value"]
+    )
     worst = sets.worst
     per_set = [{k: v for k, v in m.items() if k != "roc"} for m in sets.per_set]
-    interval = stats.worst_interval([tuple(m["interval_all"] if m["worst_subset"] == "all records"
-                                           else m["interval_isolated"]) for m in sets.per_set])
+    interval = stats.worst_interval(
+        [
+            tuple(m["interval_all"] if m["worst_subset"] == "all records" else m["interval_isolated"])
+            for m in sets.per_set
+        ]
+    )
     fpr, tpr = worst["roc"]
     floor = 1.0 / (2 * max(int((~prepared["members"]).sum()), 1))
     chart = {
@@ -204,21 +242,38 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
         "title": f"Density attack on {worst['synthetic']}: ROC on log-log axes (AUC {worst['auc']:.3f})",
         "x_label": "false positive rate (holdout records guessed members)",
         "y_label": "true positive rate (training records guessed members)",
-        "x_scale": "log", "y_scale": "log", "x_domain": [floor, 1.0], "y_domain": [floor, 1.0],
-        "series": [{"name": "density ratio", "x": [max(float(v), floor) for v in fpr],
-                    "y": [max(float(v), floor) for v in tpr]},
-                   {"name": "chance", "x": [floor, 1.0], "y": [floor, 1.0]}],
+        "x_scale": "log",
+        "y_scale": "log",
+        "x_domain": [floor, 1.0],
+        "y_domain": [floor, 1.0],
+        "series": [
+            {
+                "name": "density ratio",
+                "x": [max(float(v), floor) for v in fpr],
+                "y": [max(float(v), floor) for v in tpr],
+            },
+            {"name": "chance", "x": [floor, 1.0], "y": [floor, 1.0]},
+        ],
     }
-    notes = [f"Worst: {worst['worst_subset']} of {worst['synthetic']}: 2 AUC - 1 = {worst['value']:.3f} "
-             f"({prepared['isolated_count']} most isolated records of {len(prepared['members'])} make the isolated "
-             "share). No shadow model and no re-run: a synthesizer whose leak does not show as local overfitting "
-             "(one it spreads over many records) passes this attack; the membership game tests the synthesizer."]
+    notes = [
+        f"Worst: {worst['worst_subset']} of {worst['synthetic']}: 2 AUC - 1 = {worst['value']:.3f} "
+        f"({prepared['isolated_count']} most isolated records of {len(prepared['members'])} make the isolated "
+        "share). No shadow model and no re-run: a synthesizer whose leak does not show as local overfitting "
+        "(one it spreads over many records) passes this attack; the membership game tests the synthesizer."
+    ]
     return MetricResult(
         value=worst["value"],
         interval=interval,
         confidence=params.confidence,
-        details={"density": params.density, "per_set": per_set, "worst_set": worst["synthetic"],
-                 "bonferroni": {"alternatives": 2 * len(per_set), "level": stats.bonferroni(params.confidence, 2 * len(per_set))}},
+        details={
+            "density": params.density,
+            "per_set": per_set,
+            "worst_set": worst["synthetic"],
+            "bonferroni": {
+                "alternatives": 2 * len(per_set),
+                "level": stats.bonferroni(params.confidence, 2 * len(per_set)),
+            },
+        },
         charts=(chart,),
         notes=tuple(notes),
         baseline=0.0,

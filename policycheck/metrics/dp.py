@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -47,18 +47,15 @@ from policycheck.metrics.membership import dcr_needs, dcrs_in_set_order
 from policycheck.metrics.membership_game import MembershipGameParams, check_game_params, release_synthesizer
 from policycheck.metrics.membership_game import game_need as membership_game_need
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
-from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Method, Params, imported_where_used, intermediate, metric
 from policycheck.release.model import Dataset, Release, SynthesizerInfo
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    import numpy as np
-    from policycheck.methods.dp import composition, lower_bound
+    from policycheck.methods.dp import lower_bound
+    from policycheck.methods.dp.ledger import Ledger
     from policycheck.release.mechanism import Mechanism
-    from policycheck.methods.dp.ledger import Ledger, LedgerError, load_ledger
 
-REFERENCE = (
-    "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
-)
+REFERENCE = "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
 COMPOSITION_REFERENCES = (
     "Kairouz, Oh, Viswanath. The composition theorem for differential privacy. IEEE Trans. Inf. Theory 2017.",
     "Google dp_accounting library (RDP and PLD accountants), https://github.com/google/differential-privacy.",
@@ -99,6 +96,7 @@ def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | 
     Raises EvaluationError naming ``where`` when the declaration is invalid.
     """
     from policycheck.release import mechanism
+
     if info is None:
         return None
     fields = dict(info.params)
@@ -135,12 +133,20 @@ def claim_id(set_index: int) -> str:
 def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[dict[str, Any]], list[str]]:
     """Every counted mechanism, this release's sets first, then the ledger's releases."""
     from policycheck.methods.dp.ledger import LedgerError, load_ledger
+
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, ds in enumerate(ctx.release.synthetic):
         mech = declared_mechanism(ds.synthesizer, f"synthetic set {ds.name!r}")
-        rows.append({"source": "this release", "release": ctx.release.id, "set": ds.name, "mechanism": mech,
-                     "claim": claim_id(i)})
+        rows.append(
+            {
+                "source": "this release",
+                "release": ctx.release.id,
+                "set": ds.name,
+                "mechanism": mech,
+                "claim": claim_id(i),
+            }
+        )
     if params.ledger:
         path = (Path(ctx.base_dir) / params.ledger).resolve()
         try:
@@ -155,9 +161,16 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
                 notes.append(f"The ledger already lists release {entry.id!r}; it was counted once, as this release.")
                 continue
             for j, mech in enumerate(entry.mechanisms, start=1):
-                rows.append({"source": "ledger", "release": entry.id, "set": f"{entry.id}[{j}]", "mechanism": mech,
-                             "released_on": entry.released_on.isoformat() if entry.released_on else None,
-                             "claim": f"ledger:{entry.id}[{j}]:epsilon"})
+                rows.append(
+                    {
+                        "source": "ledger",
+                        "release": entry.id,
+                        "set": f"{entry.id}[{j}]",
+                        "mechanism": mech,
+                        "released_on": entry.released_on.isoformat() if entry.released_on else None,
+                        "claim": f"ledger:{entry.id}[{j}]:epsilon",
+                    }
+                )
     return rows, notes
 
 
@@ -210,6 +223,7 @@ def _release_mechanisms(release: Release) -> list[Mechanism]:
 
 def _other_accountants(accountant: str) -> str:
     from policycheck.methods.dp import composition
+
     return ", ".join(repr(a) for a in ("best", *composition.ACCOUNTANTS) if a != accountant)
 
 
@@ -220,14 +234,20 @@ def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any
     policy loader reads the ledger.)
     """
     from policycheck.methods.dp import composition
+
     if params.accountant == "best":
         return []
     declared = _release_mechanisms(release)
     reason = composition.inapplicable(params.accountant, declared, params.delta) if declared else None
     if reason is None:
         return []
-    return [(("accountant",), f"accountant {params.accountant!r} cannot account for this release's declared "
-                              f"mechanisms: {reason}; use one of {_other_accountants(params.accountant)}")]
+    return [
+        (
+            ("accountant",),
+            f"accountant {params.accountant!r} cannot account for this release's declared "
+            f"mechanisms: {reason}; use one of {_other_accountants(params.accountant)}",
+        )
+    ]
 
 
 def original_mismatch(ledger: Ledger, path: Path, release: Release) -> str | None:
@@ -238,12 +258,16 @@ def original_mismatch(ledger: Ledger, path: Path, release: Release) -> str | Non
     sha = release.original.sha256
     recorded = ledger.original.sha256 if ledger.original else None
     if recorded and sha and recorded.lower() != sha.lower():
-        return (f"ledger {path}: lists releases of an original with sha256 {recorded}, "
-                f"but this release's original has sha256 {sha}")
+        return (
+            f"ledger {path}: lists releases of an original with sha256 {recorded}, "
+            f"but this release's original has sha256 {sha}"
+        )
     return None
 
 
-def check_ledger(params: TotalEpsilonParams, ledger: Ledger, path: Path, release: Release) -> list[tuple[tuple[str, ...], str]]:
+def check_ledger(
+    params: TotalEpsilonParams, ledger: Ledger, path: Path, release: Release
+) -> list[tuple[tuple[str, ...], str]]:
     """Before running: the ledger at ``path`` must be of this release's original, and the chosen accountant
     must apply to the mechanisms it records as well as to this release's.
 
@@ -253,6 +277,7 @@ def check_ledger(params: TotalEpsilonParams, ledger: Ledger, path: Path, release
     skipped, as the rule skips them.
     """
     from policycheck.methods.dp import composition
+
     problems: list[tuple[tuple[str, ...], str]] = []
     mismatch = original_mismatch(ledger, path, release)
     if mismatch:
@@ -265,9 +290,14 @@ def check_ledger(params: TotalEpsilonParams, ledger: Ledger, path: Path, release
     recorded = [m for entry in ledger.releases if entry.id != release.id for m in entry.mechanisms]
     reason = composition.inapplicable(params.accountant, [*own, *recorded], params.delta) if recorded else None
     if reason:
-        problems.append((("accountant",), f"accountant {params.accountant!r} cannot account for the mechanisms "
-                                          f"ledger {path} records: {reason}; use one of "
-                                          f"{_other_accountants(params.accountant)}"))
+        problems.append(
+            (
+                ("accountant",),
+                f"accountant {params.accountant!r} cannot account for the mechanisms "
+                f"ledger {path} records: {reason}; use one of "
+                f"{_other_accountants(params.accountant)}",
+            )
+        )
     return problems
 
 
@@ -291,10 +321,11 @@ def check_ledger(params: TotalEpsilonParams, ledger: Ledger, path: Path, release
 def dp_total_epsilon(ctx: EvaluationContext, params: TotalEpsilonParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Total epsilon at the policy's delta of this release and the ledger's earlier releases, composed."""
     from policycheck.methods.dp import composition
+
     rows, notes = _contributions(ctx, params)
     private = [r for r in rows if r["mechanism"] is not None]
     not_private = [r["set"] for r in rows if r["mechanism"] is None]
-    by: dict[str, float | None] = {a: math.inf for a in composition.ACCOUNTANTS}
+    by: dict[str, float | None] = dict.fromkeys(composition.ACCOUNTANTS, math.inf)
     reasons: dict[str, str] = {}
     pairs: list[tuple[float, float] | None] = [None] * len(rows)
     if private:
@@ -322,21 +353,23 @@ def dp_total_epsilon(ctx: EvaluationContext, params: TotalEpsilonParams, needs: 
             )
     value = float(by[accountant])
     table = []
-    for row, pair in zip(rows, pairs):
+    for row, pair in zip(rows, pairs, strict=False):
         mech: Mechanism | None = row["mechanism"]
-        table.append({
-            "source": row["source"],
-            "release": row["release"],
-            "set": row["set"],
-            "released_on": row.get("released_on"),
-            "mechanism": mech.describe() if mech else "none declared (not differentially private)",
-            "declared_epsilon": mech.epsilon if mech else None,
-            "declared_delta": mech.delta if mech else None,
-            "rho": mech.rho if mech else None,
-            "steps": mech.steps if mech else None,
-            "standalone_epsilon": _num(pair[0]) if pair else None,
-            "standalone_delta": _num(pair[1]) if pair else None,
-        })
+        table.append(
+            {
+                "source": row["source"],
+                "release": row["release"],
+                "set": row["set"],
+                "released_on": row.get("released_on"),
+                "mechanism": mech.describe() if mech else "none declared (not differentially private)",
+                "declared_epsilon": mech.epsilon if mech else None,
+                "declared_delta": mech.delta if mech else None,
+                "rho": mech.rho if mech else None,
+                "steps": mech.steps if mech else None,
+                "standalone_epsilon": _num(pair[0]) if pair else None,
+                "standalone_delta": _num(pair[1]) if pair else None,
+            }
+        )
     details = {
         "target_delta": params.delta,
         "accountant": accountant,
@@ -348,7 +381,7 @@ def dp_total_epsilon(ctx: EvaluationContext, params: TotalEpsilonParams, needs: 
         "ledger": params.ledger,
         "sets_counted": len(rows),
     }
-    labels = [r["set"] for r, p in zip(rows, pairs) if p and math.isfinite(p[0])]
+    labels = [r["set"] for r, p in zip(rows, pairs, strict=False) if p and math.isfinite(p[0])]
     heights = [float(p[0]) for p in pairs if p and math.isfinite(p[0])]
     series = [{"name": "each set on its own (basic-composition share)", "x": labels, "y": heights}]
     if math.isfinite(value):
@@ -483,6 +516,7 @@ def dp_transition_audit(
 ) -> tuple[transition_matrix.TransitionMatrix, transition_matrix.Audit]:
     """Build the matrix of ``family`` and audit it at ``target_epsilon``."""
     import numpy as np
+
     pi = list(cell_probabilities) if cell_probabilities else None
     try:
         if family == "multinomial_dirichlet":
@@ -500,7 +534,10 @@ def dp_transition_audit(
         else:
             weights = transition_matrix.multinomial_table_weights(mat.tables, pi)
         result = transition_matrix.audit(
-            mat, target_epsilon, weights, ctx.executor,
+            mat,
+            target_epsilon,
+            weights,
+            ctx.executor,
             progress=lambda d, t: ctx.progress("transition-matrix audit", d, t),
         )
     except ValueError as exc:
@@ -513,8 +550,13 @@ def _audit_details(mat: transition_matrix.TransitionMatrix, aud: transition_matr
     worst = None
     if aud.worst is not None:
         a, b, c = aud.worst
-        worst = {"n1": labels[a], "n2": labels[b], "output": mat.output_labels[c],
-                 "pr_m_given_n1": float(mat.probabilities[a, c]), "pr_m_given_n2": float(mat.probabilities[b, c])}
+        worst = {
+            "n1": labels[a],
+            "n2": labels[b],
+            "output": mat.output_labels[c],
+            "pr_m_given_n1": float(mat.probabilities[a, c]),
+            "pr_m_given_n2": float(mat.probabilities[b, c]),
+        }
     return {
         "synthesizer": mat.description,
         "tables": int(len(mat.tables)),
@@ -526,8 +568,12 @@ def _audit_details(mat: transition_matrix.TransitionMatrix, aud: transition_matr
         "target_epsilon": aud.target_epsilon,
         "offending_cells": aud.offending_count,
         "offending": [
-            {"n1": labels[o.first], "n2": labels[o.second], "output": mat.output_labels[o.output],
-             "log_ratio": _num(o.log_ratio)}
+            {
+                "n1": labels[o.first],
+                "n2": labels[o.second],
+                "output": mat.output_labels[o.output],
+                "log_ratio": _num(o.log_ratio),
+            }
             for o in aud.offending[:LISTED_CELLS]
         ],
         "delta_unusual_output": aud.delta,
@@ -542,6 +588,7 @@ def log_ratio_heatmap(mat: transition_matrix.TransitionMatrix, aud: transition_m
     them, the outputs with the largest ratios.
     """
     import numpy as np
+
     order = np.arange(aud.first.size)
     if order.size > HEATMAP_ROWS:
         order = np.argsort(-np.nan_to_num(aud.pair_max, nan=-1.0), kind="stable")[:HEATMAP_ROWS]
@@ -558,26 +605,30 @@ def log_ratio_heatmap(mat: transition_matrix.TransitionMatrix, aud: transition_m
         hits = filled > aud.target_epsilon + transition_matrix.RATIO_TOLERANCE
     else:  # mark the worst cells instead
         hits = np.isclose(filled, aud.epsilon) | np.isinf(filled)
-    marked = [[int(r), int(c)] for r, c in zip(*np.nonzero(hits))]
+    marked = [[int(r), int(c)] for r, c in zip(*np.nonzero(hits), strict=False)]
     shown = "" if (order.size == aud.first.size and columns.size == p.shape[1]) else " (largest shown)"
     what = f"above epsilon = {aud.target_epsilon:g}" if aud.target_epsilon is not None else "at the maximum"
     return {
         "kind": "heatmap",
         "title": f"|log ratio| of neighbouring tables per output{shown}; marked: {what}",
-        "row_labels": [f"{labels[a]} vs {labels[b]}" for a, b in zip(aud.first[order], aud.second[order])],
+        "row_labels": [
+            f"{labels[a]} vs {labels[b]}" for a, b in zip(aud.first[order], aud.second[order], strict=False)
+        ],
         "col_labels": [mat.output_labels[c] for c in columns],
         "values": [[_num(v) for v in row] for row in ratios.tolist()],
         "marked": marked,
     }
 
 
-TRANSITION_KW = dict(
-    family="dp",
-    knowledge={Knowledge.DECLARED_MECHANISM},
-    inputs=set(),
-    references=(REFERENCE, "Machanavajjhala, Kifer, Abowd, Gehrke, Vilhuber. Privacy: theory meets practice on "
-                "the map. ICDE 2008."),
-)
+TRANSITION_KW = {
+    "family": "dp",
+    "knowledge": {Knowledge.DECLARED_MECHANISM},
+    "inputs": set(),
+    "references": (
+        REFERENCE,
+        "Machanavajjhala, Kifer, Abowd, Gehrke, Vilhuber. Privacy: theory meets practice on the map. ICDE 2008.",
+    ),
+}
 
 
 @metric(
@@ -599,8 +650,9 @@ def dp_transition_epsilon(ctx: EvaluationContext, params: TransitionParams, need
     notes = ()
     if not math.isfinite(aud.epsilon):
         notes = ("Some output is possible under one table and impossible under a neighbour: epsilon is infinite.",)
-    return MetricResult(value=float(aud.epsilon), details=_audit_details(mat, aud),
-                        charts=(log_ratio_heatmap(mat, aud),), notes=notes)
+    return MetricResult(
+        value=float(aud.epsilon), details=_audit_details(mat, aud), charts=(log_ratio_heatmap(mat, aud),), notes=notes
+    )
 
 
 @metric(
@@ -621,8 +673,11 @@ def dp_transition_delta(
     """Delta of (epsilon, delta)-probabilistic DP of a synthesizer's transition matrix (sec. 3)."""
     mat, aud = needs[_audit_need(params)]
     value = aud.delta if params.delta_event == "unusual_output" else aud.delta_any_offending
-    details = {**_audit_details(mat, aud), "delta_event": params.delta_event,
-               "table_distribution": params.table_distribution}
+    details = {
+        **_audit_details(mat, aud),
+        "delta_event": params.delta_event,
+        "table_distribution": params.table_distribution,
+    }
     return MetricResult(value=float(value), details=details, charts=(log_ratio_heatmap(mat, aud),))
 
 
@@ -647,8 +702,9 @@ class MembershipExcessParams(ClaimParams, MembershipGameParams):
     )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence of the lower bound on epsilon.")
     columns: list[str] | None = Field(
-        None, description="Columns of the distance to closest record (or the game's columns); all columns of the "
-        "release when omitted."
+        None,
+        description="Columns of the distance to closest record (or the game's columns); all columns of the "
+        "release when omitted.",
     )
 
 
@@ -672,7 +728,9 @@ def _claim(ds: Dataset | None, params: ClaimParams, where: str) -> tuple[float, 
     return float(epsilon), float(delta)
 
 
-def _claim_row(name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound, claim_of: str | None) -> dict[str, Any]:
+def _claim_row(
+    name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound, claim_of: str | None
+) -> dict[str, Any]:
     return {
         "set": name,
         "claim": claim_of,
@@ -707,18 +765,29 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
     uppers = [r["measured_epsilon_upper"] for r in rows]
     interval = None
     if all(u is not None for u in uppers):
-        interval = (value, max(max(0.0, u - r["claimed_epsilon"]) for u, r in zip(uppers, rows)))
+        interval = (value, max(max(0.0, u - r["claimed_epsilon"]) for u, r in zip(uppers, rows, strict=False)))
     if value > 0:
         bad = ", ".join(r["set"] for r in rows if r["contradicted"])
-        notes = (f"Refuted: the measured lower bound on epsilon exceeds the claim for {bad}, at the stated "
-                 "confidence; the DP claim is false, and a budget that counts it is unaccounted.",)
+        notes = (
+            f"Refuted: the measured lower bound on epsilon exceeds the claim for {bad}, at the stated "
+            "confidence; the DP claim is false, and a budget that counts it is unaccounted.",
+        )
     else:
-        notes = ("Not refuted by this test (a test cannot verify a DP claim): the measured lower bound on epsilon "
-                 "does not exceed the claim; a stronger attack might still refute it.",)
+        notes = (
+            "Not refuted by this test (a test cannot verify a DP claim): the measured lower bound on epsilon "
+            "does not exceed the claim; a stronger attack might still refute it.",
+        )
     details = {"claims": rows, "confidence": confidence, **extra}
     refutes = tuple(r["claim"] for r in rows if r["contradicted"] and r["claim"] is not None)
-    return MetricResult(value=value, interval=interval, confidence=confidence, details=details,
-                        charts=(_claim_chart(rows, attack),), notes=notes, refutes=refutes)
+    return MetricResult(
+        value=value,
+        interval=interval,
+        confidence=confidence,
+        details=details,
+        charts=(_claim_chart(rows, attack),),
+        notes=notes,
+        refutes=refutes,
+    )
 
 
 @metric(
@@ -748,15 +817,21 @@ def dp_epsilon_excess_membership(
 ) -> MetricResult:
     """Measured lower bound on epsilon from the distance membership test (or the membership game), minus the claim."""
     from policycheck.methods.dp import lower_bound
+
     if params.test == "game":
         return _game_excess(ctx, params, needs[membership_game_need(params, ctx.release)])
     dcrs = dcrs_in_set_order(needs)
     rows = []
-    for i, (ds, dcr) in enumerate(zip(ctx.release.synthetic, dcrs)):
+    for i, (ds, dcr) in enumerate(zip(ctx.release.synthetic, dcrs, strict=False)):
         claim = _claim(ds, params, f"synthetic set {ds.name!r}")
         try:
-            b = lower_bound.membership_bound(dcr.training_to_syn, dcr.holdout_to_syn,
-                                             ctx.rng("dp_epsilon_excess_membership", i), params.confidence, claim[1])
+            b = lower_bound.membership_bound(
+                dcr.training_to_syn,
+                dcr.holdout_to_syn,
+                ctx.rng("dp_epsilon_excess_membership", i),
+                params.confidence,
+                claim[1],
+            )
         except ValueError as exc:
             raise EvaluationError(f"synthetic set {ds.name!r}: {exc}") from None
         rows.append(_claim_row(ds.name, claim, b, claim_id(i)))
@@ -778,7 +853,9 @@ def game_bound(game: Any, confidence: float, delta: float) -> tuple[lower_bound.
     so nothing the bound uses was chosen on the rounds it counts.
     """
     import numpy as np
+
     from policycheck.methods.dp import lower_bound
+
     train, test = game.train, game.test
     best, best_key = 0, None
     for t in range(game.coins.shape[1]):
@@ -793,11 +870,19 @@ def game_bound(game: Any, confidence: float, delta: float) -> tuple[lower_bound.
             best, best_key = t, key
     distance = -game.scores[game.chosen[best]][:, best]
     inside = game.coins[:, best] == 1
-    bound = lower_bound.selected_bound(distance[train][inside[train]], distance[train][~inside[train]],
-                                       distance[test][inside[test]], distance[test][~inside[test]], confidence, delta)
+    bound = lower_bound.selected_bound(
+        distance[train][inside[train]],
+        distance[train][~inside[train]],
+        distance[test][inside[test]],
+        distance[test][~inside[test]],
+        confidence,
+        delta,
+    )
     n_in, n_out = int(np.sum(inside[test])), int(np.sum(~inside[test]))
-    most = max(lower_bound.certifiable_epsilon(n_in, n_out, confidence, delta),
-               lower_bound.certifiable_epsilon(n_out, n_in, confidence, delta))
+    most = max(
+        lower_bound.certifiable_epsilon(n_in, n_out, confidence, delta),
+        lower_bound.certifiable_epsilon(n_out, n_in, confidence, delta),
+    )
     return bound, best, most
 
 
@@ -806,16 +891,21 @@ def _game_excess(ctx: EvaluationContext, params: MembershipExcessParams, game: A
     found = release_synthesizer(ctx.release) if params.synthesizer == "release" else None
     source = ctx.release.synthetic[found[0]] if found is not None else None
     name = source.name if source is not None else f"synthesizer {params.synthesizer!r}"
-    claim = _claim(source if source is not None else (ctx.release.synthetic[0] if ctx.release.synthetic else None),
-                   params, name)
+    claim = _claim(
+        source if source is not None else (ctx.release.synthetic[0] if ctx.release.synthetic else None), params, name
+    )
     try:
         b, target, most = game_bound(game, params.confidence, claim[1])
     except ValueError as exc:
         raise EvaluationError(str(exc)) from None
     who = game.targets[target]
     label = who["id"] if who["id"] is not None else who["record"]
-    row = {**_claim_row(name, claim, b, claim_id(found[0]) if found is not None else None),
-           "target": label, "attack": game.chosen[target], "largest_certifiable_epsilon": _num(most)}
+    row = {
+        **_claim_row(name, claim, b, claim_id(found[0]) if found is not None else None),
+        "target": label,
+        "attack": game.chosen[target],
+        "largest_certifiable_epsilon": _num(most),
+    }
     extra = {
         "method": "Membership game: the target, attack, threshold and direction that bound epsilon highest on the "
         "training rounds, bounded on the test rounds: epsilon >= ln((TPR_lower - delta) / FPR_upper), Clopper-Pearson.",
@@ -823,12 +913,20 @@ def _game_excess(ctx: EvaluationContext, params: MembershipExcessParams, game: A
         "largest_certifiable_epsilon": _num(most),
     }
     result = _excess_result([row], params.confidence, "membership game", extra)
-    reach = (f"This run could have certified at most epsilon = {most:.2f} (a perfect attack on its "
-             f"{game.test.size} test rounds of target {label}); a claim above that cannot be refuted at this budget "
-             "of rounds: more repetitions raise it (it grows with the logarithm of the rounds).")
-    return MetricResult(value=result.value, interval=result.interval, confidence=result.confidence,
-                        details=result.details, charts=result.charts, notes=(*result.notes, reach),
-                        refutes=result.refutes)
+    reach = (
+        f"This run could have certified at most epsilon = {most:.2f} (a perfect attack on its "
+        f"{game.test.size} test rounds of target {label}); a claim above that cannot be refuted at this budget "
+        "of rounds: more repetitions raise it (it grows with the logarithm of the rounds)."
+    )
+    return MetricResult(
+        value=result.value,
+        interval=result.interval,
+        confidence=result.confidence,
+        details=result.details,
+        charts=result.charts,
+        notes=(*result.notes, reach),
+        refutes=result.refutes,
+    )
 
 
 @metric(
@@ -856,6 +954,7 @@ def dp_epsilon_excess_attribute(
 ) -> MetricResult:
     """Measured lower bound on epsilon from the attribute inference game, minus the claimed epsilon."""
     from policycheck.methods.dp import lower_bound
+
     game = needs[game_need(params)]
     source = ctx.release.synthetic[0] if params.synthesizer == "release" and ctx.release.synthetic else None
     name = source.name if source is not None else f"synthesizer {params.synthesizer!r}"
@@ -866,10 +965,15 @@ def dp_epsilon_excess_attribute(
         raise EvaluationError(str(exc)) from None
     extra = {
         "method": "Attribute inference game (paper 001, sec. 4.1): "
-        + ("epsilon >= ln((acc_lower - delta) / (1 - acc_lower))" if params.bound == "one_bit"
-           else "epsilon >= ln((TPR_lower - delta) / FPR_upper)") + ", Clopper-Pearson.",
-        "game": {k: (v if isinstance(v, str | int | float | bool) or v is None else str(v))
-                 for k, v in game.params.items()},
+        + (
+            "epsilon >= ln((acc_lower - delta) / (1 - acc_lower))"
+            if params.bound == "one_bit"
+            else "epsilon >= ln((TPR_lower - delta) / FPR_upper)"
+        )
+        + ", Clopper-Pearson.",
+        "game": {
+            k: (v if isinstance(v, str | int | float | bool) or v is None else str(v)) for k, v in game.params.items()
+        },
     }
     # NOTE: only a game run on the release's own synthesizer tests that set's claim.
     claim_of = claim_id(0) if source is not None else None
@@ -879,11 +983,11 @@ def dp_epsilon_excess_attribute(
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'LedgerError': ('policycheck.methods.dp.ledger', 'LedgerError'),
-    'Mechanism': ('policycheck.methods.dp.composition', 'Mechanism'),
-    'composition': ('policycheck.methods.dp.composition', None),
-    'load_ledger': ('policycheck.methods.dp.ledger', 'load_ledger'),
-    'lower_bound': ('policycheck.methods.dp.lower_bound', None),
+    "LedgerError": ("policycheck.methods.dp.ledger", "LedgerError"),
+    "Mechanism": ("policycheck.methods.dp.composition", "Mechanism"),
+    "composition": ("policycheck.methods.dp.composition", None),
+    "load_ledger": ("policycheck.methods.dp.ledger", "load_ledger"),
+    "lower_bound": ("policycheck.methods.dp.lower_bound", None),
 }
 
 

@@ -35,23 +35,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from policycheck.methods import cost_model
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, imported_where_used, intermediate, metric
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck.core import stats
+
     from policycheck.methods.linkage import chance
-    from policycheck.methods.linkage.attack import LinkageAttack, run_attack
+    from policycheck.methods.linkage.attack import LinkageAttack
     from policycheck.methods.linkage.range_narrowing import AttributeDisclosure
-    from policycheck.methods.linkage.rank_linkage import mid_ranks
-    from policycheck.methods.linkage.reverse_mapping import attribute_order
 
 FAMILY = "linkage"
 REFERENCE = (
@@ -155,13 +153,23 @@ def check_secret_orderable(params: LinkageParams, release: Release, attacker) ->
     secret = params.secret
     if secret is None:
         if len(attacker.secrets) != 1:
-            return [(("secret",), f"params.secret is not given and the policy declares {len(attacker.secrets)} "
-                                  f"secrets; name the one column this rule protects in params.secret")]
+            return [
+                (
+                    ("secret",),
+                    f"params.secret is not given and the policy declares {len(attacker.secrets)} "
+                    f"secrets; name the one column this rule protects in params.secret",
+                )
+            ]
         secret = attacker.secrets[0]
     if release.column_types.get(secret) is ColumnType.CATEGORICAL and secret not in params.orders:
-        return [(("secret",), f"secret column {secret!r} is categorical without an order, so no range of its values "
-                              f"can be narrowed; give its categories lowest first in params.orders, or choose a "
-                              f"numeric or ordinal secret")]
+        return [
+            (
+                ("secret",),
+                f"secret column {secret!r} is categorical without an order, so no range of its values "
+                f"can be narrowed; give its categories lowest first in params.orders, or choose a "
+                f"numeric or ordinal secret",
+            )
+        ]
     return []
 
 
@@ -189,13 +197,15 @@ def _linkage_need(params: LinkageParams, release: Release) -> list[Need]:
 
 # The methods section (registry.Method). No peer implements paper 000; where we differ is the baseline.
 LINKAGE_BASELINE = Convention(
-    topic="baseline", peer="paper 000, sec. 4 (Tables 3-4)",
+    topic="baseline",
+    peer="paper 000, sec. 4 (Tables 3-4)",
     theirs="the raw share of original records the attack discloses",
     ours="minus what chance or the same attack on holdout records gives (baseline: auto; none gives the raw share)",
     effect="linkage_range_narrowing/baseline",
 )
 LINKAGE_MAPPING = Convention(
-    topic="mapping", peer="paper 000, sec. 3.1",
+    topic="mapping",
+    peer="paper 000, sec. 3.1",
     theirs="the attacker reverse-maps every set before linking",
     ours="the worse of reverse mapping and linking on the values as released (mappings: [reverse] for the paper's)",
     effect="linkage_range_narrowing/mapping",
@@ -205,17 +215,20 @@ RANGE_NARROWING_METHOD = Method(
     definition="Share of original records whose secret the maximum-knowledge attacker (reverse mapping or the values "
     "as released, rank-based linkage of every set) pins to a range that holds the true value and is at most "
     "`fraction` of the secret's range, minus the baseline; the worse mapping.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
+    source=LINKAGE_SOURCE,
+    conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 EXACT_DISCLOSURE_METHOD = Method(
     definition="Share of original records whose exact secret at least `k` of the M linked sets reveal without "
     "ambiguity, minus the baseline; the worse mapping.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
+    source=LINKAGE_SOURCE,
+    conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 MISLED_METHOD = Method(
     definition="Share of original records every linked set misleads to the same side of the true secret, minus "
     "the baseline; higher is safer; the worse mapping.",
-    source=LINKAGE_SOURCE, conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
+    source=LINKAGE_SOURCE,
+    conventions=(LINKAGE_BASELINE, LINKAGE_MAPPING),
 )
 
 
@@ -248,8 +261,10 @@ def linkage_attack(
     mappings pre-sample the same records, so they differ only in how the sets are read.
     """
     import numpy as np
+
     from policycheck.methods.linkage.attack import run_attack
     from policycheck.methods.linkage.reverse_mapping import attribute_order
+
     release = ctx.release
     secret = _resolve_secret(ctx, secret)
     attributes = _resolve_attributes(ctx, secret, attributes)
@@ -350,6 +365,7 @@ def _check_order_covers(release: Release, col: str, order: list[str], attacked=N
 def _rate(flags: np.ndarray, known: np.ndarray) -> float:
     """Share of the records with a known secret that are flagged."""
     import numpy as np
+
     return float(np.count_nonzero(flags & known) / max(np.count_nonzero(known), 1))
 
 
@@ -392,7 +408,9 @@ def _against_baseline(
     (:attr:`LinkageAttack.linked_set_clusters`, Kish's design effect).
     """
     import numpy as np
+
     from policycheck.core import stats
+
     known = attack.disclosure.known
     n = int(np.count_nonzero(known))
     flags = flags_of(attack.disclosure) & known
@@ -411,16 +429,15 @@ def _against_baseline(
             "params.baseline is 'holdout', but the release has no holdout records with a value of the secret; "
             "add a holdout set or use baseline 'chance'."
         )
-    holdout_words = None if holdout is None else (
-        f"the same attack on the {holdout[1]} holdout records, which the synthesizer never saw"
+    holdout_words = (
+        None
+        if holdout is None
+        else (f"the same attack on the {holdout[1]} holdout records, which the synthesizer never saw")
     )
     options: dict[str, tuple[float, str]] = {"chance": (chance_rate, CHANCE_WORDS)}
     if holdout is not None:
         options["holdout"] = (holdout[0] / holdout[1], holdout_words)
-    if params.baseline in ("chance", "holdout"):
-        used = [params.baseline]
-    else:
-        used = list(options)
+    used = [params.baseline] if params.baseline in ("chance", "holdout") else list(options)
     better = max if higher_is_riskier else min
     best = better(used, key=lambda name: options[name][0])
     baseline, label = options[best]
@@ -437,7 +454,9 @@ def _against_baseline(
         "rule": (
             "value = raw rate - baseline; the baseline is the "
             + ("larger" if higher_is_riskier else "smaller")
-            + " of " + " and ".join(used) + ", the better for the attacker"
+            + " of "
+            + " and ".join(used)
+            + ", the better for the attacker"
         ),
     }
     if params.baseline == "none":
@@ -453,7 +472,9 @@ def _against_baseline(
         else:
             # Newcombe's interval over effective sizes: the Wilson score formula takes fractional counts.
             share = holdout[0] / holdout[1]
-            intervals.append(stats.newcombe_difference(raw * effective, effective, share * holdout[2], holdout[2], level))
+            intervals.append(
+                stats.newcombe_difference(raw * effective, effective, share * holdout[2], holdout[2], level)
+            )
     details["level"] = level
     worst = "min" if higher_is_riskier else "max"
     return Compared(raw - baseline, stats.worst_interval(intervals, worst), raw, baseline, label, details, n)
@@ -469,7 +490,9 @@ def _marginal_and_counts(attack: LinkageAttack) -> tuple[chance.SecretMarginal, 
     by chance, not to the original's sum of squares).
     """
     import numpy as np
+
     from policycheck.methods.linkage import chance
+
     d = attack.disclosure
     known = d.known
     if attack.mapping == "released":
@@ -503,6 +526,7 @@ def _set_names(ctx: EvaluationContext) -> list[str]:
 def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, Any]:
     """Evidence shared by the three metrics: who links on what, and what pre-sampling did."""
     import numpy as np
+
     orders = {col: {"kind": order.kind, "ranked_by": order.source} for col, order in attack.orders.items()}
     return {
         "secret": attack.secret,
@@ -520,7 +544,7 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
         "ranking": orders,
         "presampling": [
             {"set": name, **record.to_dict(), "seed": ctx.seed, "rng_key": ["linkage", "presample", m]}
-            for m, (name, record) in enumerate(zip(_set_names(ctx), attack.presampling))
+            for m, (name, record) in enumerate(zip(_set_names(ctx), attack.presampling, strict=False))
         ],
         "tie_breaking": (
             "Reverse mapping ranks equal synthetic values in row order; linkage compares mid-ranks in the "
@@ -532,12 +556,11 @@ def _attack_details(ctx: EvaluationContext, attack: LinkageAttack) -> dict[str, 
 
 def _notes(attack: LinkageAttack) -> tuple[str, ...]:
     import numpy as np
+
     notes = []
     missing = int(np.count_nonzero(~attack.disclosure.known))
     if missing:
-        notes.append(
-            f"{missing} original records have no value of {attack.secret!r}; they are left out of every rate."
-        )
+        notes.append(f"{missing} original records have no value of {attack.secret!r}; they are left out of every rate.")
     if len(attack.sets) == 1:
         notes.append(
             "Only one synthetic set was released, so the attacker links once; releasing more sets from the same "
@@ -576,13 +599,16 @@ def _risk_chart(title: str, y_label: str, by_m: list[dict[str, Any]], compared: 
         "x_label": "number of released synthetic sets used by the attacker (first m)",
         "y_label": y_label,
         "series": [{"name": "linkage attack", "x": [r["sets"] for r in by_m], "y": [r["value"] for r in by_m]}],
-        "reference_lines": [{"axis": "y", "value": compared.baseline, "label": f"baseline ({compared.details['used']})"}],
+        "reference_lines": [
+            {"axis": "y", "value": compared.baseline, "label": f"baseline ({compared.details['used']})"}
+        ],
     }
 
 
 def _single_set(attack: LinkageAttack, ctx: EvaluationContext, flags_of_set) -> list[dict[str, Any]]:
     return [
-        {"set": name, "value": _rate(flags_of_set(m), attack.disclosure.known)} for m, name in enumerate(_set_names(ctx))
+        {"set": name, "value": _rate(flags_of_set(m), attack.disclosure.known)}
+        for m, name in enumerate(_set_names(ctx))
     ]
 
 
@@ -592,7 +618,9 @@ def _record_view(attack: LinkageAttack, i: int, show_values: bool, ctx: Evaluati
     Ranks are mid-ranks in the original, so equal values show equal ranks.
     """
     import numpy as np
+
     from policycheck.methods.linkage.rank_linkage import mid_ranks
+
     d = attack.disclosure
     width = float(d.width()[i])
     exact = d.exact_by_set()[i]
@@ -600,7 +628,7 @@ def _record_view(attack: LinkageAttack, i: int, show_values: bool, ctx: Evaluati
         "row": i + 1,
         "width": width,
         "holds_true_value": bool(d.holds_true()[i]),
-        "exact_in_sets": [name for name, hit in zip(_set_names(ctx), exact) if hit],
+        "exact_in_sets": [name for name, hit in zip(_set_names(ctx), exact, strict=False) if hit],
         "linked_records": [int(s.linkage.n_candidates_of(i)) for s in attack.sets],
     }
     if show_values:
@@ -638,6 +666,7 @@ def _decode(order, code: float) -> Any:
 def _top_records(attack: LinkageAttack, flags: np.ndarray, show_values: bool, ctx: EvaluationContext) -> list[dict]:
     """The flagged records with the narrowest identified ranges, by row number among equals."""
     import numpy as np
+
     rows = np.flatnonzero(flags)
     widths = attack.disclosure.width()[rows]
     chosen = rows[np.lexsort((rows, widths))][:TOP_RECORDS]
@@ -668,7 +697,9 @@ def _worse_mapping(
     mapping's; every mapping's value is in ``details["mappings"]``.
     """
     import dataclasses
+
     from policycheck.core import stats
+
     runs = _attacks_by_mapping(needs)
     level = stats.bonferroni(params.confidence, len(runs))
     each = params.model_copy(update={"confidence": level})
@@ -722,7 +753,9 @@ linkage_metric = partial(
         "links between the linkage attributes and the secret (e.g. stronger differential privacy)."
     ),
 )
-def linkage_range_narrowing(ctx: EvaluationContext, params: RangeNarrowingParams, needs: Mapping[Need, Any]) -> MetricResult:
+def linkage_range_narrowing(
+    ctx: EvaluationContext, params: RangeNarrowingParams, needs: Mapping[Need, Any]
+) -> MetricResult:
     """Share of original records whose secret is narrowed to a correct, narrow range across all released sets.
 
     The value is that share minus its baseline (chance, or the same attack on
@@ -736,7 +769,9 @@ def _range_narrowing(
     ctx: EvaluationContext, params: RangeNarrowingParams, attack: LinkageAttack, control: LinkageAttack | None
 ) -> MetricResult:
     import numpy as np
+
     from policycheck.methods.linkage import chance
+
     d = attack.disclosure
     flags = d.narrowed(params.fraction)
     marginal, true, candidates = _marginal_and_counts(attack)
@@ -765,15 +800,25 @@ def _range_narrowing(
             "title": f"Width of the range identified for {attack.secret}, as a fraction of its range",
             "x_label": f"identified range width / range of {attack.secret} in the original",
             "series": [
-                {"name": "range holds the true value", "edges": edges.tolist(),
-                 "counts": np.histogram(widths[holds & shown], edges)[0].tolist()},
-                {"name": "range misses the true value", "edges": edges.tolist(),
-                 "counts": np.histogram(widths[~holds & shown], edges)[0].tolist()},
+                {
+                    "name": "range holds the true value",
+                    "edges": edges.tolist(),
+                    "counts": np.histogram(widths[holds & shown], edges)[0].tolist(),
+                },
+                {
+                    "name": "range misses the true value",
+                    "edges": edges.tolist(),
+                    "counts": np.histogram(widths[~holds & shown], edges)[0].tolist(),
+                },
             ],
             "reference_lines": [{"axis": "x", "value": params.fraction, "label": "narrow (policy fraction)"}],
         },
-        _risk_chart(f"Range narrowing of {attack.secret} against the number of sets", "share of records narrowed",
-                    by_sets["by_number_of_sets"], compared),
+        _risk_chart(
+            f"Range narrowing of {attack.secret} against the number of sets",
+            "share of records narrowed",
+            by_sets["by_number_of_sets"],
+            compared,
+        ),
     )
     return _result(compared, details, charts, attack, params)
 
@@ -791,7 +836,9 @@ def _range_narrowing(
         "privacy), or release fewer sets."
     ),
 )
-def linkage_exact_disclosure(ctx: EvaluationContext, params: ExactDisclosureParams, needs: Mapping[Need, Any]) -> MetricResult:
+def linkage_exact_disclosure(
+    ctx: EvaluationContext, params: ExactDisclosureParams, needs: Mapping[Need, Any]
+) -> MetricResult:
     """Share of original records whose true secret is identified exactly in at least k of the M sets.
 
     The value is that share minus its baseline (chance: sum of p^2 with one
@@ -805,7 +852,9 @@ def _exact_disclosure(
     ctx: EvaluationContext, params: ExactDisclosureParams, attack: LinkageAttack, control: LinkageAttack | None
 ) -> MetricResult:
     import numpy as np
+
     from policycheck.methods.linkage import chance
+
     d = attack.disclosure
     if params.k > d.n_sets:
         raise EvaluationError(
@@ -828,8 +877,12 @@ def _exact_disclosure(
         "most_narrowed": _top_records(attack, flags, params.show_values, ctx),
     }
     charts = (
-        _risk_chart(f"Exact disclosure of {attack.secret} against the number of sets",
-                    f"share of records revealed by >= {params.k} set(s)", by_sets["by_number_of_sets"], compared),
+        _risk_chart(
+            f"Exact disclosure of {attack.secret} against the number of sets",
+            f"share of records revealed by >= {params.k} set(s)",
+            by_sets["by_number_of_sets"],
+            compared,
+        ),
     )
     return _result(compared, details, charts, attack, params)
 
@@ -848,7 +901,9 @@ def _exact_disclosure(
         "keeps fewer record-level links, or release fewer sets."
     ),
 )
-def linkage_consistently_misled(ctx: EvaluationContext, params: MisledParams, needs: Mapping[Need, Any]) -> MetricResult:
+def linkage_consistently_misled(
+    ctx: EvaluationContext, params: MisledParams, needs: Mapping[Need, Any]
+) -> MetricResult:
     """Share of original records for which all M sets place the secret on the same wrong side of the truth.
 
     Higher is safer. The value is that share minus its baseline (the smaller
@@ -864,13 +919,16 @@ def _consistently_misled(
     ctx: EvaluationContext, params: MisledParams, attack: LinkageAttack, control: LinkageAttack | None
 ) -> MetricResult:
     import numpy as np
+
     from policycheck.methods.linkage import chance
+
     d = attack.disclosure
     flags = d.consistently_misled()
     marginal, true, candidates = _marginal_and_counts(attack)
     chance_rate = float(np.mean(chance.misled(marginal, true, candidates.sum(axis=1))))
-    compared = _against_baseline(params, attack, control, lambda x: x.consistently_misled(), chance_rate,
-                                 higher_is_riskier=False)
+    compared = _against_baseline(
+        params, attack, control, lambda x: x.consistently_misled(), chance_rate, higher_is_riskier=False
+    )
     by_sets = _risk_by_sets(attack, lambda m: d.consistently_misled(m))
     details = {
         **_attack_details(ctx, attack),
@@ -879,8 +937,12 @@ def _consistently_misled(
         **by_sets,
     }
     charts = (
-        _risk_chart(f"Records consistently misled about {attack.secret} against the number of sets",
-                    "share of records misled by every set", by_sets["by_number_of_sets"], compared),
+        _risk_chart(
+            f"Records consistently misled about {attack.secret} against the number of sets",
+            "share of records misled by every set",
+            by_sets["by_number_of_sets"],
+            compared,
+        ),
     )
     return _result(compared, details, charts, attack, params)
 
@@ -888,13 +950,13 @@ def _consistently_misled(
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'AttributeDisclosure': ('policycheck.methods.linkage.range_narrowing', 'AttributeDisclosure'),
-    'LinkageAttack': ('policycheck.methods.linkage.attack', 'LinkageAttack'),
-    'attribute_order': ('policycheck.methods.linkage.reverse_mapping', 'attribute_order'),
-    'chance': ('policycheck.methods.linkage.chance', None),
-    'mid_ranks': ('policycheck.methods.linkage.rank_linkage', 'mid_ranks'),
-    'run_attack': ('policycheck.methods.linkage.attack', 'run_attack'),
-    'stats': ('policycheck.core.stats', None),
+    "AttributeDisclosure": ("policycheck.methods.linkage.range_narrowing", "AttributeDisclosure"),
+    "LinkageAttack": ("policycheck.methods.linkage.attack", "LinkageAttack"),
+    "attribute_order": ("policycheck.methods.linkage.reverse_mapping", "attribute_order"),
+    "chance": ("policycheck.methods.linkage.chance", None),
+    "mid_ranks": ("policycheck.methods.linkage.rank_linkage", "mid_ranks"),
+    "run_attack": ("policycheck.methods.linkage.attack", "run_attack"),
+    "stats": ("policycheck.core.stats", None),
 }
 
 

@@ -17,24 +17,21 @@ present one is a full mismatch.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import partial
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from policycheck.methods import cost_model
 from policycheck.methods.membership_test import DEFAULT_LEVELS, membership_inference_test, sample_adversary_set
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, imported_where_used, intermediate, metric
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck.core import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, equal_size_subsample, nearest_real_record
-    from policycheck.methods.gower import fit_gower
-    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+
 
 REFERENCES = (
     "Clearbox AI, Privacy evaluation (Clearbox Synthetic Kit documentation): distance to closest record, "
@@ -56,14 +53,16 @@ DCR_SHARE_METHOD = Method(
     source="paper 002, sec. 3 (DCR share) and sec. 5 (Gower's distance)",
     conventions=(
         Convention(
-            topic="ties", peer=f"paper 002 sec. 3, {SURE}, SDMetrics 0.32",
+            topic="ties",
+            peer=f"paper 002 sec. 3, {SURE}, SDMetrics 0.32",
             theirs="closer records over all synthetic records, a tie counted as not closer: the no-leak line is "
             "(1 - ties) / 2",
             ours="closer over closer + farther: 0.5 at any tie rate; the strict share is in the details",
             effect="dcr_share/ties",
         ),
         Convention(
-            topic="numeric ranges", peer=SURE,
+            topic="numeric ranges",
+            peer=SURE,
             theirs="each call fits R over its own two frames (synthetic and training, then synthetic and holdout), "
             "so the two DCRs compared have different scales",
             ours="one R per column over training, holdout and every synthetic set",
@@ -78,28 +77,34 @@ MI_RISK_METHOD = Method(
     source="paper 002, sec. 4",
     conventions=(
         Convention(
-            topic="quantile rule", peer=SURE,
+            topic="quantile rule",
+            peer=SURE,
             theirs="thresholds np.quantile(d, [0.5, 0.25, 0.2, min(d) + 0.01]), the last a distance used as a "
             "level; member when d < t, so a threshold at the smallest distance guesses nobody (precision 0)",
             ours="inverted-CDF quantiles at 0.5, 0.25, 0.2, 0.01 (each an observed DCR); member when d <= t",
             effect="mi_risk/quantile-rule",
         ),
         Convention(
-            topic="precision floor", peer=SURE,
+            topic="precision floor",
+            peer=SURE,
             theirs="each precision floored at 0.5, the risk clipped at 0",
             ours="neither: each precision's no-leak expectation is 0.5, so a floor lifts a safe release above 0",
             effect="mi_risk/precision-floor",
         ),
         Convention(
-            topic="adversary set and its ranges", peer=SURE,
+            topic="adversary set and its ranges",
+            peer=SURE,
             theirs="min(int(0.2 (n_train + n_holdout) / 2), n_holdout) records of each (600 + 600 on the demo, "
             "random_state 42), numeric ranges over that set and the synthetic set",
             ours="every record of the smaller set and as many of the other, the ranges of the DCR share",
             effect="mi_risk/adversary-set",
         ),
         Convention(
-            topic="all of SURE's conventions", peer=SURE,
-            theirs="the three above together (SURE's MI risk)", ours="ours", effect="mi_risk/sure",
+            topic="all of SURE's conventions",
+            peer=SURE,
+            theirs="the three above together (SURE's MI risk)",
+            ours="ours",
+            effect="mi_risk/sure",
         ),
     ),
 )
@@ -110,7 +115,8 @@ EXACT_COPY_METHOD = Method(
     source="paper 002, sec. 3 (a DCR of 0 is a copy)",
     conventions=(
         Convention(
-            topic="chance copies", peer=SURE,
+            topic="chance copies",
+            peer=SURE,
             theirs="number_of_dcr_equal_to_zero: the count of synthetic records at DCR 0 to the training set (and "
             "apart, to the holdout set), neither set against the other",
             ours="minus the share at DCR 0 to the holdout set, which coarse data matches by chance",
@@ -201,9 +207,11 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     GowerDcr
     """
     import numpy as np
+
     from policycheck.methods.dcr_share import equal_size_subsample
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+
     release = ctx.release
     if release.holdout is None:
         raise EvaluationError(
@@ -240,15 +248,29 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         ctx.progress(label, done, total)
 
     from policycheck.methods import streamed_dcr
+
     if ctx.executor.sees_local_files and streamed_dcr.streams(syn):
         # A large Parquet set: each worker reads, encodes and searches its own row groups (same numbers).
         # Workers of a remote Dask cluster need not see this machine's files, so they get the set in memory.
         from policycheck.release.load import coerce_like_loader
-        coerce = partial(coerce_like_loader, syn.path, {c: release.column_types[c] for c in enc.features},
-                         release.roles, release.orders, release.formats)
+
+        coerce = partial(
+            coerce_like_loader,
+            syn.path,
+            {c: release.column_types[c] for c in enc.features},
+            release.roles,
+            release.orders,
+            release.formats,
+        )
         (to_train, to_hold), (train_to, hold_to) = streamed_dcr.streamed_closest_records(
-            streamed_dcr.parquet_shards(syn.path, streamed_dcr.SHARD_ROWS), enc, [against_train, against_hold],
-            ctx.executor, progress, coerce=coerce, targets=[x_train, x_hold])
+            streamed_dcr.parquet_shards(syn.path, streamed_dcr.SHARD_ROWS),
+            enc,
+            [against_train, against_hold],
+            ctx.executor,
+            progress,
+            coerce=coerce,
+            targets=[x_train, x_hold],
+        )
     else:
         x_syn = enc.encode(syn.frame, ctx.executor.empty)
         jobs = [
@@ -351,6 +373,7 @@ def dcrs_in_set_order(needs: Mapping[Need, Any]) -> list[GowerDcr]:
 def _bonferroni(confidence: float, sets: int) -> dict[str, Any]:
     """The level of each set's interval, so that the worst set's holds at ``confidence``."""
     from policycheck.core import stats
+
     return {
         "alternatives": sets,
         "level": stats.bonferroni(confidence, sets),
@@ -369,12 +392,20 @@ def dcr_share_resolution(params: DcrShareParams, release: Release) -> Resolution
     effective records, so the real interval is at least this wide.
     """
     from policycheck.core import stats
+
     sizes = [ds.n_rows for ds in release.synthetic]
     n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
     upper = stats.clopper_pearson_share(0.5, n, level)[1]
-    return Resolution(0.5, upper - 0.5, n, "synthetic records", "Clopper-Pearson at a share of 0.5 as if no synthetic "
-                      "record were tied or shared its nearest real record; ties and clusters only widen it", level,
-                      width_is="at least")
+    return Resolution(
+        0.5,
+        upper - 0.5,
+        n,
+        "synthetic records",
+        "Clopper-Pearson at a share of 0.5 as if no synthetic "
+        "record were tied or shared its nearest real record; ties and clusters only widen it",
+        level,
+        width_is="at least",
+    )
 
 
 def mi_risk_resolution(params: MiRiskParams, release: Release) -> Resolution:
@@ -392,6 +423,7 @@ def mi_risk_resolution(params: MiRiskParams, release: Release) -> Resolution:
     from statistics import NormalDist
 
     from policycheck.core import stats
+
     holdout = release.holdout.n_rows if release.holdout is not None else release.original.n_rows
     m = params.adversary_size or min(release.original.n_rows, holdout)
     total = 2 * m
@@ -404,10 +436,17 @@ def mi_risk_resolution(params: MiRiskParams, release: Release) -> Resolution:
     variance = 4 / len(ks) ** 2 * sum(cov(a, b) / (a * b) for a in ks for b in ks)
     level = stats.bonferroni(params.confidence, len(release.synthetic))
     z = NormalDist().inv_cdf(1 - (1 - level) / 2)
-    return Resolution(0.0, z * math.sqrt(variance), total, "adversary records",
-                      "half training, half holdout records; the attack's precisions when membership is unrelated to "
-                      "distance (hypergeometric), normal approximation, distinct distances assumed: ties, as on coarse "
-                      "data, make the thresholds take more records and the interval narrower", level, width_is="at most")
+    return Resolution(
+        0.0,
+        z * math.sqrt(variance),
+        total,
+        "adversary records",
+        "half training, half holdout records; the attack's precisions when membership is unrelated to "
+        "distance (hypergeometric), normal approximation, distinct distances assumed: ties, as on coarse "
+        "data, make the thresholds take more records and the interval narrower",
+        level,
+        width_is="at most",
+    )
 
 
 def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Resolution:
@@ -426,6 +465,7 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
 
     from policycheck.core import stats
     from policycheck.release.checks import row_hashes
+
     columns = [c for c in release.columns if not params.columns or c in params.columns]
     sizes = [ds.n_rows for ds in release.synthetic]
     n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
@@ -436,15 +476,29 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
     if params.baseline == "none":
         chance = float(copies_training.mean())
         upper = stats.clopper_pearson_share(chance, n, level)[1]
-        return Resolution(chance, upper - chance, n, "synthetic records", f"Clopper-Pearson at the holdout's share "
-                          f"of records equal to a training record ({chance:.3g}, the chance of a copy)", level)
+        return Resolution(
+            chance,
+            upper - chance,
+            n,
+            "synthetic records",
+            f"Clopper-Pearson at the holdout's share "
+            f"of records equal to a training record ({chance:.3g}, the chance of a copy)",
+            level,
+        )
     _, inverse, counts = np.unique(holdout, return_inverse=True, return_counts=True)
     copies_other_holdout = counts[inverse] > 1
     discordant = float(np.mean(copies_training ^ copies_other_holdout))
     d = discordant * n
     half = 0.0 if d <= 0 else d / n * (2 * stats.clopper_pearson_share(0.5, d, level)[1] - 1)
-    return Resolution(0.0, half, n, "synthetic records", f"the exact interval of the excess when {discordant:.3g} of "
-                      "the records copy one real set only, as the holdout's records do by chance", level)
+    return Resolution(
+        0.0,
+        half,
+        n,
+        "synthetic records",
+        f"the exact interval of the excess when {discordant:.3g} of "
+        "the records copy one real set only, as the holdout's records do by chance",
+        level,
+    )
 
 
 # The family's metrics share their data, the DCRs they read and the value range.
@@ -484,8 +538,10 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     sets the value is the largest share.
     """
     import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_real_record
+
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     per_set, shares = [], []
@@ -583,7 +639,9 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     synthetic sets the value is the largest risk.
     """
     import numpy as np
+
     from policycheck.core import stats
+
     sets = dcrs_in_set_order(needs)
     n_train, n_hold = sets[0].training_to_syn.size, sets[0].holdout_to_syn.size
     size = params.adversary_size or min(n_train, n_hold)
@@ -699,8 +757,10 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     is the largest.
     """
     import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.dcr_share import nearest_real_record
+
     sets = dcrs_in_set_order(needs)
     bonferroni = _bonferroni(params.confidence, len(sets))
     level = bonferroni["level"]
@@ -753,14 +813,22 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
             {"name": "copies a holdout record", "x": names, "y": [p["share_copying_holdout"] for p in per_set]},
         ],
     }
-    rule = ("value = share copying a training record - share copying a holdout record" if params.baseline == "holdout"
-            else "value = share copying a training record (baseline: none); the holdout's share is reported")
+    rule = (
+        "value = share copying a training record - share copying a holdout record"
+        if params.baseline == "holdout"
+        else "value = share copying a training record (baseline: none); the holdout's share is reported"
+    )
     return MetricResult(
         value=value,
         interval=stats.worst_interval([tuple(p["interval"]) for p in per_set]),
         confidence=params.confidence,
-        details={"worst_set": dcr.synthetic_name, "per_set": per_set, "baseline": {"mode": params.baseline,
-                 "rule": rule}, "bonferroni": bonferroni, "gower": dcr.gower},
+        details={
+            "worst_set": dcr.synthetic_name,
+            "per_set": per_set,
+            "baseline": {"mode": params.baseline, "rule": rule},
+            "bonferroni": bonferroni,
+            "gower": dcr.gower,
+        },
         charts=(chart,),
         notes=(dcr.equal_size_note(),),
         baseline=holdout_share,
@@ -774,6 +842,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
 def _dcr_histogram(dcr: GowerDcr, bins: int = 30) -> dict[str, Any]:
     """Overlaid histograms of the DCR to training and to holdout on shared bins."""
     import numpy as np
+
     top = float(max(dcr.syn_to_training.max(), dcr.syn_to_holdout.max(), 1e-12))
     edges = np.linspace(0.0, top, bins + 1)
 
@@ -810,6 +879,7 @@ def _roc_chart(roc: tuple[np.ndarray, np.ndarray], name: str, auc: float) -> dic
 def _thin(n: int, most: int) -> Sequence[int]:
     """Evenly spaced indices, first and last included."""
     import numpy as np
+
     if n <= most:
         return np.arange(n)
     return np.unique(np.linspace(0, n - 1, most).round().astype(int))
@@ -818,13 +888,13 @@ def _thin(n: int, most: int) -> Sequence[int]:
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'SearchJob': ('policycheck.methods.nearest_neighbours', 'SearchJob'),
-    'closest_records': ('policycheck.methods.nearest_neighbours', 'closest_records'),
-    'dcr_quantiles': ('policycheck.methods.dcr_share', 'dcr_quantiles'),
-    'dcr_share_counts': ('policycheck.methods.dcr_share', 'dcr_share_counts'),
-    'equal_size_subsample': ('policycheck.methods.dcr_share', 'equal_size_subsample'),
-    'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
-    'stats': ('policycheck.core.stats', None),
+    "SearchJob": ("policycheck.methods.nearest_neighbours", "SearchJob"),
+    "closest_records": ("policycheck.methods.nearest_neighbours", "closest_records"),
+    "dcr_quantiles": ("policycheck.methods.dcr_share", "dcr_quantiles"),
+    "dcr_share_counts": ("policycheck.methods.dcr_share", "dcr_share_counts"),
+    "equal_size_subsample": ("policycheck.methods.dcr_share", "equal_size_subsample"),
+    "fit_gower": ("policycheck.methods.gower", "fit_gower"),
+    "stats": ("policycheck.core.stats", None),
 }
 
 

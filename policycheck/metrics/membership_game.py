@@ -22,18 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.registry import Method, Params, intermediate, metric
 from policycheck.release.model import Release
-from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    import numpy as np
     import pandas as pd
+
     from policycheck.methods.membership_game.game import MembershipGame
     from policycheck.methods.membership_game.rounds import SynthesizerSpec
 
@@ -62,10 +62,20 @@ class TargetsParam(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    vulnerable: int = Field(10, ge=0, le=1000, description="The most isolated records (largest mean Gower distance "
-                            "to their 5 nearest neighbours in the population).")
-    rare: int = Field(5, ge=0, le=1000, description="Records whose rarest value the fewest population records share "
-                      "(what synthesizers that keep each column's values leak).")
+    vulnerable: int = Field(
+        10,
+        ge=0,
+        le=1000,
+        description="The most isolated records (largest mean Gower distance "
+        "to their 5 nearest neighbours in the population).",
+    )
+    rare: int = Field(
+        5,
+        ge=0,
+        le=1000,
+        description="Records whose rarest value the fewest population records share "
+        "(what synthesizers that keep each column's values leak).",
+    )
     random: int = Field(5, ge=0, le=1000, description="Records drawn at random (seeded) from the rest.")
     ids: list[str] = Field(default_factory=list, description="Records named by their value in the id column.")
 
@@ -84,34 +94,53 @@ class MembershipGameParams(Params):
         "release",
         description="Synthesizer re-run in each round: 'release' (the release's own: a Python entry point, the "
         "built-in its manifest names with `builtin:`, or its `command` template) or a built-in: "
-        + ", ".join(MEMBERSHIP_BUILTIN) + " (indhist_dp runs at the epsilon the release declares).",
+        + ", ".join(MEMBERSHIP_BUILTIN)
+        + " (indhist_dp runs at the epsilon the release declares).",
     )
-    repetitions: int = Field(200, ge=4, le=100_000, description="Rounds of the game (synthesizer runs); half train "
-                             "the attacks, half measure them.")
+    repetitions: int = Field(
+        200,
+        ge=4,
+        le=100_000,
+        description="Rounds of the game (synthesizer runs); half train the attacks, half measure them.",
+    )
     targets: TargetsParam = Field(default_factory=TargetsParam, description="The records attacked.")
-    sample_size: int | None = Field(None, ge=2, description="Records of each round's training set; default: as many "
-                                    "as the original (half of them without a holdout, which then leaves the "
-                                    "population to the original alone).")
-    synthetic_size: int | None = Field(None, ge=1, le=1_000_000, description="Rows the synthesizer generates; "
-                                       "default: the size of the first released set.")
-    columns: list[str] | None = Field(None, description="Columns the synthesizer models and the attacks read; all "
-                                      "columns of the release when omitted.")
+    sample_size: int | None = Field(
+        None,
+        ge=2,
+        description="Records of each round's training set; default: as many "
+        "as the original (half of them without a holdout, which then leaves the "
+        "population to the original alone).",
+    )
+    synthetic_size: int | None = Field(
+        None,
+        ge=1,
+        le=1_000_000,
+        description="Rows the synthesizer generates; default: the size of the first released set.",
+    )
+    columns: list[str] | None = Field(
+        None,
+        description="Columns the synthesizer models and the attacks read; all columns of the release when omitted.",
+    )
     classifier: ClassifierParam = Field(default_factory=ClassifierParam, description="The shadow-model classifier.")
-    synthesizer_epsilon: float | None = Field(None, gt=0, description="Epsilon of indhist_dp when the release "
-                                              "declares none.")
+    synthesizer_epsilon: float | None = Field(
+        None, gt=0, description="Epsilon of indhist_dp when the release declares none."
+    )
     synthesizer_time_limit: float = Field(600.0, gt=0, description="Seconds an external synthesizer run may take.")
 
     @field_validator("synthesizer")
     @classmethod
     def _known_synthesizer(cls, value: str) -> str:
         if value != "release" and value not in MEMBERSHIP_BUILTIN:
-            raise ValueError(f"unknown synthesizer {value!r}: expected 'release' or one of {', '.join(MEMBERSHIP_BUILTIN)}")
+            raise ValueError(
+                f"unknown synthesizer {value!r}: expected 'release' or one of {', '.join(MEMBERSHIP_BUILTIN)}"
+            )
         return value
 
 
 class AdvantageParams(MembershipGameParams):
-    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the intervals (Bonferroni over "
-                              "targets).")
+    confidence: float = Field(
+        0.95, gt=0, lt=1, description="Confidence level of the intervals (Bonferroni over targets)."
+    )
 
 
 def game_need(params: MembershipGameParams, release: Release | None = None) -> Need:
@@ -158,10 +187,12 @@ def _declared_epsilon(release: Release, index: int | None, fallback: float | Non
     return fallback
 
 
-def resolve_synthesizer(ctx: EvaluationContext, name: str, epsilon: float | None, time_limit: float,
-                        domain: dict[str, list]) -> SynthesizerSpec:
+def resolve_synthesizer(
+    ctx: EvaluationContext, name: str, epsilon: float | None, time_limit: float, domain: dict[str, list]
+) -> SynthesizerSpec:
     """What a round runs for the param ``synthesizer``; EvaluationError when the release gives no way to run it."""
     from policycheck.methods.membership_game.rounds import SynthesizerSpec
+
     release = ctx.release
     index = None
     kind = "builtin"
@@ -171,7 +202,9 @@ def resolve_synthesizer(ctx: EvaluationContext, name: str, epsilon: float | None
             raise EvaluationError(
                 "param synthesizer is 'release' but no synthetic set says how to re-run its synthesizer (a Python entry "
                 "point, `builtin:` or `command:` in its manifest); name a built-in synthesizer ("
-                + ", ".join(MEMBERSHIP_BUILTIN) + ") instead")
+                + ", ".join(MEMBERSHIP_BUILTIN)
+                + ") instead"
+            )
         index, info = found
         if info.entry is not None:
             label = getattr(info.entry, "__qualname__", None) or type(info.entry).__name__
@@ -179,17 +212,22 @@ def resolve_synthesizer(ctx: EvaluationContext, name: str, epsilon: float | None
         builtin = info.params.get("builtin")
         if builtin:
             if builtin not in MEMBERSHIP_BUILTIN:
-                raise EvaluationError(f"synthetic set {release.synthetic[index].name!r} names builtin {builtin!r}; "
-                                      f"expected one of {', '.join(MEMBERSHIP_BUILTIN)}")
+                raise EvaluationError(
+                    f"synthetic set {release.synthetic[index].name!r} names builtin {builtin!r}; "
+                    f"expected one of {', '.join(MEMBERSHIP_BUILTIN)}"
+                )
             name = str(builtin)
         else:
-            return SynthesizerSpec("command", info.name, command=info.command, workdir=str(ctx.base_dir),
-                                   time_limit=time_limit)
+            return SynthesizerSpec(
+                "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
+            )
     if name == "indhist_dp":
         eps = _declared_epsilon(release, index, epsilon)
         if eps is None:
-            raise EvaluationError("indhist_dp runs at the epsilon the release declares, and it declares none; give "
-                                  "param synthesizer_epsilon")
+            raise EvaluationError(
+                "indhist_dp runs at the epsilon the release declares, and it declares none; give "
+                "param synthesizer_epsilon"
+            )
         return SynthesizerSpec(kind, name, epsilon=eps, domain=domain)
     return SynthesizerSpec(kind, name)
 
@@ -197,6 +235,7 @@ def resolve_synthesizer(ctx: EvaluationContext, name: str, epsilon: float | None
 def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list[str], list[str | None]]:
     """The population the game draws from: the original and the holdout records; row labels and ids."""
     import pandas as pd
+
     sets = [release.original] + ([release.holdout] if release.holdout is not None else [])
     frames, labels, ids = [], [], []
     for ds in sets:
@@ -209,22 +248,37 @@ def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list
     return pd.concat(frames, ignore_index=True), labels, ids
 
 
-def check_game_params(params: MembershipGameParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+def check_game_params(
+    params: MembershipGameParams, release: Release, attacker: Any
+) -> list[tuple[tuple[str, ...], str]]:
     """Before running: named ids need an id column; the sizes must fit the population."""
     problems: list[tuple[tuple[str, ...], str]] = []
-    has_ids = any(ds.id_frame is not None and len(ds.id_frame.columns) for ds in (release.original, release.holdout)
-                  if ds is not None)
+    has_ids = any(
+        ds.id_frame is not None and len(ds.id_frame.columns)
+        for ds in (release.original, release.holdout)
+        if ds is not None
+    )
     if params.targets.ids and not has_ids:
-        problems.append((("targets", "ids"), "targets named by id need an id column in the original or holdout "
-                                             "(declare it `id` under the manifest's columns)"))
+        problems.append(
+            (
+                ("targets", "ids"),
+                "targets named by id need an id column in the original or holdout "
+                "(declare it `id` under the manifest's columns)",
+            )
+        )
     size = release.original.n_rows + (release.holdout.n_rows if release.holdout is not None else 0)
     k = params.targets.vulnerable + params.targets.rare + params.targets.random + len(params.targets.ids)
     if k == 0:
         problems.append((("targets",), "the game needs at least one target"))
     sample = params.sample_size or default_sample_size(release)
     if sample > size - k:
-        problems.append((("sample_size",), f"sample_size {sample} is more than the {size - k} population records "
-                                           f"that are not targets ({size} records, {k} targets)"))
+        problems.append(
+            (
+                ("sample_size",),
+                f"sample_size {sample} is more than the {size - k} population records "
+                f"that are not targets ({size} records, {k} targets)",
+            )
+        )
     return problems
 
 
@@ -235,6 +289,7 @@ def default_sample_size(release: Release) -> int:
 
 def _summary(frame: pd.DataFrame, row: int) -> dict[str, Any]:
     import math
+
     out = {}
     for c, v in frame.iloc[row].items():
         if hasattr(v, "item"):
@@ -250,20 +305,37 @@ def _round_cost(setup: Any) -> float:
     import time
 
     import numpy as np
+
     from policycheck.methods.membership_game.rounds import play_round
+
     started = time.perf_counter()
     play_round((setup, np.random.SeedSequence(0)))
     return time.perf_counter() - started
 
 
-def _setup(ctx_release: Release, spec_of, *, repetitions, vulnerable, rare, random, ids, sample_size,
-           synthetic_size, columns, rng_targets, executor) -> tuple[Any, Any, list, list]:
+def _setup(
+    ctx_release: Release,
+    spec_of,
+    *,
+    repetitions,
+    vulnerable,
+    rare,
+    random,
+    ids,
+    sample_size,
+    synthetic_size,
+    columns,
+    rng_targets,
+    executor,
+) -> tuple[Any, Any, list, list]:
     """The game's set-up: population, targets and the feature space (shared by the game and ``plan``)."""
     import numpy as np
+
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.membership_game.features import FeatureSpace
     from policycheck.methods.membership_game.rounds import GameSetup
     from policycheck.methods.membership_game.targets import choose_targets, rarest_value_counts, vulnerability_scores
+
     release = ctx_release
     features = list(columns) if columns else release.columns
     frame, labels, id_values = population(release, features)
@@ -287,10 +359,19 @@ def _setup(ctx_release: Release, spec_of, *, repetitions, vulnerable, rare, rand
     scan = [encoding.scan_order.index(features[c]) for c in rarest_column[choice.rows]]
     space = FeatureSpace(encoding, encoded[choice.rows], np.array(scan, dtype=np.int64))
     setup = GameSetup(frame.iloc[keep].reset_index(drop=True), targets, space, spec, sample, rows)
-    described = [{"target": i, "record": labels[r], "id": id_values[r], "reason": reason,
-                  "isolation": float(choice.scores[i]), "rarest_value_holders": int(rarity[r]),
-                  "rarest_value_column": features[int(rarest_column[r])], "values": _summary(frame, int(r))}
-                 for i, (r, reason) in enumerate(zip(choice.rows, choice.reasons))]
+    described = [
+        {
+            "target": i,
+            "record": labels[r],
+            "id": id_values[r],
+            "reason": reason,
+            "isolation": float(choice.scores[i]),
+            "rarest_value_holders": int(rarity[r]),
+            "rarest_value_column": features[int(rarest_column[r])],
+            "values": _summary(frame, int(r)),
+        }
+        for i, (r, reason) in enumerate(zip(choice.rows, choice.reasons, strict=False))
+    ]
     return setup, choice, described, features
 
 
@@ -301,20 +382,28 @@ def _spec_factory(ctx: EvaluationContext, synthesizer: str, synthesizer_epsilon,
 def estimate_game(release: Release, **kw: Any) -> Any:
     """``plan``'s estimate: one timed round of the game times its rounds (a command is not run: plan runs none)."""
     from policycheck.methods import cost_model
-    from policycheck.metrics.base import EvaluationContext, AttackerView
+    from policycheck.metrics.base import AttackerView, EvaluationContext
+
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", (), ()), seed=0)
     found = release_synthesizer(release) if kw["synthesizer"] == "release" else None
     if found is not None and found[1].entry is None and not found[1].params.get("builtin"):
         seconds = cost_model.COMMAND_ROUND_SECONDS
     else:
         try:
-            setup, *_ = _setup(release, _spec_factory(ctx, kw["synthesizer"], kw["synthesizer_epsilon"],
-                                                               kw["synthesizer_time_limit"]),
-                               repetitions=kw["repetitions"], vulnerable=kw["vulnerable"], rare=kw["rare"],
-                               random=kw["random"],
-                               ids=kw["ids"], sample_size=kw["sample_size"], synthetic_size=kw["synthetic_size"],
-                               columns=kw["columns"], rng_targets=ctx.rng("membership_game", "targets"),
-                               executor=None)
+            setup, *_ = _setup(
+                release,
+                _spec_factory(ctx, kw["synthesizer"], kw["synthesizer_epsilon"], kw["synthesizer_time_limit"]),
+                repetitions=kw["repetitions"],
+                vulnerable=kw["vulnerable"],
+                rare=kw["rare"],
+                random=kw["random"],
+                ids=kw["ids"],
+                sample_size=kw["sample_size"],
+                synthetic_size=kw["synthetic_size"],
+                columns=kw["columns"],
+                rng_targets=ctx.rng("membership_game", "targets"),
+                executor=None,
+            )
             seconds = _round_cost(setup)
         except Exception:  # noqa: BLE001 - an estimate never stops a plan; the check names the problem
             return None
@@ -355,14 +444,26 @@ def membership_game(
     from policycheck.methods.membership_game.attacks import ClassifierConfig
     from policycheck.methods.membership_game.game import play_membership_game
     from policycheck.methods.membership_game.rounds import SynthesizerFailed
+
     setup, choice, described, features = _setup(
-        ctx.release, _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
-        repetitions=repetitions, vulnerable=vulnerable, rare=rare, random=random, ids=ids, sample_size=sample_size,
-        synthetic_size=synthetic_size, columns=columns, rng_targets=ctx.rng("membership_game", "targets"),
-        executor=ctx.executor)
+        ctx.release,
+        _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
+        repetitions=repetitions,
+        vulnerable=vulnerable,
+        rare=rare,
+        random=random,
+        ids=ids,
+        sample_size=sample_size,
+        synthetic_size=synthetic_size,
+        columns=columns,
+        rng_targets=ctx.rng("membership_game", "targets"),
+        executor=ctx.executor,
+    )
     if setup.sample_size > len(setup.pool) + len(setup.targets):
-        raise EvaluationError(f"sample_size {setup.sample_size} is more than the population's "
-                              f"{len(setup.pool) + len(setup.targets)} records")
+        raise EvaluationError(
+            f"sample_size {setup.sample_size} is more than the population's "
+            f"{len(setup.pool) + len(setup.targets)} records"
+        )
     if setup.sample_size - len(setup.targets) > len(setup.pool):
         raise EvaluationError(f"sample_size {setup.sample_size} leaves too few records beside the targets")
     notes = []
@@ -372,15 +473,24 @@ def membership_game(
             pickle.dumps(setup.synthesizer.entry)
         except Exception:  # noqa: BLE001 - any failure to pickle means: keep it in this process
             rounds_on = SerialExecutor()
-            notes.append("The Python synthesizer cannot be pickled (a lambda or a local function), so the rounds ran "
-                         "one after another in this process; a top-level function or class runs them in parallel.")
+            notes.append(
+                "The Python synthesizer cannot be pickled (a lambda or a local function), so the rounds ran "
+                "one after another in this process; a top-level function or class runs them in parallel."
+            )
     spec = setup.synthesizer
     seeds = ctx.seed_for("membership_game", synthesizer).spawn(repetitions)
     classifier_seeds = ctx.seed_for("membership_game", "classifier").spawn(len(setup.targets))
     try:
         game, seconds = play_membership_game(
-            setup, seeds, ctx.rng("membership_game", "split"), classifier_seeds, ctx.executor,
-            ClassifierConfig(n_estimators, min_samples_leaf), ctx.progress, round_executor=rounds_on)
+            setup,
+            seeds,
+            ctx.rng("membership_game", "split"),
+            classifier_seeds,
+            ctx.executor,
+            ClassifierConfig(n_estimators, min_samples_leaf),
+            ctx.progress,
+            round_executor=rounds_on,
+        )
     except SynthesizerFailed as exc:
         raise EvaluationError(str(exc)) from None
     params = {
@@ -421,13 +531,15 @@ def target_figures(game: MembershipGame, confidence: float, rng_of) -> list[Targ
     from policycheck.core import stats
     from policycheck.methods.membership_game.attacks import ATTACKS
     from policycheck.methods.membership_game.rates import target_rates
+
     k = game.coins.shape[1]
     level = stats.bonferroni(confidence, k)
     out = []
     for t in range(k):
         labels = game.coins[:, t]
-        rates = target_rates(game.chosen[t], game.scores[game.chosen[t]][:, t], labels, game.train, game.test, level,
-                             rng_of(t))
+        rates = target_rates(
+            game.chosen[t], game.scores[game.chosen[t]][:, t], labels, game.train, game.test, level, rng_of(t)
+        )
         test_auc = {}
         for a in ATTACKS:
             s, y = game.scores[a][game.test, t], labels[game.test]
@@ -438,6 +550,7 @@ def target_figures(game: MembershipGame, confidence: float, rng_of) -> list[Targ
 
 def _num(v: float) -> float | None:
     import math
+
     return float(v) if v is not None and math.isfinite(float(v)) else None
 
 
@@ -475,25 +588,36 @@ def roc_chart(game: MembershipGame, figures: list[TargetFigures], most: int = 6)
     for f in shown:
         fpr, tpr = f.rates.roc
         label = game.targets[f.index]["id"] or game.targets[f.index]["record"]
-        series.append({"name": f"{label} (AUC {f.rates.auc:.2f})",
-                       "x": [max(float(v), floor) for v in fpr], "y": [max(float(v), floor) for v in tpr]})
+        series.append(
+            {
+                "name": f"{label} (AUC {f.rates.auc:.2f})",
+                "x": [max(float(v), floor) for v in fpr],
+                "y": [max(float(v), floor) for v in tpr],
+            }
+        )
     series.append({"name": "chance", "x": [floor, 1.0], "y": [floor, 1.0]})
     return {
         "kind": "line",
         "title": "Membership game: ROC of the most exposed targets (test rounds, log-log)",
         "x_label": "false positive rate (rounds without the target, guessed in)",
         "y_label": "true positive rate (rounds with the target, guessed in)",
-        "x_scale": "log", "y_scale": "log",
-        "x_domain": [floor, 1.0], "y_domain": [floor, 1.0],
+        "x_scale": "log",
+        "y_scale": "log",
+        "x_domain": [floor, 1.0],
+        "y_domain": [floor, 1.0],
         "series": series,
         "caption": f"Line chart on log-log axes: each target's ROC on the held-out rounds; a rate of 0 is drawn at "
-                   f"{floor:.2g} (half of one round). The chance line is the diagonal.",
+        f"{floor:.2g} (half of one round). The chance line is the diagonal.",
     }
 
 
 #: Short attack names for the targets table (the details keep the full ones).
-SHORT_ATTACK = {"closest_distance": "closest", "density": "density", "rarest_value": "rarest value",
-                "classifier": "forest"}
+SHORT_ATTACK = {
+    "closest_distance": "closest",
+    "density": "density",
+    "rarest_value": "rarest value",
+    "classifier": "forest",
+}
 
 
 #: Targets the table shows, most exposed first (every target is in the details).
@@ -507,8 +631,17 @@ def targets_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "kind": "table",
         "title": f"Membership game: the {len(shown)} most exposed of {len(rows)} targets (held-out rounds)",
         "columns": ["target", "chosen as", "attack", "AUC", "TPR at FPR 0.1", "TPR - FPR"],
-        "rows": [[r["target"].replace(" record", ""), r["reason"], SHORT_ATTACK.get(r["attack"], r["attack"]), r["auc"],
-                  r["tpr_at_fpr_0.1"], r["advantage"]] for r in shown],
+        "rows": [
+            [
+                r["target"].replace(" record", ""),
+                r["reason"],
+                SHORT_ATTACK.get(r["attack"], r["attack"]),
+                r["auc"],
+                r["tpr_at_fpr_0.1"],
+                r["advantage"],
+            ]
+            for r in shown
+        ],
         "caption": "Every target, with its intervals and every attack's AUC, is in the rule's details (report.json).",
     }
 
@@ -521,12 +654,14 @@ def exposure_words(row: dict[str, Any], game: MembershipGame) -> str:
     """Plain words on the most exposed target: which record, and what the attacker learns."""
     values = ", ".join(f"{k}={v}" for k, v in list(row["values"].items())[:8])
     who = f"id {row['target']} ({row['record']})" if row["target"] != row["record"] else row["record"]
-    return (f"Most exposed: {who}, chosen as {row['reason']} ({values}). Re-running the synthesizer "
-            f"{game.params['repetitions']} times, an attacker who holds this record and sees only the synthetic "
-            f"output tells whether it was in the training data with AUC {_auc_words(row['auc'])}; at the threshold chosen on "
-            f"other rounds it is right {row['tpr']:.0%} of the times the record was in, and wrongly says in "
-            f"{row['fpr']:.0%} of the times it was out (advantage {row['advantage']:.2f}). The attacker learns that "
-            "this person's data was used, which may itself be sensitive.")
+    return (
+        f"Most exposed: {who}, chosen as {row['reason']} ({values}). Re-running the synthesizer "
+        f"{game.params['repetitions']} times, an attacker who holds this record and sees only the synthetic "
+        f"output tells whether it was in the training data with AUC {_auc_words(row['auc'])}; at the threshold chosen on "
+        f"other rounds it is right {row['tpr']:.0%} of the times the record was in, and wrongly says in "
+        f"{row['fpr']:.0%} of the times it was out (advantage {row['advantage']:.2f}). The attacker learns that "
+        "this person's data was used, which may itself be sensitive."
+    )
 
 
 @metric(
@@ -548,10 +683,12 @@ def exposure_words(row: dict[str, Any], game: MembershipGame) -> str:
     "or coarsen the outliers the table names; release fewer synthetic records.",
     references=REFERENCES,
 )
-def membership_inference_advantage(ctx: EvaluationContext, params: AdvantageParams,
-                                   needs: Mapping[Need, Any]) -> MetricResult:
+def membership_inference_advantage(
+    ctx: EvaluationContext, params: AdvantageParams, needs: Mapping[Need, Any]
+) -> MetricResult:
     """Worst target's advantage TPR - FPR in the membership game (Stadler et al. 2022, sec. 4)."""
     from policycheck.core import stats
+
     game: MembershipGame = needs[game_need(params, ctx.release)]
     figures = target_figures(game, params.confidence, lambda t: ctx.rng("membership_game", "auc", t))
     rows = [_target_row(game, f) for f in figures]

@@ -35,24 +35,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
 from policycheck.methods.reconstruction.attacks import ATTACK_WORDS, ATTACKS, AttackConfig, AttackOutcome, run_attack
-from policycheck.release.model import ColumnType, Release
 from policycheck.methods.synthesizers import BUILTIN
+from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.registry import Convention, Method, Params, imported_where_used, intermediate, metric
+from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
-    from policycheck.core import stats
-    from policycheck.methods.reconstruction.baselines import class_codes
-    from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
-    from policycheck.methods.reconstruction.lp_attack import ReconstructionError, solver_description
-    from policycheck.methods.reconstruction.queries import compile_counting
+
+    from policycheck.methods.reconstruction.game import AttributeInferenceGame
+    from policycheck.methods.reconstruction.lp_attack import ReconstructionError
 
 REFERENCE = (
     "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
@@ -129,7 +127,9 @@ class GameParams(AttackParams):
         1, ge=1, description="Targets whose bits are randomised per repetition (1 is the paper's game)."
     )
     synthetic_size: int | None = Field(
-        None, ge=1, le=1_000_000,  # 10^7 rows took 5.7 GB per repetition: refused before any work
+        None,
+        ge=1,
+        le=1_000_000,  # 10^7 rows took 5.7 GB per repetition: refused before any work
         description="Rows the synthesizer generates (at most 1,000,000); default: the size of the first released set.",
     )
     sample_size: int | None = Field(
@@ -197,14 +197,20 @@ def resolve_columns(ctx: EvaluationContext, secret: str, quasi_identifiers: tupl
 def check_secret_declared(params: AttackParams, release: Release, attacker) -> list[tuple[tuple[str, ...], str]]:
     """Before running: the attacked secret must be one the policy declares (as :func:`resolve_columns` demands)."""
     if attacker.secrets and params.secret not in attacker.secrets:
-        return [(("secret",), f"secret {params.secret!r} is not among the policy's declared secrets "
-                              f"({', '.join(attacker.secrets)}): declare it under attacker.secrets or attack one of them")]
+        return [
+            (
+                ("secret",),
+                f"secret {params.secret!r} is not among the policy's declared secrets "
+                f"({', '.join(attacker.secrets)}): declare it under attacker.secrets or attack one of them",
+            )
+        ]
     return []
 
 
 def secret_classes(release: Release, secret: str) -> tuple[Any, ...]:
     """The secret's domain: values seen in the original or any synthetic set (known to the attacker)."""
     import pandas as pd
+
     values = pd.concat([release.original.frame[secret]] + [s.frame[secret] for s in release.synthetic]).dropna()
     return tuple(sorted(pd.unique(values), key=str))
 
@@ -216,6 +222,7 @@ def _numeric(release: Release) -> tuple[str, ...]:
 def _plain(value: Any) -> Any:
     """Numpy scalars to Python (details must be JSON)."""
     import numpy as np
+
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -238,7 +245,8 @@ INDIVIDUAL_RISK_METHOD = Method(
     source=f"{RECONSTRUCTION_SOURCE}; base rate: sec. 7.2; control as anonymeter's (Giomi et al. 2023)",
     conventions=(
         Convention(
-            topic="base rate", peer="paper 001, sec. 4.1 and 7.2",
+            topic="base rate",
+            peer="paper 001, sec. 4.1 and 7.2",
             theirs="the game removes the base rate by randomising each target's secret and re-running the "
             "synthesizer; on a release as given, the attacks' accuracy on the original records "
             "(reconstruction_accuracy, the figure shown as theirs) still holds it",
@@ -272,9 +280,17 @@ class AttackTask:
 def run_attack_task(task: AttackTask) -> AttackOutcome:
     """Run one :class:`AttackTask` (top-level, so process pools can pickle it)."""
     import numpy as np
+
     return run_attack(
-        task.attack, task.targets, task.synthetic, task.quasi_identifiers, task.numeric,
-        task.secret, task.classes, task.config, np.random.default_rng(task.seed),
+        task.attack,
+        task.targets,
+        task.synthetic,
+        task.quasi_identifiers,
+        task.numeric,
+        task.secret,
+        task.classes,
+        task.config,
+        np.random.default_rng(task.seed),
     )
 
 
@@ -299,6 +315,7 @@ class ReconstructionRun:
     def n(self) -> int:
         """Attacked records whose secret is known: the denominator of every accuracy."""
         import numpy as np
+
         return int(np.count_nonzero(self.truth >= 0))
 
     @property
@@ -310,6 +327,7 @@ class ReconstructionRun:
 def _guarded_attack(task: AttackTask) -> AttackOutcome | ReconstructionError:
     """Run one task; a solver failure comes back as a value, so one run's failure spares the others."""
     from policycheck.methods.reconstruction.lp_attack import ReconstructionError
+
     try:
         return run_attack_task(task)
     except ReconstructionError as exc:
@@ -337,7 +355,9 @@ def _attack_tasks(
     synthesizer never saw).
     """
     import numpy as np
+
     from policycheck.methods.reconstruction.baselines import class_codes
+
     release = ctx.release
     dataset = release.original if records == "original" else release.holdout
     if dataset is None:
@@ -356,15 +376,30 @@ def _attack_tasks(
         for attack in attacks:
             seed = ctx.seed_for("reconstruction", records, secret, i, attack)
             tasks.append(
-                AttackTask(attack, targets, synthetic.frame[[*qis, secret]], qis, _numeric(release), secret,
-                           classes, config, seed)
+                AttackTask(
+                    attack,
+                    targets,
+                    synthetic.frame[[*qis, secret]],
+                    qis,
+                    _numeric(release),
+                    secret,
+                    classes,
+                    config,
+                    seed,
+                )
             )
             keys.append((i, attack))
     truth = class_codes(dataset.frame[secret], np.array(classes, dtype=object))
 
     def assemble(outcomes: list[AttackOutcome]) -> ReconstructionRun:
         return ReconstructionRun(
-            records, secret, qis, classes, truth, tuple(s.name for s in release.synthetic), tuple(attacks),
+            records,
+            secret,
+            qis,
+            classes,
+            truth,
+            tuple(s.name for s in release.synthetic),
+            tuple(attacks),
             dict(zip(keys, outcomes, strict=True)),
         )
 
@@ -382,6 +417,7 @@ def reconstruction_attacks_batch(
     """
     from policycheck.methods.reconstruction.lp_attack import ReconstructionError
     from policycheck.methods.reconstruction.queries import compile_counting
+
     prepared: list[Any] = []
     for request in requests:
         try:
@@ -450,6 +486,7 @@ def individual_risk(
     often on the attacked records as on the control) are reported as -1.
     """
     from policycheck.core import stats
+
     errors, control_errors = n - correct, n_control - control_correct
     if control_errors == 0:
         value = 0.0 if errors == 0 else -1.0
@@ -462,6 +499,7 @@ def individual_risk(
 def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, level: float) -> list[dict[str, Any]]:
     """One JSON row per (set, attack): accuracy, control, individual part; intervals at ``level``."""
     from policycheck.core import stats
+
     rows = []
     for (i, attack), outcome in run.outcomes.items():
         correct = run.correct(i, attack)
@@ -492,6 +530,7 @@ def _attack_rows(run: ReconstructionRun, control: ReconstructionRun | None, leve
 def _bonferroni(run: ReconstructionRun, confidence: float) -> dict[str, Any]:
     """The level of each (set, attack) interval, so that the worst one's holds at ``confidence``."""
     from policycheck.core import stats
+
     k = len(run.outcomes)
     return {
         "alternatives": k,
@@ -517,7 +556,9 @@ def _known_records(run: ReconstructionRun, control: ReconstructionRun | None) ->
 def _baselines(release: Release, run: ReconstructionRun) -> list[dict[str, Any]]:
     """Majority-class baseline per set: guess the synthetic data's most common secret for everyone."""
     import numpy as np
+
     from policycheck.methods.reconstruction.baselines import class_codes
+
     out = []
     for i, synthetic in enumerate(release.synthetic):
         codes = class_codes(synthetic.frame[run.secret], np.array(run.classes, dtype=object))
@@ -531,11 +572,21 @@ def _accuracy_chart(rows: list[dict[str, Any]], baseline: float, with_control: b
     series = []
     for set_name in dict.fromkeys(r["set"] for r in rows):
         mine = [r for r in rows if r["set"] == set_name]
-        series.append({"name": f"{set_name}: original records", "x": [r["attack"] for r in mine],
-                       "y": [r["accuracy"] for r in mine]})
+        series.append(
+            {
+                "name": f"{set_name}: original records",
+                "x": [r["attack"] for r in mine],
+                "y": [r["accuracy"] for r in mine],
+            }
+        )
         if with_control:
-            series.append({"name": f"{set_name}: holdout records (control)", "x": [r["attack"] for r in mine],
-                           "y": [r["control_accuracy"] for r in mine]})
+            series.append(
+                {
+                    "name": f"{set_name}: holdout records (control)",
+                    "x": [r["attack"] for r in mine],
+                    "y": [r["control_accuracy"] for r in mine],
+                }
+            )
     return {
         "kind": "bar",
         "title": "Attack accuracy per attack",
@@ -548,6 +599,7 @@ def _accuracy_chart(rows: list[dict[str, Any]], baseline: float, with_control: b
 
 def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: AttackParams) -> dict[str, Any]:
     from policycheck.methods.reconstruction.lp_attack import solver_description
+
     return {
         "secret": run.secret,
         "classes": [_plain(c) for c in run.classes],
@@ -572,8 +624,10 @@ def _common_details(ctx: EvaluationContext, run: ReconstructionRun, params: Atta
     value_range=(0.0, 1.0),
     column_params=("secret", "quasi_identifiers"),
     check=check_secret_declared,
-    needs=lambda p, r: [_attack_needs(p, "original", tuple(p.attacks))]
-    + ([_attack_needs(p, "holdout", tuple(p.attacks))] if p.control and r.holdout is not None else []),
+    needs=lambda p, r: (
+        [_attack_needs(p, "original", tuple(p.attacks))]
+        + ([_attack_needs(p, "holdout", tuple(p.attacks))] if p.control and r.holdout is not None else [])
+    ),
     meaning="The share of real people whose secret the strongest attack guesses correctly from the synthetic "
     "data and everyone's other attributes. Compare it with the baseline of guessing the most common value: "
     "accuracy well above it, and above the same attack on people outside the data, means the release leaks secrets.",
@@ -592,6 +646,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     and, with a holdout, the same attack on the holdout records.
     """
     from policycheck.core import stats
+
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
     control_need = _attack_needs(params, "holdout", tuple(params.attacks))
     control: ReconstructionRun | None = needs.get(control_need)
@@ -605,11 +660,21 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     if control is not None and worst["control_accuracy"] > majority:
         baseline, label = worst["control_accuracy"], f"the same attack ({worst['attack']}) on holdout records"
     details = _common_details(ctx, run, params)
-    details.update(attacks=rows, baselines=baselines, worst={"set": worst["set"], "attack": worst["attack"]},
-                   control=control is not None, bonferroni=bonferroni, **_known_records(run, control),
-                   baseline={"value": baseline, "label": label, "majority": majority,
-                             "control": worst.get("control_accuracy"),
-                             "rule": "the larger of the majority guess and the worst attack on holdout records"})
+    details.update(
+        attacks=rows,
+        baselines=baselines,
+        worst={"set": worst["set"], "attack": worst["attack"]},
+        control=control is not None,
+        bonferroni=bonferroni,
+        **_known_records(run, control),
+        baseline={
+            "value": baseline,
+            "label": label,
+            "majority": majority,
+            "control": worst.get("control_accuracy"),
+            "rule": "the larger of the majority guess and the worst attack on holdout records",
+        },
+    )
     notes = []
     if interval[0] <= baseline:
         notes.append(
@@ -617,7 +682,9 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
             "population-level inference."
         )
     if control is None:
-        notes.append("Accuracy mixes individual leakage with population-level inference; a holdout control separates them.")
+        notes.append(
+            "Accuracy mixes individual leakage with population-level inference; a holdout control separates them."
+        )
     if run.missing:
         notes.append(f"{run.missing} original records have no value of {run.secret!r} and are left out.")
     return MetricResult(
@@ -649,7 +716,10 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     "trends, 1 means every secret the control misses is revealed.",
     remedy="Use a synthesizer that does not reproduce individual records (e.g. a differentially private one), "
     "release fewer synthetic records, or drop quasi-identifiers that single people out.",
-    references=(REFERENCE, "Giomi et al., A Unified Framework for Quantifying Privacy Risk in Synthetic Data (anonymeter)"),
+    references=(
+        REFERENCE,
+        "Giomi et al., A Unified Framework for Quantifying Privacy Risk in Synthetic Data (anonymeter)",
+    ),
 )
 def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRiskParams, needs) -> MetricResult:
     """Holdout-controlled attribute-inference risk: (acc - acc_control) / (1 - acc_control), worst over attacks and sets.
@@ -660,6 +730,7 @@ def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRis
     that attack's accuracy and ``baseline`` its accuracy on the control.
     """
     from policycheck.core import stats
+
     if ctx.release.holdout is None:
         raise EvaluationError("reconstruction_individual_risk needs a holdout dataset, and the release has none")
     run: ReconstructionRun = needs[_attack_needs(params, "original", tuple(params.attacks))]
@@ -669,19 +740,27 @@ def reconstruction_individual_risk(ctx: EvaluationContext, params: IndividualRis
     worst = max(rows, key=lambda r: r["individual_risk"])
     interval = stats.worst_interval([tuple(r["individual_interval"]) for r in rows])
     details = _common_details(ctx, run, params)
-    details.update(attacks=rows, baselines=_baselines(ctx.release, run),
-                   worst={"set": worst["set"], "attack": worst["attack"]}, control_records=control.n,
-                   bonferroni=bonferroni, **_known_records(run, control),
-                   interval_method="Koopman's score interval of the ratio of error rates err / err_control, "
-                   "mapped through 1 - ratio; below -1 reported as -1")
+    details.update(
+        attacks=rows,
+        baselines=_baselines(ctx.release, run),
+        worst={"set": worst["set"], "attack": worst["attack"]},
+        control_records=control.n,
+        bonferroni=bonferroni,
+        **_known_records(run, control),
+        interval_method="Koopman's score interval of the ratio of error rates err / err_control, "
+        "mapped through 1 - ratio; below -1 reported as -1",
+    )
     chart = {
         "kind": "bar",
         "title": "Individual part of each attack's accuracy",
         "x_label": "attack",
         "y_label": "(acc - acc_control) / (1 - acc_control)",
         "series": [
-            {"name": s, "x": [r["attack"] for r in rows if r["set"] == s],
-             "y": [r["individual_risk"] for r in rows if r["set"] == s]}
+            {
+                "name": s,
+                "x": [r["attack"] for r in rows if r["set"] == s],
+                "y": [r["individual_risk"] for r in rows if r["set"] == s],
+            }
             for s in dict.fromkeys(r["set"] for r in rows)
         ],
         "reference_lines": [{"axis": "y", "value": 0.0, "label": "no individual leakage"}],
@@ -759,9 +838,11 @@ def attribute_inference_game(
 ) -> AttributeInferenceGame:
     """Play the game ``repetitions`` times in parallel, with progress."""
     import pandas as pd
+
     from policycheck.methods.reconstruction.game import AttributeInferenceGame, GameSetup, play_game
     from policycheck.methods.reconstruction.lp_attack import ReconstructionError
     from policycheck.methods.reconstruction.queries import compile_counting
+
     release = ctx.release
     qis = resolve_columns(ctx, secret, quasi_identifiers)
     values = tuple(sorted(pd.unique(release.original.frame[secret].dropna()), key=str))
@@ -775,7 +856,9 @@ def attribute_inference_game(
         values = tuple(sorted(values, key=lambda v: str(v) == positive))
     command = None
     if synthesizer == "release":
-        command = next((s.synthesizer.command for s in release.synthetic if s.synthesizer and s.synthesizer.command), None)
+        command = next(
+            (s.synthesizer.command for s in release.synthetic if s.synthesizer and s.synthesizer.command), None
+        )
         if command is None:
             raise EvaluationError(
                 "param synthesizer is 'release' but no synthetic set declares a synthesizer command; "
@@ -829,8 +912,10 @@ def attribute_inference_game(
 def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, needs) -> MetricResult:
     """Advantage 2*acc - 1 of the attack in the attribute inference privacy game (sec. 4.1)."""
     import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.reconstruction.lp_attack import solver_description
+
     game: AttributeInferenceGame = needs[game_need(params)]
     n = int(game.truth.size)
     correct = int((game.truth == game.guess).sum())
@@ -843,8 +928,9 @@ def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, ne
         t, s = truth[idx], score[idx]
         return stats.roc_auc(s[t == 1], s[t == 0])
 
-    auc_interval = stats.bootstrap_interval(auc_of, n, ctx.rng("attribute_inference_game", "auc"),
-                                            confidence=params.confidence)
+    auc_interval = stats.bootstrap_interval(
+        auc_of, n, ctx.rng("attribute_inference_game", "auc"), confidence=params.confidence
+    )
     fpr, tpr = stats.roc_curve(pos, neg)
     details = {
         "accuracy": correct / n,
@@ -861,8 +947,10 @@ def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, ne
         "title": f"ROC of the {params.attack} attack in the attribute inference game",
         "x_label": "false positive rate",
         "y_label": "true positive rate",
-        "series": [{"name": params.attack, "x": [float(v) for v in fpr], "y": [float(v) for v in tpr]},
-                   {"name": "chance", "x": [0.0, 1.0], "y": [0.0, 1.0]}],
+        "series": [
+            {"name": params.attack, "x": [float(v) for v in fpr], "y": [float(v) for v in tpr]},
+            {"name": "chance", "x": [0.0, 1.0], "y": [0.0, 1.0]},
+        ],
     }
     return MetricResult(
         value=2 * correct / n - 1,
@@ -876,14 +964,14 @@ def attribute_inference_advantage(ctx: EvaluationContext, params: GameParams, ne
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'AttributeInferenceGame': ('policycheck.methods.reconstruction.game', 'AttributeInferenceGame'),
-    'GameSetup': ('policycheck.methods.reconstruction.game', 'GameSetup'),
-    'ReconstructionError': ('policycheck.methods.reconstruction.lp_attack', 'ReconstructionError'),
-    'class_codes': ('policycheck.methods.reconstruction.baselines', 'class_codes'),
-    'compile_counting': ('policycheck.methods.reconstruction.queries', 'compile_counting'),
-    'play_game': ('policycheck.methods.reconstruction.game', 'play_game'),
-    'solver_description': ('policycheck.methods.reconstruction.lp_attack', 'solver_description'),
-    'stats': ('policycheck.core.stats', None),
+    "AttributeInferenceGame": ("policycheck.methods.reconstruction.game", "AttributeInferenceGame"),
+    "GameSetup": ("policycheck.methods.reconstruction.game", "GameSetup"),
+    "ReconstructionError": ("policycheck.methods.reconstruction.lp_attack", "ReconstructionError"),
+    "class_codes": ("policycheck.methods.reconstruction.baselines", "class_codes"),
+    "compile_counting": ("policycheck.methods.reconstruction.queries", "compile_counting"),
+    "play_game": ("policycheck.methods.reconstruction.game", "play_game"),
+    "solver_description": ("policycheck.methods.reconstruction.lp_attack", "solver_description"),
+    "stats": ("policycheck.core.stats", None),
 }
 
 

@@ -22,17 +22,13 @@ from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.combinators import worst_of_sets
-from policycheck.metrics.registry import Convention, Method, Params, metric
+from policycheck.metrics.registry import Method, Params, metric
 from policycheck.release.model import ColumnType, Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    from policycheck.methods.cap_disclosure import CapOutcome, cap_disclosure
-    from policycheck.methods.dcr_baseline import fit_reference
-    from policycheck.methods.dcr_baseline import median_ratio
     import numpy as np
-    from policycheck.methods.dcr_baseline import sdmetrics_dcr
-    from policycheck.core import stats
-    from policycheck.methods.dcr_baseline import uniform_random_records
+
+    from policycheck.methods.cap_disclosure import CapOutcome
 
 
 REFERENCES = (
@@ -67,8 +63,14 @@ class DcrBaselineParams(Params):
 
 
 # Both SDMetrics scores are protections: higher is safer, so rules use fail_below.
-sdmetrics_metric = partial(metric, family="sdmetrics", inputs={"original", "synthetic"}, value_range=(0.0, 1.0),
-                           references=REFERENCES, fail_direction="below")
+sdmetrics_metric = partial(
+    metric,
+    family="sdmetrics",
+    inputs={"original", "synthetic"},
+    value_range=(0.0, 1.0),
+    references=REFERENCES,
+    fail_direction="below",
+)
 
 
 # The methods section (registry.Method).
@@ -103,9 +105,11 @@ DCR_BASELINE_METHOD = Method(
 )
 def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: Mapping[Need, Any]) -> MetricResult:
     """SDMetrics' disclosure protection: min((1 - mean CAP) / (1 - 1/prod nunique(sensitive)), 1)."""
+    import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.cap_disclosure import cap_disclosure
-    import numpy as np
+
     release = ctx.release
     known = params.known_columns or list(ctx.attacker.quasi_identifiers)
     sensitive = params.sensitive_columns or list(ctx.attacker.secrets)
@@ -118,14 +122,21 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
         else [c for c in used if release.column_types[c] is ColumnType.NUMERIC]
     )
 
-    def protection(i: int, dataset: Dataset, level: float) -> tuple[float, tuple[float, float], CapOutcome, dict[str, Any]]:
-        outcome = cap_disclosure(release.original.frame, dataset.frame, known, sensitive, continuous, params.num_discrete_bins)
+    def protection(
+        i: int, dataset: Dataset, level: float
+    ) -> tuple[float, tuple[float, float], CapOutcome, dict[str, Any]]:
+        outcome = cap_disclosure(
+            release.original.frame, dataset.frame, known, sensitive, continuous, params.num_discrete_bins
+        )
         score = outcome.score()
         if np.isnan(score):
             raise EvaluationError(
                 f"Disclosure protection is undefined on {dataset.name}: "
-                + ("the sensitive columns take one value only." if outcome.baseline_protection == 0
-                   else "no real record's key occurs in the synthetic data.")
+                + (
+                    "the sensitive columns take one value only."
+                    if outcome.baseline_protection == 0
+                    else "no real record's key occurs in the synthetic data."
+                )
             )
         rng = ctx.rng("cap_disclosure_protection", i)
         interval = stats.bootstrap_interval(
@@ -187,14 +198,15 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
         "budget), and remove synthetic records that copy real ones."
     ),
 )
-def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, needs: Mapping[Need, Any]) -> MetricResult:
+def dcr_baseline_protection(
+    ctx: EvaluationContext, params: DcrBaselineParams, needs: Mapping[Need, Any]
+) -> MetricResult:
     """SDMetrics' DCR baseline protection: min(median DCR(synthetic) / median DCR(random), 1)."""
-    from policycheck.core import stats
-    from policycheck.methods.dcr_baseline import fit_reference
-    from policycheck.methods.dcr_baseline import median_ratio
-    from policycheck.methods.dcr_baseline import sdmetrics_dcr
-    from policycheck.methods.dcr_baseline import uniform_random_records
     import numpy as np
+
+    from policycheck.core import stats
+    from policycheck.methods.dcr_baseline import fit_reference, median_ratio, sdmetrics_dcr, uniform_random_records
+
     release = ctx.release
     columns = params.columns or release.columns
     numeric = [release.column_types[c] is ColumnType.NUMERIC for c in columns]
@@ -203,12 +215,17 @@ def dcr_baseline_protection(ctx: EvaluationContext, params: DcrBaselineParams, n
     def protection(i: int, dataset: Dataset, level: float) -> tuple[float, tuple[float, float], dict[str, Any]]:
         synthetic = dataset.frame[columns]
         random = uniform_random_records(
-            real, len(synthetic), ctx.rng("dcr_baseline_protection", "random", i), ctx.rng("dcr_baseline_protection", "mask", i)
+            real,
+            len(synthetic),
+            ctx.rng("dcr_baseline_protection", "random", i),
+            ctx.rng("dcr_baseline_protection", "mask", i),
         )
         enc = fit_reference([real, synthetic, random], real, columns, numeric)
         x_real = enc.encode(real)
         label = f"dcr_baseline_protection({dataset.name})"
-        dcr_syn = sdmetrics_dcr(enc.encode(synthetic), x_real, enc.kinds, ctx.executor, lambda d, t: ctx.progress(label, d, t))
+        dcr_syn = sdmetrics_dcr(
+            enc.encode(synthetic), x_real, enc.kinds, ctx.executor, lambda d, t: ctx.progress(label, d, t)
+        )
         dcr_rand = sdmetrics_dcr(enc.encode(random), x_real, enc.kinds, ctx.executor)
         score = median_ratio(dcr_syn, dcr_rand)
         if np.isnan(score):

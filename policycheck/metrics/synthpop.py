@@ -19,7 +19,6 @@ their own, as in synthpop.
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -33,8 +32,6 @@ from policycheck.release.model import Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.synthpop_disclosure import Disclosure
-    from policycheck.methods.synthpop_disclosure import disclosure
-    from policycheck.core import stats
 
 
 REFERENCES = (
@@ -46,13 +43,17 @@ REFERENCES = (
 
 
 class KeysTargetParams(Params):
-    keys: list[str] | None = Field(None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted.")
+    keys: list[str] | None = Field(
+        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
+    )
     target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the interval.")
 
 
 class KeysParams(Params):
-    keys: list[str] | None = Field(None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted.")
+    keys: list[str] | None = Field(
+        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
+    )
     baseline: Literal["holdout", "none"] = Field(
         "holdout",
         description="holdout: the value is the excess over the same measure with the holdout records in the "
@@ -78,11 +79,13 @@ synthpop_metric = partial(
 def _run(
     ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: Any = None
 ) -> tuple[list[str], str, list[Disclosure]]:
-    from policycheck.methods.synthpop_disclosure import Disclosure
     from policycheck.methods.synthpop_disclosure import disclosure
+
     keys = list(keys or ctx.attacker.quasi_identifiers)
     if not keys:
-        raise EvaluationError("synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers.")
+        raise EvaluationError(
+            "synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers."
+        )
     if target is None:
         if ctx.attacker.secrets:
             target = ctx.attacker.secrets[0]
@@ -106,7 +109,7 @@ def _share_result(
 ) -> MetricResult:
     """The worst set's share, as the excess over the holdout's share unless ``baseline: none``."""
     from policycheck.core import stats
-    from policycheck.methods.synthpop_disclosure import Disclosure
+
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
     if params.baseline == "holdout" and holdout is not None:
@@ -161,7 +164,8 @@ def _share_result(
 
 # The methods section (registry.Method).
 SYNTHPOP_BASELINE = Convention(
-    topic="chance", peer="synthpop 1.9 disclosure()",
+    topic="chance",
+    peer="synthpop 1.9 disclosure()",
     theirs="the raw share of the original records",
     ours="minus the same measure with the holdout records in the original's place (baseline: none, the raw share)",
 )
@@ -183,8 +187,10 @@ TCAP_METHOD = Method(
     source="Taub et al. 2018, sec. 3",
     conventions=(
         Convention(
-            topic="definition", peer="synthpop 1.9",
-            theirs="its TCAP column is DiSCO / iS, a different number", ours="Taub et al.'s; synthpop's in the details",
+            topic="definition",
+            peer="synthpop 1.9",
+            theirs="its TCAP column is DiSCO / iS, a different number",
+            ours="Taub et al.'s; synthpop's in the details",
         ),
     ),
 )
@@ -262,6 +268,7 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
     """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""
     from policycheck.core import stats
+
     keys, target, results = _run(ctx, params.keys, params.target)
 
     def attribution(i: int, dataset: Dataset, level: float) -> dict[str, Any]:

@@ -20,19 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, MetricResult, Need
-from policycheck.metrics.registry import Convention, Method, Params, intermediate, metric, imported_where_used
+from policycheck.metrics.registry import Method, Params, imported_where_used, intermediate, metric
 from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
-    from policycheck.core import stats
-    from policycheck.methods.utility import MarginalErrors, choose_triples, count_triples, three_way_marginal_errors
+
+    from policycheck.methods.utility import MarginalErrors
 
 REFERENCE = (
     "Annamalai, Gadotti, Rocher. A Linear Reconstruction Approach for Attribute Inference "
@@ -47,10 +47,15 @@ class MarginalParams(Params):
     n_triples: int | None = Field(
         None, ge=1, description="A seeded random sample of this many column triples; null measures every triple."
     )
-    numeric_bins: int = Field(10, ge=2, le=100, description="Quantile bins of each numeric column (bins of the original).")
+    numeric_bins: int = Field(
+        10, ge=2, le=100, description="Quantile bins of each numeric column (bins of the original)."
+    )
     min_count: int = Field(10, ge=0, description="MRE only: cells whose original count is at most this are left out.")
     confidence: float = Field(
-        0.95, gt=0, lt=1, description="Confidence of the bootstrap interval over triples (only when triples are sampled)."
+        0.95,
+        gt=0,
+        lt=1,
+        description="Confidence of the bootstrap interval over triples (only when triples are sampled).",
     )
 
 
@@ -80,6 +85,7 @@ class MarginalTask:
 def measure_set(task: MarginalTask) -> MarginalErrors:
     """3-way marginal errors of one synthetic set (top-level: picklable)."""
     from policycheck.methods.utility import three_way_marginal_errors
+
     return three_way_marginal_errors(
         task.original, task.synthetic, task.numeric, task.triples, task.numeric_bins, task.min_count
     )
@@ -100,6 +106,7 @@ def marginal_errors(
 ) -> list[MarginalErrors]:
     """Measure every synthetic set on the same triples, through the executor."""
     from policycheck.methods.utility import choose_triples
+
     release = ctx.release
     cols = list(dict.fromkeys(columns or release.columns))
     if len(cols) < 3:
@@ -126,8 +133,10 @@ def _need(p: MarginalParams) -> Need:
 def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[MarginalErrors], which: str) -> MetricResult:
     """Worst set's error, per-set values, and an interval when triples were sampled."""
     import numpy as np
+
     from policycheck.core import stats
     from policycheck.methods.utility import count_triples
+
     names = [s.name for s in ctx.release.synthetic]
     values = [e.mre if which == "mre" else e.mean_tvd for e in per_set]
     if all(np.isnan(v) for v in values):
@@ -147,13 +156,12 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
         level = stats.bonferroni(params.confidence, len(per_set))
         bonferroni = {"alternatives": len(per_set), "level": level}
         intervals = [
-            _bootstrap(e, which, ctx.rng("utility", which, "bootstrap", i), level)
-            for i, e in enumerate(per_set)
+            _bootstrap(e, which, ctx.rng("utility", which, "bootstrap", i), level) for i, e in enumerate(per_set)
         ]
         interval = stats.worst_interval([iv for iv in intervals if not np.isnan(iv[0])])
         confidence = params.confidence
     details: dict[str, Any] = {
-        "per_set": {n: (None if np.isnan(v) else float(v)) for n, v in zip(names, values)},
+        "per_set": {n: (None if np.isnan(v) else float(v)) for n, v in zip(names, values, strict=False)},
         "worst_set": names[worst],
         "triples": len(errors.triples),
         "cells_measured": int(errors.abs_relative_error.size) if which == "mre" else None,
@@ -175,9 +183,12 @@ def _result(ctx: EvaluationContext, params: MarginalParams, per_set: list[Margin
 def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, level: float) -> tuple[float, float]:
     """Bootstrap interval over the sampled triples of one set's TVD or MRE."""
     import numpy as np
+
     from policycheck.core import stats
+
     sampled = len(errors.triples)
     if which == "tvd":
+
         def stat(idx: np.ndarray) -> float:
             return float(errors.tvd[idx].mean())
 
@@ -196,6 +207,7 @@ def _bootstrap(errors: MarginalErrors, which: str, rng: np.random.Generator, lev
 def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[str, Any], ...]:
     """Distribution of the worst set's errors: TVD per triple, or relative error per cell."""
     import numpy as np
+
     if which == "tvd":
         values, title, label, span = errors.tvd, "TVD of each 3-way marginal", "total variation distance", (0.0, 1.0)
         counted = "3-way marginals"
@@ -208,8 +220,15 @@ def _histogram(errors: MarginalErrors, which: str, set_name: str) -> tuple[dict[
         return ()
     counts, edges = np.histogram(values, bins=20, range=span)
     series = [{"name": set_name, "edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}]
-    return ({"kind": "histogram", "title": f"{title} ({set_name})", "x_label": label, "counts_of": counted,
-             "series": series},)
+    return (
+        {
+            "kind": "histogram",
+            "title": f"{title} ({set_name})",
+            "x_label": label,
+            "counts_of": counted,
+            "series": series,
+        },
+    )
 
 
 # The two marginal metrics read the same comparison and differ in what they report.
@@ -237,17 +256,32 @@ def check_mre_params(params: MarginalParams, release: Release, attacker: Any) ->
     problems = check_triples(params, release, attacker)
     rows = release.original.n_rows
     if rows <= params.min_count:
-        problems.append((("min_count",), f"the original has {rows} records, so no 3-way marginal cell can hold more "
-                                         f"than min_count={params.min_count}: lower min_count"))
+        problems.append(
+            (
+                ("min_count",),
+                f"the original has {rows} records, so no 3-way marginal cell can hold more "
+                f"than min_count={params.min_count}: lower min_count",
+            )
+        )
     elif not problems and params.n_triples is None:
         cols = list(dict.fromkeys(params.columns or release.columns))
         numeric = [c for c in cols if release.column_types.get(c) is ColumnType.NUMERIC]
-        largest = largest_cell(release.original.frame[cols], numeric, list(combinations(cols, 3)),
-                               params.numeric_bins, above=params.min_count)
+        largest = largest_cell(
+            release.original.frame[cols],
+            numeric,
+            list(combinations(cols, 3)),
+            params.numeric_bins,
+            above=params.min_count,
+        )
         if largest <= params.min_count:
-            problems.append((("min_count",), f"no 3-way marginal cell of the original has more than "
-                                             f"min_count={params.min_count} records (the largest holds {largest}): "
-                                             "lower min_count"))
+            problems.append(
+                (
+                    ("min_count",),
+                    f"no 3-way marginal cell of the original has more than "
+                    f"min_count={params.min_count} records (the largest holds {largest}): "
+                    "lower min_count",
+                )
+            )
     return problems
 
 
@@ -298,11 +332,11 @@ def three_way_marginal_tvd(ctx: EvaluationContext, params: MarginalParams, needs
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'MarginalErrors': ('policycheck.methods.utility', 'MarginalErrors'),
-    'choose_triples': ('policycheck.methods.utility', 'choose_triples'),
-    'count_triples': ('policycheck.methods.utility', 'count_triples'),
-    'stats': ('policycheck.core.stats', None),
-    'three_way_marginal_errors': ('policycheck.methods.utility', 'three_way_marginal_errors'),
+    "MarginalErrors": ("policycheck.methods.utility", "MarginalErrors"),
+    "choose_triples": ("policycheck.methods.utility", "choose_triples"),
+    "count_triples": ("policycheck.methods.utility", "count_triples"),
+    "stats": ("policycheck.core.stats", None),
+    "three_way_marginal_errors": ("policycheck.methods.utility", "three_way_marginal_errors"),
 }
 
 

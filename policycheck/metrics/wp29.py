@@ -21,25 +21,21 @@ missing secret is guessed right only by a missing guess.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator
 
 from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
 from policycheck.metrics.combinators import worst_of_sets
-from policycheck.metrics.registry import Convention, Method, Params, metric, imported_where_used
+from policycheck.metrics.registry import Convention, Method, Params, imported_where_used, metric
 from policycheck.release.model import ColumnType, Dataset, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    from policycheck.methods.gower import fit_gower
-    from policycheck.methods.wp29.inference import inference
-    from policycheck.methods.wp29.linkability import linkability
+
     from policycheck.methods.wp29.rates import AttackCounts, Risk, SuccessRate
-    from policycheck.methods.wp29.singling_out import singling_out
-    from policycheck.core.stats import bonferroni
 
 REFERENCES = (
     "Article 29 Data Protection Working Party, Opinion 05/2014 on Anonymisation Techniques (WP216), sec. 2.2.",
@@ -112,12 +108,14 @@ wp29_metric = partial(
 # The methods section (registry.Method); where we differ from anonymeter 1.1 (docs/peer-measures.md).
 ANONYMETER = "anonymeter 1.1"
 SEEDED_TARGETS = Convention(
-    topic="seeding", peer=ANONYMETER,
+    topic="seeding",
+    peer=ANONYMETER,
     theirs="linkability and inference targets drawn with DataFrame.sample() unseeded: reruns differ",
     ours="every draw from the run's seed: same inputs and seed, same numbers",
 )
 ANONYMETER_DISTANCE = Convention(
-    topic="distance", peer=ANONYMETER,
+    topic="distance",
+    peer=ANONYMETER,
     theirs="sum over columns, ranges over the synthetic set and the targets, two missing values a mismatch",
     ours="Gower: mean over columns, ranges over every set, two missing values match; exact search",
 )
@@ -127,7 +125,8 @@ SINGLING_OUT_METHOD = Method(
     source="Giomi et al. 2023, sec. 3.1 (anonymeter)",
     conventions=(
         Convention(
-            topic="denominator", peer=ANONYMETER,
+            topic="denominator",
+            peer=ANONYMETER,
             theirs="rates divided by n_attacks even when fewer predicates were made",
             ours="divided by the predicates made (equal when all are made)",
         ),
@@ -140,7 +139,9 @@ LINKABILITY_METHOD = Method(
     conventions=(
         ANONYMETER_DISTANCE,
         Convention(
-            topic="ties", peer=ANONYMETER, theirs="equal distances in argsort order",
+            topic="ties",
+            peer=ANONYMETER,
+            theirs="equal distances in argsort order",
             ours="equal distances in a seeded random order, independent per half",
         ),
         SEEDED_TARGETS,
@@ -152,7 +153,8 @@ INFERENCE_METHOD = Method(
     source="Giomi et al. 2023, sec. 3.3 (anonymeter)",
     conventions=(
         Convention(
-            topic="numeric tolerance", peer=ANONYMETER,
+            topic="numeric tolerance",
+            peer=ANONYMETER,
             theirs="|g - s| / (g + 1e-12) <= 0.05: relative to the guess, and any negative guess passes",
             ours="|g - s| <= tolerance x |s|, the paper's relative difference",
             effect="inference_risk/numeric-tolerance",
@@ -170,8 +172,8 @@ INFERENCE_METHOD = Method(
     knowledge={Knowledge.SYNTHETIC},
     column_params=("columns",),
     meaning=(
-        "How often a statement written from the synthetic data alone (\"the only person aged 84 with a doctorate "
-        "in this county\") picks out exactly one real person of the original data, beyond how often it does so "
+        'How often a statement written from the synthetic data alone ("the only person aged 84 with a doctorate '
+        'in this county") picks out exactly one real person of the original data, beyond how often it does so '
         "for people who were not in the data. 0 means no more than chance; 1 means every such statement does."
     ),
     remedy=(
@@ -182,6 +184,7 @@ INFERENCE_METHOD = Method(
 def singling_out_risk(ctx: EvaluationContext, params: SinglingOutParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Singling-out risk (anonymeter): predicates from the synthetic data that isolate one original record, beyond the control."""
     from policycheck.methods.wp29.singling_out import singling_out
+
     release = ctx.release
     columns = params.columns or release.columns
     numeric = [release.column_types[c] is ColumnType.NUMERIC for c in columns]
@@ -250,6 +253,7 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
     """Linkability risk (anonymeter): two halves of a record joined through their nearest synthetic records, beyond the control."""
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.wp29.linkability import linkability
+
     release = ctx.release
     if params.aux_columns is not None:
         halves = [list(params.aux_columns[0]), list(params.aux_columns[1])]
@@ -281,7 +285,11 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
             ctx.executor,
         )
         notes = _fewer_attacks_note(outcome.counts.n_attacks, params.n_attacks)
-        extra = {"aux_columns": halves, "n_neighbors": params.n_neighbors, "gower": encodings[0].describe()["convention"]}
+        extra = {
+            "aux_columns": halves,
+            "n_neighbors": params.n_neighbors,
+            "gower": encodings[0].describe()["convention"],
+        }
         return outcome.counts, extra, notes
 
     return _risk_of_worst_set(ctx, params.confidence, run, "linkability")
@@ -306,8 +314,10 @@ def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: M
 def inference_risk(ctx: EvaluationContext, params: InferenceParams, needs: Mapping[Need, Any]) -> MetricResult:
     """Inference risk (anonymeter): the secret guessed from the nearest synthetic record, beyond the control."""
     import numpy as np
+
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.wp29.inference import inference
+
     release = ctx.release
     secret = params.secret or (ctx.attacker.secrets[0] if ctx.attacker.secrets else None)
     if secret is None:
@@ -319,7 +329,11 @@ def inference_risk(ctx: EvaluationContext, params: InferenceParams, needs: Mappi
     numeric = release.column_types[secret] is ColumnType.NUMERIC
 
     def secret_of(frame) -> np.ndarray:
-        return frame[secret].to_numpy(dtype=np.float64, na_value=np.nan) if numeric else frame[secret].to_numpy(dtype=object)
+        return (
+            frame[secret].to_numpy(dtype=np.float64, na_value=np.nan)
+            if numeric
+            else frame[secret].to_numpy(dtype=object)
+        )
 
     holdout = release.holdout
 
@@ -403,11 +417,25 @@ def _risk_of_worst_set(
         "x_label": "synthetic set",
         "y_label": "success rate (Wilson estimate)",
         "series": [
-            {"name": "main (original records)", "x": [r[3]["synthetic"] for r in results], "y": [r[3]["main_rate"] for r in results]},
-            {"name": "random guess", "x": [r[3]["synthetic"] for r in results], "y": [r[3]["baseline_rate"] for r in results]},
+            {
+                "name": "main (original records)",
+                "x": [r[3]["synthetic"] for r in results],
+                "y": [r[3]["main_rate"] for r in results],
+            },
+            {
+                "name": "random guess",
+                "x": [r[3]["synthetic"] for r in results],
+                "y": [r[3]["baseline_rate"] for r in results],
+            },
         ]
         + (
-            [{"name": "control (holdout)", "x": [r[3]["synthetic"] for r in results], "y": [r[3]["control_rate"] for r in results]}]
+            [
+                {
+                    "name": "control (holdout)",
+                    "x": [r[3]["synthetic"] for r in results],
+                    "y": [r[3]["control_rate"] for r in results],
+                }
+            ]
             if has_control
             else []
         ),
@@ -440,19 +468,21 @@ def _frames(release: Release) -> list:
 
 def _fewer_attacks_note(made: int, requested: int) -> list[str]:
     if made < requested:
-        return [f"Only {made} records could be attacked (fewer original or holdout records than the {requested} requested)."]
+        return [
+            f"Only {made} records could be attacked (fewer original or holdout records than the {requested} requested)."
+        ]
     return []
 
 
 #: Names this family imports inside the functions that use them, so the registry (and
 #: `policycheck validate`) loads without numpy, scipy or numba; still importable from here.
 _IMPORTED_WHERE_USED = {
-    'AttackCounts': ('policycheck.methods.wp29.rates', 'AttackCounts'),
-    'bonferroni': ('policycheck.core.stats', 'bonferroni'),
-    'fit_gower': ('policycheck.methods.gower', 'fit_gower'),
-    'inference': ('policycheck.methods.wp29.inference', 'inference'),
-    'linkability': ('policycheck.methods.wp29.linkability', 'linkability'),
-    'singling_out': ('policycheck.methods.wp29.singling_out', 'singling_out'),
+    "AttackCounts": ("policycheck.methods.wp29.rates", "AttackCounts"),
+    "bonferroni": ("policycheck.core.stats", "bonferroni"),
+    "fit_gower": ("policycheck.methods.gower", "fit_gower"),
+    "inference": ("policycheck.methods.wp29.inference", "inference"),
+    "linkability": ("policycheck.methods.wp29.linkability", "linkability"),
+    "singling_out": ("policycheck.methods.wp29.singling_out", "singling_out"),
 }
 
 

@@ -7,8 +7,8 @@ is collected and reported in one run as ``file:line:col: message``, with a
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from policycheck.core.suggest import suggest
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.suggest import suggest
+from policycheck.io.files import sha256_file, stat_input
+from policycheck.io.yaml_types import Located, PathKey
+from policycheck.io.yamlio import load_yaml
 from policycheck.metrics import registry
 from policycheck.metrics.base import GRANTS, KNOWLEDGE_WORDS, AttackerView
 from policycheck.policy.model import Attacker, Metadata, Policy, Rule, Threshold, Waiver
-from policycheck.io.files import sha256_file, stat_input
 from policycheck.release.model import Release
-from policycheck.io.yaml_types import Located, PathKey
-from policycheck.io.yamlio import load_yaml
 
 Origin = tuple[str, int | None, int | None]
 
@@ -94,8 +94,14 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
         raise InvalidInput(_dedupe(problems))
     from policycheck.io.git_revision import git_revision  # here: only a policy that loads needs it
 
-    return LoadedPolicy(policy=policy, path=path, source=source, params=params, referenced_files=files,
-                        git_revision=git_revision(path.parent))
+    return LoadedPolicy(
+        policy=policy,
+        path=path,
+        source=source,
+        params=params,
+        referenced_files=files,
+        git_revision=git_revision(path.parent),
+    )
 
 
 #: Params that name a file (relative to the policy's folder) a rule reads.
@@ -114,8 +120,11 @@ def _referenced_files(
     from policycheck.metrics.dp import check_ledger
 
     rules = source.data.get("rules")
-    index = {r["id"]: i for i, r in enumerate(rules if isinstance(rules, list) else [])
-             if isinstance(r, dict) and isinstance(r.get("id"), str)}
+    index = {
+        r["id"]: i
+        for i, r in enumerate(rules if isinstance(rules, list) else [])
+        if isinstance(r, dict) and isinstance(r.get("id"), str)
+    }
     files: list[tuple[Path, str]] = []
     problems: list[Problem] = []
     for rule_id, params in params_by_rule.items():
@@ -129,8 +138,15 @@ def _referenced_files(
                 stat_input(file, key)  # a FIFO or device is refused here, before anything reads it
             except InvalidInput as exc:
                 refused = exc.problems[0]
-                problems.append(source.problem(at, f"{key} file {value!r} not found (paths are relative to the policy)"
-                                               if refused.message == f"{key} file not found" else str(refused), name))
+                problems.append(
+                    source.problem(
+                        at,
+                        f"{key} file {value!r} not found (paths are relative to the policy)"
+                        if refused.message == f"{key} file not found"
+                        else str(refused),
+                        name,
+                    )
+                )
                 continue
             if key == "ledger":
                 try:
@@ -139,8 +155,10 @@ def _referenced_files(
                     problems.append(source.problem(at, str(exc), name))
                     continue
                 if release is not None:
-                    problems.extend(source.problem(at[:-1] + param_path, message, name)
-                                    for param_path, message in check_ledger(params, ledger, file, release))
+                    problems.extend(
+                        source.problem(at[:-1] + param_path, message, name)
+                        for param_path, message in check_ledger(params, ledger, file, release)
+                    )
             files.append((file, sha256_file(file)))
     return list(dict.fromkeys(files)), problems
 
@@ -180,8 +198,11 @@ def _load_source(path: Path, stack: list[Path]) -> Source:
         try:
             found = base_path.is_file()
         except (OSError, ValueError) as exc:  # a name too long, a NUL byte
-            raise InvalidInput(located.problem(key, f"extended policy {shown!r} cannot be read: "
-                                                    f"{getattr(exc, 'strerror', None) or exc}")) from None
+            raise InvalidInput(
+                located.problem(
+                    key, f"extended policy {shown!r} cannot be read: {getattr(exc, 'strerror', None) or exc}"
+                )
+            ) from None
         if not found:
             raise InvalidInput(located.problem(key, f"extended policy {shown!r} not found"))
         loaded = _load_source(base_path, [*stack, resolved])
@@ -200,7 +221,9 @@ def _check_unique_rule_ids(located: Located) -> None:
         if isinstance(rule, dict) and isinstance(rule.get("id"), str):
             if rule["id"] in seen:
                 problems.append(
-                    located.problem(("rules", i, "id"), f"duplicate rule id {rule['id']!r} (first at rule {seen[rule['id']] + 1})")
+                    located.problem(
+                        ("rules", i, "id"), f"duplicate rule id {rule['id']!r} (first at rule {seen[rule['id']] + 1})"
+                    )
                 )
             seen.setdefault(rule["id"], i)
     if problems:
@@ -343,10 +366,8 @@ def _check_semantics(
     catalogue = registry.metrics()
 
     attacker = None
-    try:
+    with contextlib.suppress(ValidationError):  # reported by the structural pass
         attacker = Attacker.model_validate(data.get("attacker"))
-    except ValidationError:
-        pass  # reported by the structural pass
     columns = release.columns if release is not None else None
     # NOTE: id and ignore columns are dropped from the frames at load; say so
     # rather than "not in the release".
@@ -372,7 +393,9 @@ def _check_semantics(
         spec = catalogue.get(rule.metric)
         if spec is None:
             problems.append(
-                source.problem(at + ("metric",), f"unknown metric {rule.metric!r}{suggest(rule.metric, catalogue)}", name)
+                source.problem(
+                    at + ("metric",), f"unknown metric {rule.metric!r}{suggest(rule.metric, catalogue)}", name
+                )
             )
             continue
         raw_params = dict(rule.params)
@@ -404,8 +427,13 @@ def _check_semantics(
                     )
                 )
         if rule.threshold.direction != spec.fail_direction:
-            problems.append(source.problem(at + ("threshold", f"fail_{rule.threshold.direction}"),
-                                           _direction_message(rule.metric, spec.fail_direction), name))
+            problems.append(
+                source.problem(
+                    at + ("threshold", f"fail_{rule.threshold.direction}"),
+                    _direction_message(rule.metric, spec.fail_direction),
+                    name,
+                )
+            )
         lo, hi = spec.value_range
         for level, value in rule.threshold.levels():
             if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -417,8 +445,13 @@ def _check_semantics(
                     )
                 )
         if release is not None and "holdout" in spec.inputs and release.holdout is None:
-            problems.append(source.problem(at + ("metric",), f"rule {rule.id!r}: metric {spec.name!r} needs a holdout "
-                                           "set and the release has none", name))
+            problems.append(
+                source.problem(
+                    at + ("metric",),
+                    f"rule {rule.id!r}: metric {spec.name!r} needs a holdout set and the release has none",
+                    name,
+                )
+            )
         if columns is not None and release is not None:
             missing = False
             for field_name in spec.column_params:
@@ -449,7 +482,9 @@ def _check_semantics(
         at = ("waivers", i)
         if waiver.rule not in rule_ids:
             problems.append(
-                source.problem(at + ("rule",), f"waiver names unknown rule {waiver.rule!r}{suggest(waiver.rule, rule_ids)}", name)
+                source.problem(
+                    at + ("rule",), f"waiver names unknown rule {waiver.rule!r}{suggest(waiver.rule, rule_ids)}", name
+                )
             )
         if waiver.rule in waived:
             problems.append(source.problem(at + ("rule",), f"rule {waiver.rule!r} has more than one waiver", name))

@@ -31,9 +31,7 @@ class Metadata(Strict):
 
     id: str = Field(pattern=ID_PATTERN, description="Stable identifier of the policy, e.g. `adult-public-release`.")
     title: str = Field(min_length=1, description="Human-readable title shown at the top of reports.")
-    version: str = Field(
-        min_length=1, description="Version of this policy (a string: quote numbers, e.g. '1.10')."
-    )
+    version: str = Field(min_length=1, description="Version of this policy (a string: quote numbers, e.g. '1.10').")
     owner: str = Field(min_length=1, description="Person or team accountable for the policy.")
     description: str | None = Field(default=None, description="What the release is, who receives it, and why.")
 
@@ -52,9 +50,7 @@ class Attacker(Strict):
         default_factory=list,
         description="Columns an attacker can learn elsewhere about a person (age, sex, ...).",
     )
-    secrets: list[str] = Field(
-        default_factory=list, description="Sensitive columns the release must not disclose."
-    )
+    secrets: list[str] = Field(default_factory=list, description="Sensitive columns the release must not disclose.")
 
     @model_validator(mode="after")
     def _disjoint(self) -> Attacker:
@@ -97,16 +93,12 @@ class Threshold(Strict):
             if self.warn_below is not None:
                 raise ValueError("warn_below does not go with fail_above: use warn_above")
             if self.warn_above is not None and self.warn_above >= self.fail_above:
-                raise ValueError(
-                    f"warn_above ({self.warn_above}) must be less than fail_above ({self.fail_above})"
-                )
+                raise ValueError(f"warn_above ({self.warn_above}) must be less than fail_above ({self.fail_above})")
         else:
             if self.warn_above is not None:
                 raise ValueError("warn_above does not go with fail_below: use warn_below")
             if self.warn_below is not None and self.warn_below <= self.fail_below:
-                raise ValueError(
-                    f"warn_below ({self.warn_below}) must be greater than fail_below ({self.fail_below})"
-                )
+                raise ValueError(f"warn_below ({self.warn_below}) must be greater than fail_below ({self.fail_below})")
         return self
 
     @property

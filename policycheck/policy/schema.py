@@ -49,4 +49,3 @@ def policy_schema() -> dict[str, Any]:
         "properties": {"rules": {"items": {"required": ["metric", "threshold"]}}},
     }
     return schema
-

@@ -58,8 +58,9 @@ class RowHashes:
         return self._done[id(data)]
 
 
-def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tuple[Dataset, ...],
-                     hashes: RowHashes) -> list[str]:
+def check_same_files(
+    original: Dataset, holdout: Dataset | None, synthetic: tuple[Dataset, ...], hashes: RowHashes
+) -> list[str]:
     """Refuse a holdout that is the original or a synthetic set, by file hash and by content."""
     findings = []
     _same = functools.partial(_same_data, hashes=hashes)
@@ -68,9 +69,15 @@ def check_same_files(original: Dataset, holdout: Dataset | None, synthetic: tupl
             same = _same(holdout, other)
             if same:
                 first, second = (holdout, other) if other.role == "original" else (other, holdout)
-                raise InvalidInput(Problem(display_path(holdout.path or holdout.name), (
-                    f"the {_what(first)} has the same {same} as the {_what(second)}: a holdout must be real "
-                    "records the synthesizer never saw, in a file of its own")))
+                raise InvalidInput(
+                    Problem(
+                        display_path(holdout.path or holdout.name),
+                        (
+                            f"the {_what(first)} has the same {same} as the {_what(second)}: a holdout must be real "
+                            "records the synthesizer never saw, in a file of its own"
+                        ),
+                    )
+                )
     for i, syn in enumerate(synthetic):
         same = _same(syn, original)
         if same:
@@ -100,12 +107,20 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
     share = shared / len(hold)
     _, inverse, counts = np.unique(train, return_inverse=True, return_counts=True)
     chance = float(np.mean(counts[inverse] > 1))
-    said = (f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against {chance:.1%} "
-            "of training rows that equal another training row (chance)")
+    said = (
+        f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against {chance:.1%} "
+        "of training rows that equal another training row (chance)"
+    )
     if share > OVERLAP_REFUSED and share > 2 * chance:
-        raise InvalidInput(Problem(display_path(holdout.path or holdout.name), (
-            f"{said}: the holdout overlaps the training data, so it cannot be the control of records the "
-            f"synthesizer never saw (refused above {OVERLAP_REFUSED:.0%} and twice chance)")))
+        raise InvalidInput(
+            Problem(
+                display_path(holdout.path or holdout.name),
+                (
+                    f"{said}: the holdout overlaps the training data, so it cannot be the control of records the "
+                    f"synthesizer never saw (refused above {OVERLAP_REFUSED:.0%} and twice chance)"
+                ),
+            )
+        )
     if share > chance:
         return [f"holdout: {said}; the holdout overlaps the training data, which weakens every holdout control"]
     return []
@@ -123,8 +138,9 @@ def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str
         real = {c: original.id_frame[c] for c in columns}
         known = {c: set(real[c].dropna()) for c in columns}
         # The original row each id names (its first, if ids repeat).
-        first_row = {c: pd.Series(np.arange(len(real[c])), index=real[c].to_numpy()).groupby(level=0).first()
-                     for c in columns}
+        first_row = {
+            c: pd.Series(np.arange(len(real[c])), index=real[c].to_numpy()).groupby(level=0).first() for c in columns
+        }
         shared_rows = dict.fromkeys(columns, 0)
         copies = dict.fromkeys(columns, 0)
         for piece in syn.pieces():  # a streamed set batch by batch
@@ -144,7 +160,8 @@ def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str
                 f"{_what(syn)}: {k:,} of {n:,} rows ({k / n:.1%}) carry the id of an original "
                 f"record in id column {column!r}, and {copies[column]:,} of them equal that record in every analysed "
                 "column; an id shared with the original publishes that the person was in the data: give "
-                "synthetic records new ids")
+                "synthetic records new ids"
+            )
     return findings
 
 
@@ -172,9 +189,15 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             low, high = np.quantile(bulk, [0.01, 0.99])
             width = high - low if high > low else bulk.max() - bulk.min()
         if not np.isfinite(width):
-            raise InvalidInput(Problem(display_path(original.path or original.name), (
-                f"column {column!r} spans beyond the floating-point range ({bulk.min():g} to {bulk.max():g}): "
-                "no distance can be computed on it")))
+            raise InvalidInput(
+                Problem(
+                    display_path(original.path or original.name),
+                    (
+                        f"column {column!r} spans beyond the floating-point range ({bulk.min():g} to {bulk.max():g}): "
+                        "no distance can be computed on it"
+                    ),
+                )
+            )
         if width > 0:
             bulks[column] = (low, high, width)
     # Each data set in one pass (a streamed set batch by batch): per column its farthest value and how many are far.
@@ -193,26 +216,47 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
                 if beyond[worst] > times:
                     times, value, row = float(beyond[worst]), float(values[worst]), piece.offset + worst
                 farthest[(column, d)] = (times, value, row, count)
-    for column, (low, high, width) in bulks.items():
+    for column, (low, high, _width) in bulks.items():
         for d, data in enumerate(datasets):
             times, value, row, count = farthest[(column, d)]
             if times <= EXTREME_NOTED:
                 continue
-            said = (f"column {column!r} row {row_number(row)} holds {value:g}, {times:.3g} times the width "
-                    f"of the original's central 98% ({low:g} to {high:g}) beyond it")
+            said = (
+                f"column {column!r} row {row_number(row)} holds {value:g}, {times:.3g} times the width "
+                f"of the original's central 98% ({low:g} to {high:g}) beyond it"
+            )
             if times > EXTREME_REFUSED:
-                raise InvalidInput(Problem(display_path(data.path or data.name), (
-                    f"{said}: it would stretch the column's Gower range so every other difference in it counts "
-                    f"as nothing (refused beyond {EXTREME_REFUSED:.0e} widths); correct or remove the value")))
-            findings.append(f"{_what(data)}: {said}, and {count} value(s) in all that "
-                            "far out; they stretch the column's Gower range, shrinking every other difference in it")
+                raise InvalidInput(
+                    Problem(
+                        display_path(data.path or data.name),
+                        (
+                            f"{said}: it would stretch the column's Gower range so every other difference in it counts "
+                            f"as nothing (refused beyond {EXTREME_REFUSED:.0e} widths); correct or remove the value"
+                        ),
+                    )
+                )
+            findings.append(
+                f"{_what(data)}: {said}, and {count} value(s) in all that "
+                "far out; they stretch the column's Gower range, shrinking every other difference in it"
+            )
     return findings
 
 
 #: pandas' inferred type of a column -> the kind of value it holds, for :func:`value_kind`.
-_KINDS = {"integer": "numbers", "floating": "numbers", "mixed-integer-float": "numbers", "decimal": "numbers",
-          "integer-na": "numbers", "boolean": "booleans", "date": "dates", "datetime": "dates",
-          "datetime64": "dates", "string": "text", "mixed": "text", "mixed-integer": "text"}
+_KINDS = {
+    "integer": "numbers",
+    "floating": "numbers",
+    "mixed-integer-float": "numbers",
+    "decimal": "numbers",
+    "integer-na": "numbers",
+    "boolean": "booleans",
+    "date": "dates",
+    "datetime": "dates",
+    "datetime64": "dates",
+    "string": "text",
+    "mixed": "text",
+    "mixed-integer": "text",
+}
 
 
 def value_kind(series: pd.Series) -> str | None:
@@ -222,8 +266,13 @@ def value_kind(series: pd.Series) -> str | None:
     return _KINDS.get(pd.api.types.infer_dtype(series, skipna=True), "text")
 
 
-def check_like_original(data: Dataset, kinds: dict[str, str | None], original_kinds: dict[str, str | None],
-                        original: Dataset, types: dict[str, ColumnType]) -> None:
+def check_like_original(
+    data: Dataset,
+    kinds: dict[str, str | None],
+    original_kinds: dict[str, str | None],
+    original: Dataset,
+    types: dict[str, ColumnType],
+) -> None:
     """Refuse a holdout or synthetic column coded unlike the original's, and a holdout column missing throughout.
 
     ``kinds`` and ``original_kinds``: :func:`value_kind` of each column of the
@@ -242,15 +291,27 @@ def check_like_original(data: Dataset, kinds: dict[str, str | None], original_ki
         labels = _labels(data, column)
         if labels.intersection(original_labels):
             continue
-        raise InvalidInput(Problem(name, (
-            f"column {column!r} of {_the(data)} holds {ours} ({_some(labels)}) and the original {theirs} "
-            f"({_some(original_labels)}), with no value in common: code both alike")))
+        raise InvalidInput(
+            Problem(
+                name,
+                (
+                    f"column {column!r} of {_the(data)} holds {ours} ({_some(labels)}) and the original {theirs} "
+                    f"({_some(original_labels)}), with no value in common: code both alike"
+                ),
+            )
+        )
     if data.role == "holdout":
         for column in types:
             if data.frame[column].isna().all():
-                raise InvalidInput(Problem(name, (
-                    f"column {column!r} is missing in every row of the holdout: a holdout holds real records "
-                    "with the original's columns")))
+                raise InvalidInput(
+                    Problem(
+                        name,
+                        (
+                            f"column {column!r} is missing in every row of the holdout: a holdout holds real records "
+                            "with the original's columns"
+                        ),
+                    )
+                )
 
 
 def _labels(data: Dataset, column: str) -> set[str]:

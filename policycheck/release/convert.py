@@ -25,7 +25,9 @@ from policycheck.release.roles import MISSING_WORDS, row_number
 INT64_MAX = 2**63 - 1
 
 
-def to_numbers(path: Path, column: str, series: pd.Series, notes: list[str], label: str, first_row: int = 0) -> np.ndarray:
+def to_numbers(
+    path: Path, column: str, series: pd.Series, notes: list[str], label: str, first_row: int = 0
+) -> np.ndarray:
     """A numeric column as float64; integers beyond 64 bits are read as floats and noted.
 
     ``first_row``: the series' first value is this row of the file (0-based), when it is one piece of it.
@@ -42,18 +44,27 @@ def to_numbers(path: Path, column: str, series: pd.Series, notes: list[str], lab
         bad = np.isnan(values) & present & ~words
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InvalidInput(Problem(name, f"column {column!r} is numeric but row {row_number(first_row + row)} holds {series.iloc[row]!r}"))
+            raise InvalidInput(
+                Problem(
+                    name,
+                    f"column {column!r} is numeric but row {row_number(first_row + row)} holds {series.iloc[row]!r}",
+                )
+            )
     if np.isinf(values).any():
         row = int(np.flatnonzero(np.isinf(values))[0])
-        raise InvalidInput(Problem(name, f"column {column!r} holds an infinite value at row {row_number(first_row + row)}"))
+        raise InvalidInput(
+            Problem(name, f"column {column!r} holds an infinite value at row {row_number(first_row + row)}")
+        )
     if series.dtype == object or pd.api.types.is_unsigned_integer_dtype(series):
         wide = np.flatnonzero(np.abs(np.nan_to_num(values)) > INT64_MAX)
         integral = [i for i in wide[:1] if _is_integer(series.iloc[i])]
         if integral:
             i = integral[0]
-            notes.append(f"{label}: column {column!r} row {row_number(first_row + i)} holds {series.iloc[i]}, an integer beyond "
-                         f"64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
-                         "rounded")
+            notes.append(
+                f"{label}: column {column!r} row {row_number(first_row + i)} holds {series.iloc[i]}, an integer beyond "
+                f"64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
+                "rounded"
+            )
     return values
 
 
@@ -90,16 +101,34 @@ def to_days(path: Path, column: str, series: pd.Series, fmt: str | None, first_r
         bad = stamps.isna().to_numpy() & present
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            wanted = f"the format {fmt!r}" if fmt else "an ISO 8601 date (YYYY-MM-DD, optionally a time): declare the column's `format` otherwise"
-            raise InvalidInput(Problem(display_path(path), (
-                f"column {column!r} is a datetime but row {row_number(first_row + row)} holds {label(series.iloc[row])!r}, not {wanted}")))
+            wanted = (
+                f"the format {fmt!r}"
+                if fmt
+                else "an ISO 8601 date (YYYY-MM-DD, optionally a time): declare the column's `format` otherwise"
+            )
+            raise InvalidInput(
+                Problem(
+                    display_path(path),
+                    (
+                        f"column {column!r} is a datetime but row {row_number(first_row + row)} holds {label(series.iloc[row])!r}, not {wanted}"
+                    ),
+                )
+            )
     epoch = pd.Timestamp("1970-01-01", tz="UTC")
     return ((stamps - epoch) / pd.Timedelta(days=1)).to_numpy(dtype=float, na_value=np.nan)
 
 
-def coerce_frame(path: Path, frame: pd.DataFrame, types: dict[str, ColumnType], roles: dict[str, str],
-                 orders: dict[str, list[Any]], formats: dict[str, str], notes: list[str], label_: str,
-                 first_row: int = 0) -> pd.DataFrame:
+def coerce_frame(
+    path: Path,
+    frame: pd.DataFrame,
+    types: dict[str, ColumnType],
+    roles: dict[str, str],
+    orders: dict[str, list[Any]],
+    formats: dict[str, str],
+    notes: list[str],
+    label_: str,
+    first_row: int = 0,
+) -> pd.DataFrame:
     """The analysed columns ``types`` of ``frame`` as evaluators see them (see the module docstring).
 
     ``notes`` gathers what is worth a finding, worded for the data set ``label_``;

@@ -23,19 +23,19 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from policycheck.core.suggest import suggest
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.release.mechanism import InvalidMechanism
+from policycheck.core.suggest import suggest
+from policycheck.io.yamlio import load_yaml
 from policycheck.release import checks
 from policycheck.release.convert import coerce_frame, to_labels
 from policycheck.release.manifest import ColumnDecl, Manifest
+from policycheck.release.mechanism import InvalidMechanism
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table, sha256_file
 from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
-from policycheck.io.yamlio import load_yaml
 
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
 
@@ -71,8 +71,7 @@ def load_manifest(path: Path) -> Release:
         raise InvalidInput(problems) from None
     base = path.parent
     columns = {
-        col: (decl if isinstance(decl, ColumnDecl) else ColumnDecl(type=decl))
-        for col, decl in manifest.columns.items()
+        col: (decl if isinstance(decl, ColumnDecl) else ColumnDecl(type=decl)) for col, decl in manifest.columns.items()
     }
     synthetic = []
     for i, decl in enumerate(manifest.synthetic):
@@ -93,9 +92,7 @@ def load_manifest(path: Path) -> Release:
         columns=columns,
         metadata=base / manifest.metadata if manifest.metadata else None,
     )
-    return Release(
-        **{**release.__dict__, "manifest_path": path, "manifest_sha256": located.sha256}
-    )
+    return Release(**{**release.__dict__, "manifest_path": path, "manifest_sha256": located.sha256})
 
 
 def _set_name(data: dict[str, Any], index: int) -> str:
@@ -141,7 +138,9 @@ def build_release(
     analysed = [c for c in names if roles[c] not in ("id", "ignore")]
     ids = [c for c in names if roles[c] == "id"]
     if not analysed:
-        raise InvalidInput(Problem(display_path(original), "every column is declared id or ignore: nothing is left to check"))
+        raise InvalidInput(
+            Problem(display_path(original), "every column is declared id or ignore: nothing is left to check")
+        )
     types = {c: ColumnType.NUMERIC if roles[c] == "datetime" else ColumnType(roles[c]) for c in analysed}
     orders = {c: list(d.order) for c, d in declared.items() if d.order is not None}
     formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}
@@ -155,15 +154,21 @@ def build_release(
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named)
         present_ids = [c for c in ids if c in frame.columns]
-        id_frame = pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids}) if present_ids else None
+        id_frame = (
+            pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids})
+            if present_ids
+            else None
+        )
         if isinstance(path, InMemoryTable):
             data = Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
         else:
-            data = Dataset(role, label, coerced, path=path, sha256=sha256_file(path, "data"), synthesizer=info,
-                           id_frame=id_frame)
+            data = Dataset(
+                role, label, coerced, path=path, sha256=sha256_file(path, "data"), synthesizer=info, id_frame=id_frame
+            )
         if role != "original":
-            checks.check_like_original(data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds,
-                                       orig, types)
+            checks.check_like_original(
+                data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds, orig, types
+            )
         return data
 
     def streamed(path: Path, label: str, info: SynthesizerInfo) -> StreamedDataset:
@@ -178,25 +183,47 @@ def build_release(
         except InvalidInput:
             raise
         except Exception as exc:  # pyarrow raises many kinds
-            raise InvalidInput(Problem(display_path(path), f"cannot read data file: {type(exc).__name__}: {exc}")) from None
-        data = StreamedDataset("synthetic", label, None, path=path, sha256=sha256_file(path, "data"), synthesizer=info,
-                               source=source, rows=parquet_rows(path))
+            raise InvalidInput(
+                Problem(display_path(path), f"cannot read data file: {type(exc).__name__}: {exc}")
+            ) from None
+        data = StreamedDataset(
+            "synthetic",
+            label,
+            None,
+            path=path,
+            sha256=sha256_file(path, "data"),
+            synthesizer=info,
+            source=source,
+            rows=parquet_rows(path),
+        )
         checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
         return data
 
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
-    syn = tuple(streamed(p, label, info) if is_streamed(p) else dataset(p, "synthetic", label, read_table(p, skip), info)
-                for p, label, info in synthetic)
+    syn = tuple(
+        streamed(p, label, info) if is_streamed(p) else dataset(p, "synthetic", label, read_table(p, skip), info)
+        for p, label, info in synthetic
+    )
     hold = dataset(holdout, "holdout", "holdout", read_table(holdout, skip)) if holdout is not None else None
     hashes = checks.RowHashes()
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_id_leak(orig, syn)
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
-    return Release(id=release_id, original=orig, synthetic=syn, holdout=hold, column_types=types, orders=orders,
-                   roles=roles, formats=formats, findings=findings, metadata_path=metadata,
-                   metadata_sha256=sha256_file(metadata, "metadata") if metadata is not None else None)
+    return Release(
+        id=release_id,
+        original=orig,
+        synthetic=syn,
+        holdout=hold,
+        column_types=types,
+        orders=orders,
+        roles=roles,
+        formats=formats,
+        findings=findings,
+        metadata_path=metadata,
+        metadata_sha256=sha256_file(metadata, "metadata") if metadata is not None else None,
+    )
 
 
 def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
@@ -215,8 +242,11 @@ def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[s
 
     for col in declared:
         if col not in names:
-            raise InvalidInput(Problem(display_path(source), f"column {col!r} declared in {where} is not in the "
-                                                             f"data{suggest(col, names)}"))
+            raise InvalidInput(
+                Problem(
+                    display_path(source), f"column {col!r} declared in {where} is not in the data{suggest(col, names)}"
+                )
+            )
 
 
 def _check_columns(path: Path, present: list[str], names: list[str], optional: list[str]) -> None:
@@ -232,8 +262,14 @@ def _check_columns(path: Path, present: list[str], names: list[str], optional: l
         raise InvalidInput(Problem(display_path(path), "columns differ from the original: " + "; ".join(parts)))
 
 
-def coerce_like_loader(path: Path, types: dict[str, ColumnType], roles: dict[str, str],
-                       orders: dict[str, list[Any]], formats: dict[str, str], frame: pd.DataFrame) -> pd.DataFrame:
+def coerce_like_loader(
+    path: Path,
+    types: dict[str, ColumnType],
+    roles: dict[str, str],
+    orders: dict[str, list[Any]],
+    formats: dict[str, str],
+    frame: pd.DataFrame,
+) -> pd.DataFrame:
     """``frame``, a piece of the data file at ``path``, with ``types``' columns as the loader gives them.
 
     For reading a file the release has already loaded and checked, piece by
@@ -248,5 +284,8 @@ def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:
         values = frame[col]
         if len(frame) > 1 and values.notna().all() and (values == values.iloc[0]).all():
             raise InvalidInput(
-                Problem(display_path(path), f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it or declare it `type: ignore`")
+                Problem(
+                    display_path(path),
+                    f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it or declare it `type: ignore`",
+                )
             )

@@ -28,8 +28,13 @@ from policycheck.release.manifest import ColumnDecl
 #: Largest metadata file read, in bytes (a table of 10,000 columns is about 1 MB).
 MAX_METADATA_BYTES = 16_000_000
 
-SDTYPE_ROLES = {"id": "id", "numerical": "numeric", "categorical": "categorical", "boolean": "categorical",
-                "datetime": "datetime"}
+SDTYPE_ROLES = {
+    "id": "id",
+    "numerical": "numeric",
+    "categorical": "categorical",
+    "boolean": "categorical",
+    "datetime": "datetime",
+}
 
 
 def read_sdv_metadata(path: Path, data_columns: list[str] | None = None) -> dict[str, ColumnDecl]:
@@ -45,7 +50,7 @@ def read_sdv_metadata(path: Path, data_columns: list[str] | None = None) -> dict
     decls = {}
     for column, spec in columns.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("sdtype"), str):
-            raise InvalidInput(Problem(name, f"column {column!r}: expected {{\"sdtype\": ...}}, got {spec!r}"))
+            raise InvalidInput(Problem(name, f'column {column!r}: expected {{"sdtype": ...}}, got {spec!r}'))
         role = "id" if column in keys else SDTYPE_ROLES.get(spec["sdtype"], "ignore")
         fmt = spec.get("datetime_format") if role == "datetime" else None
         decls[str(column)] = ColumnDecl(type=role, format=fmt)
@@ -63,8 +68,15 @@ def _single_table(name: str, document: Any, data_columns: list[str] | None) -> d
     if len(tables) == 1:
         return next(iter(tables.values()))
     if data_columns is not None:
-        matching = [t for t in tables.values() if isinstance(t, dict) and set(t.get("columns", {})) == set(data_columns)]
+        matching = [
+            t for t in tables.values() if isinstance(t, dict) and set(t.get("columns", {})) == set(data_columns)
+        ]
         if len(matching) == 1:
             return matching[0]
-    raise InvalidInput(Problem(name, f"SDV metadata describes {len(tables)} tables {sorted(tables)} and none is "
-                                     "exactly the data's columns: give a metadata file with one table"))
+    raise InvalidInput(
+        Problem(
+            name,
+            f"SDV metadata describes {len(tables)} tables {sorted(tables)} and none is "
+            "exactly the data's columns: give a metadata file with one table",
+        )
+    )

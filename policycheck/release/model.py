@@ -6,8 +6,8 @@ never modified: evaluators copy before they transform.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path

@@ -74,8 +74,13 @@ def read_table(path: Path | InMemoryTable, skip: frozenset[str] = frozenset()) -
         elif suffix in (".csv", ".txt", ".tsv"):
             frame = _read_csv(path, "\t" if suffix == ".tsv" else ",", compression)
         else:
-            raise InvalidInput(Problem(name, f"unsupported data format {''.join(path.suffixes[-2:]) or '(none)'!r}: "
-                                             "use .csv (or .csv.gz, .csv.bz2), .parquet or .feather"))
+            raise InvalidInput(
+                Problem(
+                    name,
+                    f"unsupported data format {''.join(path.suffixes[-2:]) or '(none)'!r}: "
+                    "use .csv (or .csv.gz, .csv.bz2), .parquet or .feather",
+                )
+            )
     except InvalidInput:
         raise
     except pd.errors.EmptyDataError:
@@ -118,8 +123,10 @@ def arrow_kinds(schema: Any, skip: frozenset[str] = frozenset()) -> list[tuple[s
     An unnamed pandas index is not a data column; columns in ``skip`` are
     not read, so they may hold anything.
     """
-    return [(column, None if column in skip else _arrow_refused(field.type))
-            for column, field in zip(data_column_names(schema), _data_fields(schema))]
+    return [
+        (column, None if column in skip else _arrow_refused(field.type))
+        for column, field in zip(data_column_names(schema), _data_fields(schema), strict=False)
+    ]
 
 
 def _data_fields(schema: Any) -> list[Any]:
@@ -136,10 +143,19 @@ def _arrow_refused(kind: Any) -> str | None:
 
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    flat = (pa.types.is_null(kind) or pa.types.is_boolean(kind) or pa.types.is_integer(kind)
-            or pa.types.is_floating(kind) or pa.types.is_decimal(kind) or pa.types.is_string(kind)
-            or pa.types.is_large_string(kind) or getattr(pa.types, "is_string_view", lambda _: False)(kind)
-            or pa.types.is_date(kind) or pa.types.is_timestamp(kind) or pa.types.is_time(kind))
+    flat = (
+        pa.types.is_null(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or getattr(pa.types, "is_string_view", lambda _: False)(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_timestamp(kind)
+        or pa.types.is_time(kind)
+    )
     return None if flat and not isinstance(kind, pa.BaseExtensionType) else str(kind)
 
 
@@ -267,18 +283,24 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
             while block := stream.read(_BLOCK):
                 nul = block.find(b"\0")
                 if nul >= 0:
-                    raise InvalidInput(Problem(name, f"data file holds a NUL byte at byte {offset + nul}: "
-                                                     "it is not CSV text"))
+                    raise InvalidInput(
+                        Problem(name, f"data file holds a NUL byte at byte {offset + nul}: it is not CSV text")
+                    )
                 try:
                     decoder.decode(block)
                 except UnicodeDecodeError as exc:
-                    raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {offset + exc.start})")) from None
+                    raise InvalidInput(
+                        Problem(name, f"data file is not valid UTF-8 (byte {offset + exc.start})")
+                    ) from None
                 first = block.find(b"\n")
                 # Only a line crossing blocks can be longer than one: a block is far shorter than the cap.
                 run += len(block) if first < 0 else first
                 if run > MAX_LINE_BYTES:
-                    raise InvalidInput(Problem(name, f"line {line} is longer than {MAX_LINE_BYTES} bytes: it is not "
-                                                     "a table of records"))
+                    raise InvalidInput(
+                        Problem(
+                            name, f"line {line} is longer than {MAX_LINE_BYTES} bytes: it is not a table of records"
+                        )
+                    )
                 if first >= 0:
                     line += block.count(b"\n")
                     run = len(block) - block.rfind(b"\n") - 1
@@ -313,8 +335,9 @@ def _read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFr
             raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
     try:
         with _open_binary(path, compression) as stream:
-            frame = pd.read_csv(stream, sep=sep, keep_default_na=False, na_values=[""], index_col=False,
-                                encoding="utf-8-sig")
+            frame = pd.read_csv(
+                stream, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8-sig"
+            )
     except pd.errors.ParserError as exc:
         found = _FIELDS.search(str(exc))
         if found:
@@ -336,13 +359,20 @@ def _check_no_short_rows(path: Path, sep: str, expected: int, compression: str |
 
 
 def _ragged(name: str, line: int, fields: int, expected: int) -> Problem:
-    return Problem(name, f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {expected}: "
-                         "every row needs one field per column (an empty field is a missing value)")
+    return Problem(
+        name,
+        f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {expected}: "
+        "every row needs one field per column (an empty field is a missing value)",
+    )
 
 
 def parquet_columns(path: Path | InMemoryTable) -> list[str] | None:
     """Column names of a Parquet file, from its footer (no data read); None for any other input."""
-    if isinstance(path, InMemoryTable) or Path(path).suffix.lower() not in (".parquet", ".pq") or not Path(path).is_file():
+    if (
+        isinstance(path, InMemoryTable)
+        or Path(path).suffix.lower() not in (".parquet", ".pq")
+        or not Path(path).is_file()
+    ):
         return None
     try:
         return data_column_names(arrow_schema(Path(path)))

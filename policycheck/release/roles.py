@@ -70,8 +70,7 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
     # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
     # An in-memory DataFrame is typed like Parquet: its dtypes are its writer's choice.
     typed = not isinstance(path, (str, Path)) or Path(path).suffix.lower() in (".parquet", ".pq")
-    kinds = (("datetime", dates),) if typed else (
-        ("numeric", numbers), ("datetime", dates))
+    kinds = (("datetime", dates),) if typed else (("numeric", numbers), ("datetime", dates))
     for kind, hits in kinds:
         odd = ~hits & ~words
         if hits.any() and not odd.any():
@@ -80,19 +79,31 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
         if hits.any() and odd_count <= ODD_SHARE * len(present):
             example = counts.index[np.flatnonzero(odd)[0]]
             row = row_number(int(np.flatnonzero((series == example).to_numpy(dtype=bool))[0]))
-            raise InvalidInput(Problem(display_path(path), (
-                f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
-                f"{odd_count} value(s), e.g. row {row}: {str(example)!r}; fix them, or declare the "
-                f"column's type (`type: categorical` reads every value as a label)")))
+            raise InvalidInput(
+                Problem(
+                    display_path(path),
+                    (
+                        f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
+                        f"{odd_count} value(s), e.g. row {row}: {str(example)!r}; fix them, or declare the "
+                        f"column's type (`type: categorical` reads every value as a label)"
+                    ),
+                )
+            )
     return "categorical"
 
 
 def check_present(path: Path, column: str, series: pd.Series, role: str) -> None:
     """An analysed column must have at least one value in the original."""
     if role in ANALYSED and series.isna().all():
-        raise InvalidInput(Problem(display_path(path), (
-            f"column {column!r} is missing in every row: it carries no information; drop it or declare it "
-            "`type: ignore`")))
+        raise InvalidInput(
+            Problem(
+                display_path(path),
+                (
+                    f"column {column!r} is missing in every row: it carries no information; drop it or declare it "
+                    "`type: ignore`"
+                ),
+            )
+        )
 
 
 def identifier_evidence(series: pd.Series, role: str) -> str | None:
@@ -131,7 +142,13 @@ def identifier_evidence(series: pd.Series, role: str) -> str | None:
 
 
 def refuse_identifier(path: Path, column: str, evidence: str) -> InvalidInput:
-    return InvalidInput(Problem(display_path(path), (
-        f"column {column!r} looks like a record identifier ({evidence}): declare it `type: id` "
-        f"(manifest `columns: {{{column}: id}}` or --column-type {column}=id) to keep it out of the analysis, "
-        "or declare its type (numeric, categorical) if it is an attribute")))
+    return InvalidInput(
+        Problem(
+            display_path(path),
+            (
+                f"column {column!r} looks like a record identifier ({evidence}): declare it `type: id` "
+                f"(manifest `columns: {{{column}: id}}` or --column-type {column}=id) to keep it out of the analysis, "
+                "or declare its type (numeric, categorical) if it is an attribute"
+            ),
+        )
+    )

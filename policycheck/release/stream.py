@@ -14,8 +14,8 @@ needs every row in memory (linkage, reconstruction, utility) asks for
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,11 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 def parquet_rows(path: Any) -> int | None:
     """Rows of a Parquet file, from its footer (no data read); None for any other input."""
-    if not isinstance(path, (str, Path)) or Path(path).suffix.lower() not in PARQUET_SUFFIXES or not Path(path).is_file():
+    if (
+        not isinstance(path, (str, Path))
+        or Path(path).suffix.lower() not in PARQUET_SUFFIXES
+        or not Path(path).is_file()
+    ):
         return None
     import pyarrow.parquet as pq
 
@@ -65,8 +69,9 @@ class ParquetSource:
     #: As findings name the data set ("synthetic set 'big'").
     label: str
 
-    def pieces(self, columns: Sequence[str] | None = None, notes: list[str] | None = None,
-               with_ids: bool = True) -> Iterator[Piece]:
+    def pieces(
+        self, columns: Sequence[str] | None = None, notes: list[str] | None = None, with_ids: bool = True
+    ) -> Iterator[Piece]:
         """The file in batches of :data:`BATCH_ROWS` rows, in row order, converted as the loader converts it.
 
         ``columns``: the analysed columns to read (all by default). A value the
@@ -86,8 +91,17 @@ class ParquetSource:
         for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=wanted + ids, use_threads=False):
             raw = arrow_to_frame(batch)  # a named pandas index is a column here too
             said: list[str] = []
-            frame = coerce_frame(self.path, raw, {c: self.types[c] for c in wanted}, self.roles, self.orders,
-                                 self.formats, said, self.label, first_row=offset)
+            frame = coerce_frame(
+                self.path,
+                raw,
+                {c: self.types[c] for c in wanted},
+                self.roles,
+                self.orders,
+                self.formats,
+                said,
+                self.label,
+                first_row=offset,
+            )
             for note in said:  # a note names its column before " row ": the first batch's is kept
                 noted.setdefault(note.split(" row ")[0], note)
             id_frame = None

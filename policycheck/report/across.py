@@ -22,20 +22,40 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for rule_id in dict.fromkeys([*after, *before]):
         a, b = before.get(rule_id), after.get(rule_id)
-        shown = [None if r is None else (fmt(r["value"]) + interval_text(r) if not r["error"] else "not evaluated")
-                 for r in (a, b)]
+        shown = [
+            None if r is None else (fmt(r["value"]) + interval_text(r) if not r["error"] else "not evaluated")
+            for r in (a, b)
+        ]
         moved = a is None or b is None or a["verdict"] != b["verdict"] or shown[0] != shown[1]
-        rows.append({"id": rule_id, "metric": (b or a)["metric"], "old_verdict": a and a["verdict"],
-                     "new_verdict": b and b["verdict"], "old_value": shown[0], "new_value": shown[1], "moved": moved})
+        rows.append(
+            {
+                "id": rule_id,
+                "metric": (b or a)["metric"],
+                "old_verdict": a and a["verdict"],
+                "new_verdict": b and b["verdict"],
+                "old_value": shown[0],
+                "new_value": shown[1],
+                "moved": moved,
+            }
+        )
     return rows
 
 
 def render_diff_html(old: dict[str, Any], new: dict[str, Any], changes: dict[str, Any]) -> str:
     """The HTML comparison of two reports: what moved first, then every rule with both values."""
     rows = rule_rows(old, new)
-    return _environment().get_template("diff.html.j2").render(
-        old=old, new=new, changes=changes, moved=[r for r in rows if r["moved"]], rows=rows,
-        VERDICT_WORDS=VERDICT_WORDS)
+    return (
+        _environment()
+        .get_template("diff.html.j2")
+        .render(
+            old=old,
+            new=new,
+            changes=changes,
+            moved=[r for r in rows if r["moved"]],
+            rows=rows,
+            VERDICT_WORDS=VERDICT_WORDS,
+        )
+    )
 
 
 def index_entries(reports: list[tuple[Path, dict[str, Any]]], root: Path) -> list[dict[str, Any]]:
@@ -44,17 +64,24 @@ def index_entries(reports: list[tuple[Path, dict[str, Any]]], root: Path) -> lis
     for path, report in reports:
         page = path.with_name("report.html")
         link = (page if page.is_file() else path).relative_to(root).as_posix()
-        entries.append({
-            "link": link, "folder": path.parent.relative_to(root).as_posix() or ".",
-            "release": report["release"]["id"], "policy": report["policy"]["id"],
-            "policy_version": report["policy"]["version"], "verdict": report["verdict"],
-            "generated_at": report["generated_at"], "counts": summarize(report).counts_text(),
-        })
+        entries.append(
+            {
+                "link": link,
+                "folder": path.parent.relative_to(root).as_posix() or ".",
+                "release": report["release"]["id"],
+                "policy": report["policy"]["id"],
+                "policy_version": report["policy"]["version"],
+                "verdict": report["verdict"],
+                "generated_at": report["generated_at"],
+                "counts": summarize(report).counts_text(),
+            }
+        )
     return sorted(entries, key=lambda e: e["generated_at"], reverse=True)
 
 
 def render_index_html(entries: list[dict[str, Any]], root: Path, unreadable: list[tuple[str, str]]) -> str:
-    return _environment().get_template("index.html.j2").render(
-        entries=entries, root=str(root), unreadable=unreadable, VERDICT_WORDS=VERDICT_WORDS)
-
-
+    return (
+        _environment()
+        .get_template("index.html.j2")
+        .render(entries=entries, root=str(root), unreadable=unreadable, VERDICT_WORDS=VERDICT_WORDS)
+    )

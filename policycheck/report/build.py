@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from policycheck.core.errors import display_path
 from policycheck.core.version import __version__
 from policycheck.engine.compiler import Plan
-from policycheck.core.errors import display_path
+from policycheck.engine.runner import RunResult
+from policycheck.engine.verdicts import exit_code, release_verdict
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.metrics.details import Details
 from policycheck.metrics.registry import MetricSpec, convention_effects
@@ -24,12 +26,21 @@ from policycheck.release.model import Release
 from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.report.summary import summarize_rules
-from policycheck.engine.runner import RunResult
-from policycheck.engine.verdicts import exit_code, release_verdict
 
 #: Every library that computes a number in a report (and those that read and render it), by distribution name.
-LIBRARIES = ("numpy", "pandas", "scipy", "highspy", "numba", "scikit-learn", "dp-accounting", "pyarrow", "pydantic",
-             "jinja2", "ruamel.yaml")
+LIBRARIES = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "highspy",
+    "numba",
+    "scikit-learn",
+    "dp-accounting",
+    "pyarrow",
+    "pydantic",
+    "jinja2",
+    "ruamel.yaml",
+)
 
 
 def build_report(
@@ -60,7 +71,9 @@ def build_report(
             "description": policy.metadata.description,
             "path": display_path(loaded.path),
             "attacker_model": policy.attacker.model,
-            "attacker_knowledge": [KNOWLEDGE_WORDS[k] for k in sorted(loaded.attacker.knowledge, key=lambda k: k.value)],
+            "attacker_knowledge": [
+                KNOWLEDGE_WORDS[k] for k in sorted(loaded.attacker.knowledge, key=lambda k: k.value)
+            ],
             "quasi_identifiers": list(policy.attacker.quasi_identifiers),
             "secrets": list(policy.attacker.secrets),
         },
@@ -202,25 +215,34 @@ def methods_of(specs: list[MetricSpec]) -> list[dict[str, Any]]:
             continue
         seen.add(spec.name)
         m = spec.method
-        out.append({
-            "metric": spec.name,
-            "family": spec.family,
-            "definition": m.definition,
-            "source": m.source,
-            "conventions": [
-                {"topic": c.topic, "peer": c.peer, "theirs": c.theirs, "ours": c.ours,
-                 "effect": _effect(effects.get(c.effect)) if c.effect else None}
-                for c in m.conventions
-            ],
-        })
+        out.append(
+            {
+                "metric": spec.name,
+                "family": spec.family,
+                "definition": m.definition,
+                "source": m.source,
+                "conventions": [
+                    {
+                        "topic": c.topic,
+                        "peer": c.peer,
+                        "theirs": c.theirs,
+                        "ours": c.ours,
+                        "effect": _effect(effects.get(c.effect)) if c.effect else None,
+                    }
+                    for c in m.conventions
+                ],
+            }
+        )
     return out
 
 
 def _effect(measured: dict[str, Any] | None) -> dict[str, Any] | None:
     if measured is None:
         return None
-    return {"measure": measured["measure"],
-            "demo": [{"release": name, "ours": v["ours"], "theirs": v["theirs"]} for name, v in measured["demo"].items()]}
+    return {
+        "measure": measured["measure"],
+        "demo": [{"release": name, "ours": v["ours"], "theirs": v["theirs"]} for name, v in measured["demo"].items()],
+    }
 
 
 def _reason(outcome) -> str | None:
@@ -233,12 +255,24 @@ def _reason(outcome) -> str | None:
 
 
 def _waiver(w: Waiver) -> dict[str, Any]:
-    return {"rule": w.rule, "reason": w.reason, "approved_by": w.approved_by, "expires": w.expires.isoformat(), "ticket": w.ticket}
+    return {
+        "rule": w.rule,
+        "reason": w.reason,
+        "approved_by": w.approved_by,
+        "expires": w.expires.isoformat(),
+        "ticket": w.ticket,
+    }
 
 
 def _synth(info) -> dict[str, Any]:
-    return {"name": info.name, "epsilon": info.epsilon, "delta": info.delta, "params": dict(info.params), "command": info.command,
-            "command_sha256": hashlib.sha256(info.command.encode("utf-8")).hexdigest() if info.command else None}
+    return {
+        "name": info.name,
+        "epsilon": info.epsilon,
+        "delta": info.delta,
+        "params": dict(info.params),
+        "command": info.command,
+        "command_sha256": hashlib.sha256(info.command.encode("utf-8")).hexdigest() if info.command else None,
+    }
 
 
 def _version(name: str) -> str:

@@ -78,17 +78,28 @@ def render_table(spec: dict[str, Any]) -> Markup:
     cell = 'style="padding: 1px 4px; text-align: left; border-bottom: 1px solid #ddd"'
     head = "".join(f"<th {cell}>{escape(str(c))}</th>" for c in spec.get("columns") or [])
     body = "".join(
-        "<tr>" + "".join(f"<td {cell}>{escape(_fmt(v) if _num(v) is not None else ('–' if v is None else str(v)))}</td>"
-                         for v in row) + "</tr>"
-        for row in spec.get("rows") or [])
+        "<tr>"
+        + "".join(
+            f"<td {cell}>{escape(_fmt(v) if _num(v) is not None else ('–' if v is None else str(v)))}</td>" for v in row
+        )
+        + "</tr>"
+        for row in spec.get("rows") or []
+    )
     caption = f"<p class='small muted'>{escape(str(spec['caption']))}</p>" if spec.get("caption") else ""
-    return Markup(f'<figure class="table" style="margin: 4px 0"><figcaption class="small">'
-                  f'{escape(str(spec.get("title", "")))}</figcaption><table style="border-collapse: collapse; '
-                  f'font-size: 85%"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}</figure>')
+    return Markup(
+        f'<figure class="table" style="margin: 4px 0"><figcaption class="small">'
+        f'{escape(str(spec.get("title", "")))}</figcaption><table style="border-collapse: collapse; '
+        f'font-size: 85%"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}</figure>'
+    )
 
 
-KIND_WORDS = {"bar": "Bar chart", "line": "Line chart", "scatter": "Scatter plot", "histogram": "Histogram",
-              "heatmap": "Heat map"}
+KIND_WORDS = {
+    "bar": "Bar chart",
+    "line": "Line chart",
+    "scatter": "Scatter plot",
+    "histogram": "Histogram",
+    "heatmap": "Heat map",
+}
 
 
 def caption(spec: dict[str, Any], kind: str) -> str:
@@ -109,8 +120,13 @@ def caption(spec: dict[str, Any], kind: str) -> str:
         labels = list(dict.fromkeys(str(x) for sr in spec.get("series") or [] for x in sr.get("x", [])))
         prefix, suffix = common_affixes(labels)
         if prefix or suffix:
-            text += " Bar labels leave out what every label shares: " + " and ".join(
-                f"{where} “{part}”" for where, part in (("the prefix", prefix), ("the suffix", suffix)) if part) + "."
+            text += (
+                " Bar labels leave out what every label shares: "
+                + " and ".join(
+                    f"{where} “{part}”" for where, part in (("the prefix", prefix), ("the suffix", suffix)) if part
+                )
+                + "."
+            )
     if kind == "histogram" and len(spec.get("series") or []) > 1:
         text += " The series overlap; each is drawn see-through with its own outline."
     return text
@@ -125,16 +141,23 @@ def text_alternative(spec: dict[str, Any], kind: str) -> str:
             counts, edges = s.get("counts", []), s.get("edges", [])
             if counts and len(edges) == len(counts) + 1:
                 peak = max(range(len(counts)), key=lambda i: counts[i])
-                parts.append(f"{name}: {sum(counts)} values in {len(counts)} bins from {_fmt(float(edges[0]))} to "
-                             f"{_fmt(float(edges[-1]))}, most in [{_fmt(float(edges[peak]))}, {_fmt(float(edges[peak + 1]))}).")
+                parts.append(
+                    f"{name}: {sum(counts)} values in {len(counts)} bins from {_fmt(float(edges[0]))} to "
+                    f"{_fmt(float(edges[-1]))}, most in [{_fmt(float(edges[peak]))}, {_fmt(float(edges[peak + 1]))})."
+                )
             continue
-        pairs = [(x, _num(y)) for x, y in zip(s.get("x", []), s.get("y", []))]
+        pairs = [(x, _num(y)) for x, y in zip(s.get("x", []), s.get("y", []), strict=False)]
         if len(pairs) > 12:
             ys = [y for _, y in pairs if y is not None]
-            parts.append(f"{name}: {len(pairs)} points, {spec.get('y_label', 'y')} from {_fmt(min(ys))} to {_fmt(max(ys))}."
-                         if ys else f"{name}: no values.")
+            parts.append(
+                f"{name}: {len(pairs)} points, {spec.get('y_label', 'y')} from {_fmt(min(ys))} to {_fmt(max(ys))}."
+                if ys
+                else f"{name}: no values."
+            )
         else:
-            shown = ", ".join(f"{x if _num(x) is None else _fmt(_num(x))}: {'–' if y is None else _fmt(y)}" for x, y in pairs)
+            shown = ", ".join(
+                f"{x if _num(x) is None else _fmt(_num(x))}: {'–' if y is None else _fmt(y)}" for x, y in pairs
+            )
             parts.append(f"{name}: {shown}.")
     if kind == "heatmap":
         flat = [v for row in spec.get("values", []) for v in map(_num, row) if v is not None]
@@ -155,7 +178,7 @@ def distinct_parts(labels: list[str]) -> list[str]:
     prefix, suffix = common_affixes(labels)
     if not (prefix or suffix):
         return list(labels)
-    return [label[len(prefix): len(label) - len(suffix)] for label in labels]
+    return [label[len(prefix) : len(label) - len(suffix)] for label in labels]
 
 
 def common_affixes(labels: list[str]) -> tuple[str, str]:
@@ -169,12 +192,12 @@ def common_affixes(labels: list[str]) -> tuple[str, str]:
     prefix = first[:n]
     cut = max((prefix.rfind(c) for c in _SEPARATORS), default=-1)
     prefix = prefix[: cut + 1] if cut >= 0 else ""
-    rests = [label[len(prefix):] for label in labels]
+    rests = [label[len(prefix) :] for label in labels]
     shortest = min(rests, key=len)
     m = 0
     while m < len(shortest) and all(r[len(r) - 1 - m] == shortest[len(shortest) - 1 - m] for r in rests):
         m += 1
-    suffix = shortest[len(shortest) - m:] if m else ""
+    suffix = shortest[len(shortest) - m :] if m else ""
     cut = min((i for i, c in enumerate(suffix) if c in _SEPARATORS), default=None)
     suffix = suffix[cut:] if cut is not None else ""
     if any(len(r) - len(suffix) < 1 for r in rests):
@@ -251,7 +274,7 @@ def shorten_middle(text: str, width: float, size: float) -> str:
     if len(text) <= fits:
         return text
     tail = (fits - 1) // 2
-    return text[: fits - 1 - tail] + "…" + text[len(text) - tail:]
+    return text[: fits - 1 - tail] + "…" + text[len(text) - tail :]
 
 
 def _wrap(text: str, width: float, char: float, max_lines: int = 2) -> list[str]:
@@ -287,11 +310,15 @@ def _legend(names: list[str], refs: list[str], top: float, left: float) -> tuple
         if x + width > W - RIGHT and x > left:
             x, y = left, y + 15
         if kind == "ref":
-            parts.append(f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 20:.1f}" y2="{y - 4:.1f}" class="ref"/>'
-                         f'<text x="{x + 24:.1f}" y="{y:.1f}" class="lg">{escape(label)}</text>')
+            parts.append(
+                f'<line x1="{x:.1f}" y1="{y - 4:.1f}" x2="{x + 20:.1f}" y2="{y - 4:.1f}" class="ref"/>'
+                f'<text x="{x + 24:.1f}" y="{y:.1f}" class="lg">{escape(label)}</text>'
+            )
         else:
-            parts.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>'
-                         f'<text x="{x + 14:.1f}" y="{y:.1f}" class="lg">{escape(label)}</text>')
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>'
+                f'<text x="{x + 14:.1f}" y="{y:.1f}" class="lg">{escape(label)}</text>'
+            )
         x += width + 14
     return "".join(parts), y - top + 15
 
@@ -306,7 +333,7 @@ def _y_label(text: str, top: float, bottom: float) -> str:
     return "".join(
         f'<text x="{x}" y="{mid:.1f}" text-anchor="middle" class="al" transform="rotate(-90 {x} {mid:.1f})">'
         f"{escape(line)}</text>"
-        for x, line in zip(xs, lines)
+        for x, line in zip(xs, lines, strict=False)
     )
 
 
@@ -336,10 +363,19 @@ class _Axes:
 
     LEFT, BOTTOM, PLOT_H = 64, 50, 220
 
-    def __init__(self, x0: float, x1: float, y0: float, y1: float, top: float, integer_x: bool = False,
-                 x_domain: tuple[float | None, float | None] = (None, None),
-                 y_domain: tuple[float | None, float | None] = (None, None),
-                 log_x: bool = False, log_y: bool = False) -> None:
+    def __init__(
+        self,
+        x0: float,
+        x1: float,
+        y0: float,
+        y1: float,
+        top: float,
+        integer_x: bool = False,
+        x_domain: tuple[float | None, float | None] = (None, None),
+        y_domain: tuple[float | None, float | None] = (None, None),
+        log_x: bool = False,
+        log_y: bool = False,
+    ) -> None:
         # NOTE: the data's range is clipped to the metric's domain first: a
         # share's interval never reaches below 0 or above 1 on the page.
         x0, x1 = _clip(x0, *x_domain), _clip(x1, *x_domain)
@@ -380,18 +416,26 @@ class _Axes:
     def frame(self, spec: dict[str, Any], x_ticks: bool = True) -> str:
         left, top, bottom = self.LEFT, self.top, self.bottom
         parts = []
-        for t in (_decades(self.y0, self.y1) if self.log_y else _ticks(self.y0, self.y1)):
-            label = _fmt(10 ** t) if self.log_y else _fmt(t)
-            parts.append(f'<line x1="{left}" y1="{self.y(t):.1f}" x2="{W - RIGHT}" y2="{self.y(t):.1f}" class="grid"/>'
-                         f'<text x="{left - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tk">{label}</text>')
-        parts += [f'<line x1="{left}" y1="{bottom}" x2="{W - RIGHT}" y2="{bottom}" class="ax"/>',
-                  f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" class="ax"/>']
+        for t in _decades(self.y0, self.y1) if self.log_y else _ticks(self.y0, self.y1):
+            label = _fmt(10**t) if self.log_y else _fmt(t)
+            parts.append(
+                f'<line x1="{left}" y1="{self.y(t):.1f}" x2="{W - RIGHT}" y2="{self.y(t):.1f}" class="grid"/>'
+                f'<text x="{left - 6}" y="{self.y(t) + 4:.1f}" text-anchor="end" class="tk">{label}</text>'
+            )
+        parts += [
+            f'<line x1="{left}" y1="{bottom}" x2="{W - RIGHT}" y2="{bottom}" class="ax"/>',
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" class="ax"/>',
+        ]
         if x_ticks:
-            for t in (_decades(self.x0, self.x1) if self.log_x else _ticks(self.x0, self.x1, integer=self.integer_x)):
-                label = _fmt(10 ** t) if self.log_x else _fmt(t)
-                parts.append(f'<text x="{self.x(t):.1f}" y="{bottom + 16}" text-anchor="middle" class="tk">{label}</text>')
+            for t in _decades(self.x0, self.x1) if self.log_x else _ticks(self.x0, self.x1, integer=self.integer_x):
+                label = _fmt(10**t) if self.log_x else _fmt(t)
+                parts.append(
+                    f'<text x="{self.x(t):.1f}" y="{bottom + 16}" text-anchor="middle" class="tk">{label}</text>'
+                )
         x_label = _shorten(str(spec.get("x_label", "")), W - left - RIGHT, 11)
-        parts.append(f'<text x="{(left + W - RIGHT) / 2}" y="{bottom + 38}" text-anchor="middle" class="al">{escape(x_label)}</text>')
+        parts.append(
+            f'<text x="{(left + W - RIGHT) / 2}" y="{bottom + 38}" text-anchor="middle" class="al">{escape(x_label)}</text>'
+        )
         parts.append(_y_label(str(spec.get("y_label", "")), top, bottom))
         return "".join(parts)
 
@@ -402,11 +446,15 @@ class _Axes:
             v = _num(ref.get("value"))
             label = escape(str(ref.get("label", "")))
             if ref.get("axis", "y") == "y" and self.y0 <= v <= self.y1:
-                parts.append(f'<line x1="{self.LEFT}" y1="{self.y(v):.1f}" x2="{W - RIGHT}" y2="{self.y(v):.1f}" class="ref">'
-                             f"<title>{label}: {_fmt(v)}</title></line>")
+                parts.append(
+                    f'<line x1="{self.LEFT}" y1="{self.y(v):.1f}" x2="{W - RIGHT}" y2="{self.y(v):.1f}" class="ref">'
+                    f"<title>{label}: {_fmt(v)}</title></line>"
+                )
             elif ref.get("axis") == "x" and self.x0 <= v <= self.x1:
-                parts.append(f'<line x1="{self.x(v):.1f}" y1="{self.top}" x2="{self.x(v):.1f}" y2="{self.bottom}" class="ref">'
-                             f"<title>{label}: {_fmt(v)}</title></line>")
+                parts.append(
+                    f'<line x1="{self.x(v):.1f}" y1="{self.top}" x2="{self.x(v):.1f}" y2="{self.bottom}" class="ref">'
+                    f"<title>{label}: {_fmt(v)}</title></line>"
+                )
         return "".join(parts)
 
 
@@ -425,26 +473,35 @@ def _log_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """The spec with its log-scaled axes' values (series, domains, reference lines) in log10."""
     log_x, log_y = spec.get("x_scale") == "log", spec.get("y_scale") == "log"
     out = dict(spec)
-    out["series"] = [{**s, "x": [_log10(v) for v in s.get("x", [])] if log_x else s.get("x", []),
-                      "y": [_log10(v) for v in s.get("y", [])] if log_y else s.get("y", [])}
-                     for s in spec.get("series") or []]
+    out["series"] = [
+        {
+            **s,
+            "x": [_log10(v) for v in s.get("x", [])] if log_x else s.get("x", []),
+            "y": [_log10(v) for v in s.get("y", [])] if log_y else s.get("y", []),
+        }
+        for s in spec.get("series") or []
+    ]
     for axis, log in (("x", log_x), ("y", log_y)):
         domain = spec.get(f"{axis}_domain")
         if log:
             out[f"{axis}_domain"] = [_log10(v) for v in domain] if isinstance(domain, (list, tuple)) else [None, 0.0]
-    out["reference_lines"] = [{**r, "value": _log10(r["value"])} if (log_x if r.get("axis") == "x" else log_y) else r
-                              for r in spec.get("reference_lines", []) or []]
+    out["reference_lines"] = [
+        {**r, "value": _log10(r["value"])} if (log_x if r.get("axis") == "x" else log_y) else r
+        for r in spec.get("reference_lines", []) or []
+    ]
     return out
 
 
 def _references(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in spec.get("reference_lines", []) or [] if isinstance(r, dict) and _num(r.get("value")) is not None]
+    return [
+        r for r in spec.get("reference_lines", []) or [] if isinstance(r, dict) and _num(r.get("value")) is not None
+    ]
 
 
 def _plot_top(spec: dict[str, Any]) -> tuple[str, float]:
     """Legend under the title, and the plot's top edge below it."""
     names = [str(s.get("name", "")) for s in spec.get("series") or []]
-    refs = [f'{r.get("label", "")} ({_fmt(_num(r["value"]))})' for r in _references(spec)]
+    refs = [f"{r.get('label', '')} ({_fmt(_num(r['value']))})" for r in _references(spec)]
     legend, height = _legend(names, refs, 42, _Axes.LEFT)
     return legend, 36 + height + 10
 
@@ -460,8 +517,9 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
     categorical = any(_num(x) is None for s in series for x in s.get("x", []))
     if kind == "bar" or categorical:
         labels = list(dict.fromkeys(str(x) for s in series for x in s.get("x", [])))
-        ax = _Axes(0, max(len(labels), 1), min([0.0, *ys]), max([*ys, 0.0]) or 1.0, top,
-                   y_domain=axis_domain(spec, "y", kind))
+        ax = _Axes(
+            0, max(len(labels), 1), min([0.0, *ys]), max([*ys, 0.0]) or 1.0, top, y_domain=axis_domain(spec, "y", kind)
+        )
         parts = [ax.frame(spec, x_ticks=False)]
         band = (W - ax.LEFT - RIGHT) / max(len(labels), 1)
         # NOTE: cap the bar width: one category must not fill the chart.
@@ -470,19 +528,23 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
         n_bars = sum(len(s.get("y", [])) for s in series)
         for si, s in enumerate(series):
             color = PALETTE[si % len(PALETTE)]
-            for x, y in zip(s.get("x", []), s.get("y", [])):
+            for x, y in zip(s.get("x", []), s.get("y", []), strict=False):
                 v = _num(y)
                 if v is None:
                     continue
                 i = labels.index(str(x))
                 bx = ax.LEFT + band * i + (band - group) / 2 + width * si
                 top_y, base = ax.y(max(v, 0)), ax.y(min(v, 0))
-                parts.append(f'<rect x="{bx:.1f}" y="{top_y:.1f}" width="{width:.1f}" height="{max(base - top_y, 0.5):.1f}" fill="{color}">'
-                             f'<title>{escape(s.get("name", ""))} {escape(str(x))}: {_fmt(v)}</title></rect>')
+                parts.append(
+                    f'<rect x="{bx:.1f}" y="{top_y:.1f}" width="{width:.1f}" height="{max(base - top_y, 0.5):.1f}" fill="{color}">'
+                    f"<title>{escape(s.get('name', ''))} {escape(str(x))}: {_fmt(v)}</title></rect>"
+                )
                 # NOTE: a value label is written only where it fits over its own bar, so
                 # neighbouring labels never overlap (the tooltip and the text alternative hold every value).
                 if n_bars <= 16 and _text_width(_fmt(v), 9.5) <= width + 2:
-                    parts.append(f'<text x="{bx + width / 2:.1f}" y="{top_y - 3:.1f}" text-anchor="middle" class="bv">{_fmt(v)}</text>')
+                    parts.append(
+                        f'<text x="{bx + width / 2:.1f}" y="{top_y - 3:.1f}" text-anchor="middle" class="bv">{_fmt(v)}</text>'
+                    )
         shown_labels = distinct_parts(labels)
         widest = max((_text_width(t, 10) for t in shown_labels), default=0)
         # NOTE: every label when they fit their band, else every step-th, each cut to its room: never overlapping.
@@ -491,23 +553,36 @@ def _xy(spec: dict[str, Any], kind: str) -> tuple[str, float]:
         for i, label in enumerate(labels):
             if i % step == 0:
                 short = shorten_middle(shown_labels[i], band * step - 4, 10)
-                parts.append(f'<text x="{ax.LEFT + band * (i + 0.5):.1f}" y="{ax.bottom + 16}" text-anchor="middle" class="tk">'
-                             f"<title>{escape(label)}</title>{escape(short)}</text>")
+                parts.append(
+                    f'<text x="{ax.LEFT + band * (i + 0.5):.1f}" y="{ax.bottom + 16}" text-anchor="middle" class="tk">'
+                    f"<title>{escape(label)}</title>{escape(short)}</text>"
+                )
     else:
         xs = [v for s in series for v in map(_num, s.get("x", [])) if v is not None]
         y0 = min(ys, default=0.0)
         log_x, log_y = spec.get("x_scale") == "log", spec.get("y_scale") == "log"
         # NOTE: a non-negative quantity is drawn from zero, so a small change
         # does not look like a large one (on a linear axis; a log axis has no zero).
-        ax = _Axes(min(xs, default=0), max(xs, default=1), y0 if log_y else min(y0, 0.0), max(ys, default=1), top,
-                   integer_x=not log_x and bool(xs) and all(float(v).is_integer() for v in xs),
-                   x_domain=axis_domain(spec, "x", kind), y_domain=axis_domain(spec, "y", kind),
-                   log_x=log_x, log_y=log_y)
+        ax = _Axes(
+            min(xs, default=0),
+            max(xs, default=1),
+            y0 if log_y else min(y0, 0.0),
+            max(ys, default=1),
+            top,
+            integer_x=not log_x and bool(xs) and all(float(v).is_integer() for v in xs),
+            x_domain=axis_domain(spec, "x", kind),
+            y_domain=axis_domain(spec, "y", kind),
+            log_x=log_x,
+            log_y=log_y,
+        )
         parts = [ax.frame(spec)]
         for si, s in enumerate(series):
             color = PALETTE[si % len(PALETTE)]
-            pts = [(ax.x(_num(x)), ax.y(_num(y))) for x, y in zip(s.get("x", []), s.get("y", []))
-                   if _num(x) is not None and _num(y) is not None]
+            pts = [
+                (ax.x(_num(x)), ax.y(_num(y)))
+                for x, y in zip(s.get("x", []), s.get("y", []), strict=False)
+                if _num(x) is not None and _num(y) is not None
+            ]
             if kind == "line" and len(pts) > 1:
                 path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
                 parts.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
@@ -529,24 +604,33 @@ def _histogram(spec: dict[str, Any]) -> tuple[str, float]:
     tops = [c / max(sum(s.get("counts", [])), 1) for s in series for c in s.get("counts", [])]
     xs = edges_all + [_num(r["value"]) for r in _references(spec) if r.get("axis") == "x"]
     legend, top = _plot_top(spec)
-    ax = _Axes(min(xs, default=0), max(xs, default=1), 0, max(tops, default=1) or 1, top,
-               x_domain=axis_domain(spec, "x", "histogram"), y_domain=(0.0, 1.0))
+    ax = _Axes(
+        min(xs, default=0),
+        max(xs, default=1),
+        0,
+        max(tops, default=1) or 1,
+        top,
+        x_domain=axis_domain(spec, "x", "histogram"),
+        y_domain=(0.0, 1.0),
+    )
     # NOTE: the bars are shares of each series' items, whatever the spec's y label says.
     parts = [ax.frame({**spec, "y_label": _histogram_y_label(spec)})]
     overlaid = len(series) > 1
     for si, s in enumerate(series):
         color = PALETTE[si % len(PALETTE)]
         dash = DASHES[si % len(DASHES)] if overlaid else ""
-        outline = f' stroke-width="1.5" stroke-dasharray="{dash}"' if dash else ' stroke-width="1.5"' 
+        outline = f' stroke-width="1.5" stroke-dasharray="{dash}"' if dash else ' stroke-width="1.5"'
         edges, counts = s.get("edges", []), s.get("counts", [])
         total = max(sum(counts), 1)
         for i, c in enumerate(counts):
             x0, x1 = ax.x(float(edges[i])), ax.x(float(edges[i + 1]))
             y = ax.y(c / total)
-            parts.append(f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 0.5):.1f}" height="{ax.y(0) - y:.1f}" '
-                         f'fill="{color}" fill-opacity="{0.3 if overlaid else 0.55}" stroke="{color}"{outline}>'
-                         f'<title>{escape(s.get("name", ""))} [{_fmt(float(edges[i]))}, {_fmt(float(edges[i + 1]))}): '
-                         f"{c} ({_fmt(c / total)})</title></rect>")
+            parts.append(
+                f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 0.5):.1f}" height="{ax.y(0) - y:.1f}" '
+                f'fill="{color}" fill-opacity="{0.3 if overlaid else 0.55}" stroke="{color}"{outline}>'
+                f"<title>{escape(s.get('name', ''))} [{_fmt(float(edges[i]))}, {_fmt(float(edges[i + 1]))}): "
+                f"{c} ({_fmt(c / total)})</title></rect>"
+            )
     parts.append(ax.reference_lines(spec))
     parts.append(legend)
     return "".join(parts), ax.height
@@ -587,23 +671,33 @@ def _heatmap(spec: dict[str, Any]) -> tuple[str, float]:
             x, y = left + j * cw, top + i * ch
             fill = "#eeeeee" if f is None else _heat(0.5 if hi == lo else (f - lo) / (hi - lo))
             label = "" if f is None else _fmt(f)
-            parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" height="{ch:.1f}" fill="{fill}" stroke="#ffffff" stroke-width="0.5">'
-                         f"<title>{escape(rows[i])} / {escape(cols[j])}: {label or 'blank'}</title></rect>")
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cw:.1f}" height="{ch:.1f}" fill="{fill}" stroke="#ffffff" stroke-width="0.5">'
+                f"<title>{escape(rows[i])} / {escape(cols[j])}: {label or 'blank'}</title></rect>"
+            )
             if cw >= 30 and ch >= 14 and label:
-                parts.append(f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" text-anchor="middle" class="hv">{label}</text>')
+                parts.append(
+                    f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" text-anchor="middle" class="hv">{label}</text>'
+                )
     # A frame around the matrix: the lowest values are white, and would otherwise melt into the page.
-    parts.append(f'<rect x="{left:.1f}" y="{top}" width="{cw * n_cols:.1f}" height="{ch * n_rows:.1f}" fill="none" '
-                 'stroke="#d5d9de" stroke-width="1"/>')
+    parts.append(
+        f'<rect x="{left:.1f}" y="{top}" width="{cw * n_cols:.1f}" height="{ch * n_rows:.1f}" fill="none" '
+        'stroke="#d5d9de" stroke-width="1"/>'
+    )
     # NOTE: outlines are drawn after every cell, so no neighbour paints over them.
     for i, j in sorted(marked):
         if i < n_rows and j < n_cols:
-            parts.append(f'<rect x="{left + j * cw + 0.75:.1f}" y="{top + i * ch + 0.75:.1f}" width="{max(cw - 1.5, 0.5):.1f}" '
-                         f'height="{max(ch - 1.5, 0.5):.1f}" fill="none" stroke="#b00020" stroke-width="1.5"/>')
+            parts.append(
+                f'<rect x="{left + j * cw + 0.75:.1f}" y="{top + i * ch + 0.75:.1f}" width="{max(cw - 1.5, 0.5):.1f}" '
+                f'height="{max(ch - 1.5, 0.5):.1f}" fill="none" stroke="#b00020" stroke-width="1.5"/>'
+            )
     row_step = max(1, math.ceil(11 / ch))
     for i, r in enumerate(rows):
         if i % row_step == 0:
-            parts.append(f'<text x="{left - 4:.1f}" y="{top + i * ch + ch / 2 + 3:.1f}" text-anchor="end" class="tk">'
-                         f"<title>{escape(r)}</title>{escape(_shorten(r, left - 8, 9))}</text>")
+            parts.append(
+                f'<text x="{left - 4:.1f}" y="{top + i * ch + ch / 2 + 3:.1f}" text-anchor="end" class="tk">'
+                f"<title>{escape(r)}</title>{escape(_shorten(r, left - 8, 9))}</text>"
+            )
     col_step = max(1, math.ceil(11 / cw)) if turned else 1
     for j, c in enumerate(cols):
         if j % col_step:
@@ -611,25 +705,33 @@ def _heatmap(spec: dict[str, Any]) -> tuple[str, float]:
         cx = left + j * cw + cw / 2
         short = escape(_shorten(c, 110 if turned else cw, 9))
         if turned:
-            parts.append(f'<text x="{cx:.1f}" y="{bottom_y + 10:.1f}" text-anchor="end" class="tk" '
-                         f'transform="rotate(-60 {cx:.1f} {bottom_y + 10:.1f})"><title>{escape(c)}</title>{short}</text>')
+            parts.append(
+                f'<text x="{cx:.1f}" y="{bottom_y + 10:.1f}" text-anchor="end" class="tk" '
+                f'transform="rotate(-60 {cx:.1f} {bottom_y + 10:.1f})"><title>{escape(c)}</title>{short}</text>'
+            )
         else:
             parts.append(f'<text x="{cx:.1f}" y="{bottom_y + 13:.1f}" text-anchor="middle" class="tk">{short}</text>')
     y = bottom_y + label_room + 6
     if spec.get("x_label"):
-        parts.append(f'<text x="{(left + W - RIGHT) / 2:.1f}" y="{y + 8:.1f}" text-anchor="middle" class="al">'
-                     f'{escape(_shorten(str(spec["x_label"]), W - left - RIGHT, 11))}</text>')
+        parts.append(
+            f'<text x="{(left + W - RIGHT) / 2:.1f}" y="{y + 8:.1f}" text-anchor="middle" class="al">'
+            f"{escape(_shorten(str(spec['x_label']), W - left - RIGHT, 11))}</text>"
+        )
         y += 18
     parts.append(_y_label(str(spec.get("y_label", "")), top, bottom_y))
     # Colour key: five swatches from the lowest to the highest value.
     key_x = W - RIGHT - 5 * 16 - 70
     parts.append(f'<text x="{key_x - 4}" y="{y + 9:.1f}" text-anchor="end" class="lg">{_fmt(lo)}</text>')
     for k in range(5):
-        parts.append(f'<rect x="{key_x + 16 * k}" y="{y:.1f}" width="16" height="10" fill="{_heat(k / 4)}" stroke="#d5d9de" stroke-width="0.5"/>')
+        parts.append(
+            f'<rect x="{key_x + 16 * k}" y="{y:.1f}" width="16" height="10" fill="{_heat(k / 4)}" stroke="#d5d9de" stroke-width="0.5"/>'
+        )
     parts.append(f'<text x="{key_x + 84}" y="{y + 9:.1f}" class="lg">{_fmt(hi)}</text>')
     if marked:
-        parts.append(f'<rect x="{left:.1f}" y="{y:.1f}" width="12" height="10" fill="none" stroke="#b00020" stroke-width="1.5"/>'
-                     f'<text x="{left + 17:.1f}" y="{y + 9:.1f}" class="lg">outlined: marked cells</text>')
+        parts.append(
+            f'<rect x="{left:.1f}" y="{y:.1f}" width="12" height="10" fill="none" stroke="#b00020" stroke-width="1.5"/>'
+            f'<text x="{left + 17:.1f}" y="{y + 9:.1f}" class="lg">outlined: marked cells</text>'
+        )
     return "".join(parts), y + 20
 
 
@@ -672,12 +774,15 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
     if interval:
         interval = [_clip(float(v), d_lo, d_hi) for v in interval]  # an interval never leaves the metric's domain
     lo, hi = min(points), max(points)
-    if 0 <= lo and hi <= 1 and hi >= 0.1:
+    if lo >= 0 and hi <= 1 and hi >= 0.1:
         lo, hi = 0.0, 1.0  # shares, risks and accuracies: show their whole range
-    elif 0 <= lo and hi < 0.1:
+    elif lo >= 0 and hi < 0.1:
         # NOTE: tiny levels (fail 0.01, warn 0.001) on a 0-1 scale would sit on
         # top of each other: zoom to the data, still from zero.
-        lo, hi = 0.0, _nice_step(hi * 1.25, 4) * math.ceil(hi * 1.25 / _nice_step(hi * 1.25, 4) - 1e-9) if hi > 0 else 1.0
+        lo, hi = (
+            0.0,
+            _nice_step(hi * 1.25, 4) * math.ceil(hi * 1.25 / _nice_step(hi * 1.25, 4) - 1e-9) if hi > 0 else 1.0,
+        )
     else:
         pad = (hi - lo) * 0.15 or abs(hi) * 0.5 or 1.0
         # NOTE: a positive quantity (an epsilon) is shown from zero; a level
@@ -707,6 +812,7 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
         spot = _word_spot(x(a), x(b), busy, _text_width(zone, 10) + 6)
         if spot is not None:
             parts.append(f'<text x="{spot:.1f}" y="{y + h - 3.5}" text-anchor="middle" class="gz">{zone}</text>')
+
     # NOTE: each level's label leans away from the other level, so close
     # levels (warn 0.52, fail 0.55) never print over each other; levels too
     # close for two labels share one ("warn 0.001 · fail 0.01", at the fail line).
@@ -717,7 +823,9 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
         elif not outward and x(level) - 3 - _text_width(text, 10) < 0:
             outward = True
         width = _text_width(text, 10)
-        return (outward, x(level) + 3, x(level) + 3 + width) if outward else (outward, x(level) - 3 - width, x(level) - 3)
+        return (
+            (outward, x(level) + 3, x(level) + 3 + width) if outward else (outward, x(level) - 3 - width, x(level) - 3)
+        )
 
     levels = [(fail, f"fail {_fmt(fail)}", above)]
     if warn is not None:
@@ -733,18 +841,24 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
     for level, text, outward in levels:
         outward, _, _ = placed(level, text, outward)
         anchor, dx = ("start", 3) if outward else ("end", -3)
-        parts.append(f'<line x1="{x(level):.1f}" y1="{y - 12}" x2="{x(level):.1f}" y2="{y + h}" class="gl"/>'
-                     f'<text x="{x(level) + dx:.1f}" y="{y - 4}" text-anchor="{anchor}" class="tk">{text}</text>')
+        parts.append(
+            f'<line x1="{x(level):.1f}" y1="{y - 12}" x2="{x(level):.1f}" y2="{y + h}" class="gl"/>'
+            f'<text x="{x(level) + dx:.1f}" y="{y - 4}" text-anchor="{anchor}" class="tk">{text}</text>'
+        )
     cy = y + h / 2
     if interval:
         a, b = (x(float(v)) for v in interval)
-        parts.append(f'<line x1="{a:.1f}" y1="{cy}" x2="{b:.1f}" y2="{cy}" class="gi"/>'
-                     f'<line x1="{a:.1f}" y1="{cy - 5}" x2="{a:.1f}" y2="{cy + 5}" class="gi"/>'
-                     f'<line x1="{b:.1f}" y1="{cy - 5}" x2="{b:.1f}" y2="{cy + 5}" class="gi"/>')
+        parts.append(
+            f'<line x1="{a:.1f}" y1="{cy}" x2="{b:.1f}" y2="{cy}" class="gi"/>'
+            f'<line x1="{a:.1f}" y1="{cy - 5}" x2="{a:.1f}" y2="{cy + 5}" class="gi"/>'
+            f'<line x1="{b:.1f}" y1="{cy - 5}" x2="{b:.1f}" y2="{cy + 5}" class="gi"/>'
+        )
     parts.append(f'<circle cx="{x(value):.1f}" cy="{cy}" r="4.5" class="gv"/>')
     if compared is not None and t.get("compare", "estimate") != "estimate":
         cx = x(compared)
-        parts.append(f'<path d="M{cx - 5:.1f},{y + h + 8} L{cx + 5:.1f},{y + h + 8} L{cx:.1f},{y + h + 1} Z" class="gv"/>')
+        parts.append(
+            f'<path d="M{cx - 5:.1f},{y + h + 8} L{cx + 5:.1f},{y + h + 8} L{cx:.1f},{y + h + 1} Z" class="gv"/>'
+        )
     label = f"measured {value:.4g}"
     vx = min(max(x(value), left + _text_width(label, 10) / 2), right - _text_width(label, 10) / 2)
     parts.append(f'<text x="{vx:.1f}" y="{y + h + 19}" text-anchor="middle" class="gm">{label}</text>')
@@ -753,8 +867,12 @@ def render_gauge(rule: dict[str, Any]) -> Markup:
         parts.append(f'<text x="{left}" y="{y + h + 19}" class="tk">{_fmt(lo)}</text>')
     if vx + half < right - _text_width(_fmt(hi), 10) - 6:
         parts.append(f'<text x="{right}" y="{y + h + 19}" text-anchor="end" class="tk">{_fmt(hi)}</text>')
-    words = f"measured {_fmt(value)}" + (f", interval {_fmt(float(interval[0]))} to {_fmt(float(interval[1]))}" if interval else "")
-    words += f"; fail {'above' if above else 'below'} {_fmt(fail)}" + (f", warn {'above' if above else 'below'} {_fmt(warn)}" if warn is not None else "")
+    words = f"measured {_fmt(value)}" + (
+        f", interval {_fmt(float(interval[0]))} to {_fmt(float(interval[1]))}" if interval else ""
+    )
+    words += f"; fail {'above' if above else 'below'} {_fmt(fail)}" + (
+        f", warn {'above' if above else 'below'} {_fmt(warn)}" if warn is not None else ""
+    )
     return Markup(
         f'<svg class="gauge" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {y + h + 24}" role="img" '
         f'aria-label="{escape(words)}" preserveAspectRatio="xMinYMid meet"><title>{escape(words)}</title>{"".join(parts)}</svg>'

@@ -38,7 +38,12 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 def threshold_text(t: dict[str, Any]) -> str:
     parts = []
-    for key, word in (("fail_above", "fail if >"), ("warn_above", "warn if >"), ("fail_below", "fail if <"), ("warn_below", "warn if <")):
+    for key, word in (
+        ("fail_above", "fail if >"),
+        ("warn_above", "warn if >"),
+        ("fail_below", "fail if <"),
+        ("warn_below", "warn if <"),
+    ):
         if t.get(key) is not None:
             parts.append(f"{word} {fmt(t[key])}")
     return ", ".join(parts) + COMPARE_WORDS.get(t.get("compare", "interval"), "")
@@ -47,8 +52,12 @@ def threshold_text(t: dict[str, Any]) -> str:
 #: How each decision rule shows beside a threshold. The interval, the default, goes unsaid (each rule's
 #: decision says which ends decided, and a value without an interval is judged as it is); the estimate
 #: alone is named, so a report written before the interval became the default reads as it did.
-COMPARE_WORDS = {"interval": "", "estimate": " (on the estimate)", "lower": " (lower CI bound)",
-                 "upper": " (upper CI bound)"}
+COMPARE_WORDS = {
+    "interval": "",
+    "estimate": " (on the estimate)",
+    "lower": " (lower CI bound)",
+    "upper": " (upper CI bound)",
+}
 
 
 def interval_text(rule: dict[str, Any]) -> str:
@@ -153,8 +162,10 @@ def settle_text(rule: dict[str, Any]) -> str:
     if interval and rule.get("decided_on") == "interval":
         text = f"the interval [{fmt(interval[0])}, {fmt(interval[1])}] contains the {which} level {fmt(level)}"
     else:
-        text = f"the estimate {fmt(rule.get('value'))} and the compared bound {fmt(rule.get('compared_value'))} " \
-               f"lie on opposite sides of the {which} level {fmt(level)}"
+        text = (
+            f"the estimate {fmt(rule.get('value'))} and the compared bound {fmt(rule.get('compared_value'))} "
+            f"lie on opposite sides of the {which} level {fmt(level)}"
+        )
     if rule.get("records_to_settle"):
         used = f" (this run used {fmt(rule['sample_size'])})" if rule.get("sample_size") else ""
         text += f"; about {fmt(rule['records_to_settle'])} records would settle it{used}, if the estimate held"

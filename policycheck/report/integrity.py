@@ -86,7 +86,9 @@ def path_text(path: tuple[str | int, ...]) -> str:
 
 def _matches(path: tuple[str | int, ...], pattern: str) -> bool:
     parts = pattern.split(".")
-    return len(parts) == len(path) and all(p == "*" and isinstance(q, int) or p == str(q) for p, q in zip(parts, path))
+    return len(parts) == len(path) and all(
+        p == "*" and isinstance(q, int) or p == str(q) for p, q in zip(parts, path, strict=False)
+    )
 
 
 def is_context(path: tuple[str | int, ...]) -> bool:
@@ -125,8 +127,11 @@ def without_run_context(report: dict[str, Any]) -> dict[str, Any]:
 
     def strip(node: Any, path: tuple[str | int, ...]) -> Any:
         if isinstance(node, dict):
-            return {key: strip(value, (*path, key)) for key, value in node.items()
-                    if not is_context((*path, key)) and (*path, key) != ("provenance", "integrity")}
+            return {
+                key: strip(value, (*path, key))
+                for key, value in node.items()
+                if not is_context((*path, key)) and (*path, key) != ("provenance", "integrity")
+            }
         if isinstance(node, list):
             return [strip(value, (*path, i)) for i, value in enumerate(node)]
         return node

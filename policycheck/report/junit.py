@@ -27,9 +27,9 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from policycheck.engine.verdicts import fails_release
 from policycheck.report.formatting import VERDICT_WORDS, measured_text, threshold_text
 from policycheck.report.summary import Summary, summarize
-from policycheck.engine.verdicts import fails_release
 
 #: Characters XML 1.0 cannot carry, even escaped (control characters).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -75,7 +75,9 @@ def _system_out(rule: dict[str, Any]) -> str:
         lines.append(rule["verdict_reason"])
     if rule["waiver"]:
         w = rule["waiver"]
-        lines.append(f"waived (was {rule['verdict_before_waiver']}) by {w['approved_by']} until {w['expires']}: {w['reason']}")
+        lines.append(
+            f"waived (was {rule['verdict_before_waiver']}) by {w['approved_by']} until {w['expires']}: {w['reason']}"
+        )
     if rule["meaning"]:
         lines.append(f"what it means: {rule['meaning']}")
     if rule["remedy"] and rule["verdict"] in ("fail", "warn", "waived", "inconclusive"):
@@ -120,8 +122,13 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
         _el(case, "failure", rule["remedy"] or None, message=message, type="fail")
         outcome = "failure"
     elif verdict == "inconclusive" and fails_release(rule):
-        _el(case, "failure", rule.get("verdict_reason") or None,
-            message=f"{message} (inconclusive; on_inconclusive: fail)", type="inconclusive")
+        _el(
+            case,
+            "failure",
+            rule.get("verdict_reason") or None,
+            message=f"{message} (inconclusive; on_inconclusive: fail)",
+            type="inconclusive",
+        )
         outcome = "failure"
     elif verdict in ("warn", "fail", "inconclusive") and warn_fails:
         kind = {"warn": "warning", "fail": "advisory-fail", "inconclusive": "inconclusive"}[verdict]
@@ -153,8 +160,14 @@ def render_junit(report: dict[str, Any]) -> str:
     root = ET.Element("testsuites", name="policycheck")
     # NOTE: the Ant schema's timestamp has no time zone; report times are UTC.
     timestamp = report["generated_at"][:19]
-    suite = _el(root, "testsuite", name=f"{report['policy']['id']} on {report['release']['id']}",
-                timestamp=timestamp, package="policycheck", id="0")
+    suite = _el(
+        root,
+        "testsuite",
+        name=f"{report['policy']['id']} on {report['release']['id']}",
+        timestamp=timestamp,
+        package="policycheck",
+        id="0",
+    )
     props = _el(suite, "properties")
     properties = [
         ("tool", prov["tool"]),
@@ -191,7 +204,11 @@ def render_junit(report: dict[str, Any]) -> str:
     for el in (root, suite):
         for key, value in counts.items():
             el.set(key, str(value))
-    _el(suite, "system-out", f"policycheck {prov['tool_version']}: {VERDICT_WORDS[report['verdict']]} "
-                             f"(exit code {report['exit_code']})\n{summary.counts_text()}\n")
+    _el(
+        suite,
+        "system-out",
+        f"policycheck {prov['tool_version']}: {VERDICT_WORDS[report['verdict']]} "
+        f"(exit code {report['exit_code']})\n{summary.counts_text()}\n",
+    )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

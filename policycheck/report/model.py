@@ -23,7 +23,8 @@ class ThresholdOut(_Model):
     fail_below: float | None = None
     warn_below: float | None = None
     compare: Literal["interval", "estimate", "lower", "upper"] = Field(
-        description="The decision rule the threshold names (interval since 1.4, the default).")
+        description="The decision rule the threshold names (interval since 1.4, the default)."
+    )
 
 
 class WaiverOut(_Model):
@@ -72,8 +73,11 @@ class RuleOut(_Model):
     )
     value: float | None = Field(description="The metric's point estimate.")
     compared_value: float | None = Field(
-        description="The number that decided: the estimate, or the interval end that decided the verdict.")
-    raw: float | None = Field(default=None, description="The rate before the baseline is subtracted, when value is the excess.")
+        description="The number that decided: the estimate, or the interval end that decided the verdict."
+    )
+    raw: float | None = Field(
+        default=None, description="The rate before the baseline is subtracted, when value is the excess."
+    )
     baseline: float | None = Field(
         default=None, description="What an attacker gets without the release's individual information."
     )
@@ -192,7 +196,9 @@ class Provenance(_Model):
     policy_files: list[FileHash] = Field(description="The policy, then every file it extends.")
     data_files: list[FileHash]
     manifest: FileHash | None
-    metadata: FileHash | None = Field(None, description="The SDV metadata file the column roles were read from (since 1.2).")
+    metadata: FileHash | None = Field(
+        None, description="The SDV metadata file the column roles were read from (since 1.2)."
+    )
     seed: int
     confidence: float
     effective_policy: dict[str, Any] = Field(description="The policy after extends, as evaluated.")
@@ -229,7 +235,9 @@ class ConventionOut(_Model):
     peer: str = Field(description="The peer implementation (or paper) we differ from.")
     theirs: str
     ours: str
-    effect: ConventionEffect | None = Field(description="Measured on the demo data (bench/convention_effects.py), if it can show it.")
+    effect: ConventionEffect | None = Field(
+        description="Measured on the demo data (bench/convention_effects.py), if it can show it."
+    )
 
 
 class MethodOut(_Model):

@@ -22,7 +22,15 @@ from policycheck.core.escape import block
 from policycheck.io.files import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
-    VERDICT_WORDS, decision_text, fmt, is_excess, measured_text, percent, run_mark, settle_text, threshold_text,
+    VERDICT_WORDS,
+    decision_text,
+    fmt,
+    is_excess,
+    measured_text,
+    percent,
+    run_mark,
+    settle_text,
+    threshold_text,
 )
 from policycheck.report.junit import render_junit
 from policycheck.report.sarif import render_sarif
@@ -99,9 +107,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     env.autoescape = False
     # NOTE: merge-request comments render inline HTML: values from the data
     # (a column named <img src=x>) must show as text.
-    env.filters["md"] = lambda s: (
-        str(s).replace("<", "&lt;").replace("|", "\\|").replace("\n", " ")
-    )
+    env.filters["md"] = lambda s: str(s).replace("<", "&lt;").replace("|", "\\|").replace("\n", " ")
     return env.get_template("report.md.j2").render(r=report, s=summarize(report))
 
 
@@ -146,12 +152,18 @@ def report_inputs(report: dict[str, Any]) -> list[Path]:
     """Every file the report was made from (policies, manifest, metadata, data, ledgers, matrices), as paths here."""
     prov = report["provenance"]
     ran_in = Path(prov["working_directory"])
-    entries = [*prov["policy_files"], *prov["data_files"], *prov.get("referenced_files", []),
-               *(e for e in (prov.get("manifest"), prov.get("metadata")) if e)]
+    entries = [
+        *prov["policy_files"],
+        *prov["data_files"],
+        *prov.get("referenced_files", []),
+        *(e for e in (prov.get("manifest"), prov.get("metadata")) if e),
+    ]
     return [ran_in / e["path"] for e in entries]
 
 
-def write_reports(report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")) -> list[Path]:
+def write_reports(
+    report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")
+) -> list[Path]:
     """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths.
 
     ``pdf`` prints the HTML through headless Chromium (report/pdf.py) once the set is in place.

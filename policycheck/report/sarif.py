@@ -24,9 +24,9 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
 
+from policycheck.engine.verdicts import fails_release
 from policycheck.report.formatting import measured_text, threshold_text
 from policycheck.report.summary import summarize
-from policycheck.engine.verdicts import fails_release
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 EXIT_WORDS = {
@@ -96,8 +96,10 @@ def _location(rule: dict[str, Any], artifact_index: dict[str, int]) -> dict[str,
 def _message(rule: dict[str, Any]) -> str:
     verdict = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
     words = {"fail": "fails", "warn": "warns", "inconclusive": "is inconclusive"}[verdict]
-    text = (f"Rule {rule['id']} ({rule['metric']}) {words}: measured {measured_text(rule)}; "
-            f"threshold: {threshold_text(rule['threshold'])}.")
+    text = (
+        f"Rule {rule['id']} ({rule['metric']}) {words}: measured {measured_text(rule)}; "
+        f"threshold: {threshold_text(rule['threshold'])}."
+    )
     if rule.get("verdict_reason"):
         text += " " + rule["verdict_reason"]
     if rule["meaning"]:
@@ -156,7 +158,9 @@ def _artifacts(report: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, 
     for f, roles in files:
         if f["path"] not in index:
             index[f["path"]] = len(artifacts)
-            artifacts.append({"location": {"uri": artifact_uri(f["path"])}, "roles": roles, "hashes": {"sha-256": f["sha256"]}})
+            artifacts.append(
+                {"location": {"uri": artifact_uri(f["path"])}, "roles": roles, "hashes": {"sha-256": f["sha256"]}}
+            )
     return artifacts, index
 
 

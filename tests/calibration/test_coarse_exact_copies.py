@@ -19,8 +19,7 @@ from policycheck.methods.synthesizers import indhist, nonprivate
 pytestmark = pytest.mark.calibration
 
 DEMO = Path(__file__).resolve().parents[2] / "policycheck" / "demo_data"
-COLUMNS = ["age", "workclass", "education", "marital_status", "relationship", "race", "sex", "native_country",
-           "income"]
+COLUMNS = ["age", "workclass", "education", "marital_status", "relationship", "race", "sex", "native_country", "income"]
 
 
 def coarse(path: Path) -> pd.DataFrame:
@@ -37,36 +36,49 @@ def data():
 def policy(folder: Path, compare: str | None) -> pc.Policy:
     extra = f", compare: {compare}" if compare else ""
     path = folder / f"copies-{compare or 'default'}.policy.yaml"
-    path.write_text(f"""metadata: {{id: coarse-copies, title: Coarse copies, version: "1", owner: tests}}
+    path.write_text(
+        f"""metadata: {{id: coarse-copies, title: Coarse copies, version: "1", owner: tests}}
 attacker: {{model: no-box}}
 rules:
   - id: exact-copies
     metric: exact_copy_share
     threshold: {{fail_above: 0.01, warn_above: 0.001{extra}}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return pc.load_policy(path)
 
 
 def verdict(rules: pc.Policy, training: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, seed: int):
-    report = pc.check(rules, pc.Release(original=training, synthetic=[synthetic], holdout=holdout), seed=seed,
-                      executor="serial", progress=False)
+    report = pc.check(
+        rules,
+        pc.Release(original=training, synthetic=[synthetic], holdout=holdout),
+        seed=seed,
+        executor="serial",
+        progress=False,
+    )
     return report.rules[0]
 
 
 def test_judged_on_the_estimate_a_fifth_of_releases_that_copy_nothing_fail(data, tmp_path):
     training, holdout = data
     rules = policy(tmp_path, "estimate")
-    failed = [seed for seed in range(20)
-              if verdict(rules, training, holdout, indhist(training, 800, np.random.default_rng(seed)), seed)["verdict"]
-              == "fail"]
+    failed = [
+        seed
+        for seed in range(20)
+        if verdict(rules, training, holdout, indhist(training, 800, np.random.default_rng(seed)), seed)["verdict"]
+        == "fail"
+    ]
     assert failed == [4, 5, 14, 15]
 
 
 def test_decided_on_the_interval_no_release_that_copies_nothing_fails(data, tmp_path):
     training, holdout = data
     rules = policy(tmp_path, None)
-    found = [verdict(rules, training, holdout, indhist(training, 800, np.random.default_rng(seed)), seed)
-             for seed in range(20)]
+    found = [
+        verdict(rules, training, holdout, indhist(training, 800, np.random.default_rng(seed)), seed)
+        for seed in range(20)
+    ]
     assert "fail" not in {r["verdict"] for r in found}
     # seed 4: the excess 0.01125 with 95% interval [-0.01004, 0.03093] holds both 0 and the level 0.01.
     assert (found[4]["verdict"], found[4]["unsettled"]) == ("inconclusive", "fail")

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from calibration import synthesizers
 from calibration.datasets import adult, anes96, randhie, to_days
 from calibration.releases import BY_NAME, make_release
-from calibration import synthesizers
 
 pytestmark = pytest.mark.calibration
 

@@ -67,9 +67,12 @@ def test_an_adversarial_release_fails_on_every_seed_in_each_family_that_should_c
 @pytest.mark.parametrize("dataset, release", SAFE)
 def test_a_safe_or_dp_release_has_no_blocking_fail_on_95_percent_of_seeds(sweep, dataset, release):
     rows = _rows(sweep, dataset, release)
-    bad = {r["seed"]: r.get("error") or sorted(k for k, v in r["rules"].items()
-                                                if v["severity"] == "blocking" and v["verdict"] == "fail")
-           for r in rows if blocking_fail(r) or r["verdict"] == "error"}
+    bad = {
+        r["seed"]: r.get("error")
+        or sorted(k for k, v in r["rules"].items() if v["severity"] == "blocking" and v["verdict"] == "fail")
+        for r in rows
+        if blocking_fail(r) or r["verdict"] == "error"
+    }
     assert len(rows) - len(bad) >= SAFE_SHARE * len(rows), f"blocking FAIL or error on seeds {bad}"
 
 
@@ -77,5 +80,7 @@ def test_a_safe_or_dp_release_has_no_blocking_fail_on_95_percent_of_seeds(sweep,
 def test_no_rule_fails_more_than_two_and_a_half_percent_of_the_safe_releases(sweep, dataset):
     rates = safe_rule_rates(sweep, dataset)
     assert rates and all(r["releases"] >= len(CI.seeds) for r in rates.values())
-    too_many = {rule: f"{r['fail']:.1%} of {r['releases']}" for rule, r in rates.items() if r["fail"] > FALSE_FAIL_SHARE}
+    too_many = {
+        rule: f"{r['fail']:.1%} of {r['releases']}" for rule, r in rates.items() if r["fail"] > FALSE_FAIL_SHARE
+    }
     assert not too_many, f"false FAIL above {FALSE_FAIL_SHARE:.1%}: {too_many}"

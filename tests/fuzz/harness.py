@@ -16,6 +16,7 @@ process's peak memory, reset before the command (/proc/self/clear_refs).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -64,10 +65,8 @@ def _proc(path: str, key: str) -> int | None:
 
 
 def _reset_peak() -> None:
-    try:
+    with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux 4.0+)
-    except OSError:
-        pass
 
 
 def allowance(paths) -> int:
@@ -111,8 +110,9 @@ def run_cli(*args: str, inputs=None, counts=None, offenders=None) -> tuple[int, 
         allowed = allowance(inputs)
         if done["read"] > allowed:
             counts["reads beyond a cap"] += 1
-            offenders.append({"read": done["read"], "allowed": allowed, "args": list(map(str, args)),
-                              "inputs": _describe(inputs)})
+            offenders.append(
+                {"read": done["read"], "allowed": allowed, "args": list(map(str, args)), "inputs": _describe(inputs)}
+            )
         if done["memory"] > MEMORY_LIMIT:
             counts["memory over 1 GB"] += 1
             offenders.append({"memory": done["memory"], "args": list(map(str, args)), "inputs": _describe(inputs)})
@@ -138,7 +138,9 @@ def measured(args: list[str]) -> dict:
     read_after = _proc("/proc/self/io", "rchar:")
     exc = result.exception
     return {
-        "code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
+        "code": result.exit_code,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
         "read": None if read_before is None or read_after is None else read_after - read_before,
         "memory": (_proc("/proc/self/status", "VmHWM:") or 0) * 1024 - rss_before,
         "uncaught": f"{type(exc).__name__}: {exc}" if exc is not None and not isinstance(exc, SystemExit) else None,
@@ -170,10 +172,8 @@ class _Worker:
 
     def kill(self) -> None:
         global _WORKER
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.join()
         self.conn.close()
         _WORKER = None
@@ -209,9 +209,9 @@ def _warm_imports() -> None:
     import pyarrow.parquet  # noqa: F401
 
     import policycheck.interfaces.check  # noqa: F401
-    import policycheck.report.render  # noqa: F401
     import policycheck.interfaces.verify  # noqa: F401
     import policycheck.io.yaml_ruamel  # noqa: F401
+    import policycheck.report.render  # noqa: F401
 
 
 def _warm_up() -> None:
@@ -222,17 +222,35 @@ def _warm_up() -> None:
         base = Path(folder)
         rows = "age,sex,income\n" + "".join(f"{20 + i},{'MF'[i % 2]},{'ab'[i % 3 > 0]}\n" for i in range(12))
         for name in ("o", "s", "h"):
-            (base / f"{name}.csv").write_text(rows.replace("\n2", f"\n{ {'o': 2, 's': 3, 'h': 5}[name]}"))
+            (base / f"{name}.csv").write_text(rows.replace("\n2", f"\n{ {'o': 2, 's': 3, 'h': 5}[name] }"))
         (base / "p.yaml").write_text(
             'metadata: {id: w, title: W, version: "1", owner: t}\n'
             "attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex], secrets: [income]}\n"
             "rules:\n  - {id: c, metric: exact_copy_share, threshold: {fail_above: 0.5}}\n"
             "  - {id: d, metric: dcr_share, threshold: {fail_above: 0.9}}\n"
-            "  - {id: t, metric: three_way_marginal_tvd, threshold: {fail_above: 0.9}}\n")
+            "  - {id: t, metric: three_way_marginal_tvd, threshold: {fail_above: 0.9}}\n"
+        )
         os.chdir(base)
-        for args in (["validate", "p.yaml"], ["check", "p.yaml", "--original", "o.csv", "--synthetic", "s.csv",
-                                              "--holdout", "h.csv", "-o", "out", "-q", "--executor", "serial",
-                                              "--format", "json,html,md,junit,sarif"]):
+        for args in (
+            ["validate", "p.yaml"],
+            [
+                "check",
+                "p.yaml",
+                "--original",
+                "o.csv",
+                "--synthetic",
+                "s.csv",
+                "--holdout",
+                "h.csv",
+                "-o",
+                "out",
+                "-q",
+                "--executor",
+                "serial",
+                "--format",
+                "json,html,md,junit,sarif",
+            ],
+        ):
             measured(args)
         os.chdir("/")
 
@@ -299,8 +317,11 @@ def check_contract(code: int, stderr: str, files: tuple[str, ...], allowed=(0, 1
     assert code in allowed, f"exit {code}: {stderr}"
     if code == 2:
         # "finding: ..." lines report what loading noticed about the data; they are not errors.
-        lines = [line for line in stderr.splitlines()
-                 if line and not SUMMARY.match(line) and not line.startswith("finding: ")]
+        lines = [
+            line
+            for line in stderr.splitlines()
+            if line and not SUMMARY.match(line) and not line.startswith("finding: ")
+        ]
         assert lines, "exit 2 without an error line"
         for line in lines:
             match = LOCATED.match(line)
@@ -332,6 +353,7 @@ def collector(counts, failures):
     10,000 inputs broke the contract must see them all. Without the
     variable a failure fails the test, as usual.
     """
+
     def collect(fn, *args):
         if not os.environ.get("POLICYCHECK_FUZZ_COLLECT"):
             return fn(*args)

@@ -26,10 +26,9 @@ import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 import pytest
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SPECIAL, check_contract, clear, collector, make_special, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SPECIAL, check_contract, clear, collector, make_special, run_cli
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
@@ -57,9 +56,33 @@ SYN = "age,sex,income\n" + "".join(f"{22 + i},{'MF'[i % 2]},{'<=50K' if i % 4 el
 HOLD = "age,sex,income\n" + "".join(f"{40 + i},{'FM'[i % 2]},{'<=50K' if i % 3 else '>50K'}\n" for i in range(10))
 
 cells = st.one_of(
-    st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from(["", "NA", "nan", "inf", "-inf", "1e308", "-1e308", "9" * 30, "M", "F", "<=50K", ">50K",
-                     '"quoted, comma"', '"unterminated', "\x00", "é", "\ud83d", "1,5", "  ", "True", "2024-01-01"]),
+    st.integers(-(10**6), 10**6).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(
+        [
+            "",
+            "NA",
+            "nan",
+            "inf",
+            "-inf",
+            "1e308",
+            "-1e308",
+            "9" * 30,
+            "M",
+            "F",
+            "<=50K",
+            ">50K",
+            '"quoted, comma"',
+            '"unterminated',
+            "\x00",
+            "é",
+            "\ud83d",
+            "1,5",
+            "  ",
+            "True",
+            "2024-01-01",
+        ]
+    ),
     st.text(max_size=5),
 )
 headers = st.lists(st.sampled_from(["age", "sex", "income", "", "age", "x", "Unnamed: 0", "é"]), min_size=1, max_size=5)
@@ -89,11 +112,13 @@ NESTED = ["list", "struct", "map", "fixed_binary", "uuid", "duration"]
 def _column(draw, n, kinds):
     kind = draw(st.sampled_from(kinds))
     if kind == "int":
-        return pa.array(draw(st.lists(st.integers(-10**9, 10**9) | st.none(), min_size=n, max_size=n)), pa.int64())
+        return pa.array(draw(st.lists(st.integers(-(10**9), 10**9) | st.none(), min_size=n, max_size=n)), pa.int64())
     if kind == "bigint":
         return pa.array(draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n)), pa.uint64())
     if kind == "float":
-        return pa.array(draw(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.none(), min_size=n, max_size=n)))
+        return pa.array(
+            draw(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.none(), min_size=n, max_size=n))
+        )
     if kind == "str":
         return pa.array(draw(st.lists(st.text(max_size=4) | st.none(), min_size=n, max_size=n)), pa.string())
     if kind == "list":
@@ -105,8 +130,9 @@ def _column(draw, n, kinds):
     if kind == "fixed_binary":
         return pa.array(draw(st.lists(st.binary(min_size=4, max_size=4), min_size=n, max_size=n)), pa.binary(4))
     if kind == "uuid":
-        return pa.array(draw(st.lists(st.binary(min_size=16, max_size=16), min_size=n, max_size=n)),
-                        pa.binary(16)).cast(pa.uuid())
+        return pa.array(
+            draw(st.lists(st.binary(min_size=16, max_size=16), min_size=n, max_size=n)), pa.binary(16)
+        ).cast(pa.uuid())
     if kind == "duration":
         return pa.array(draw(st.lists(st.integers(0, 10**6), min_size=n, max_size=n)), pa.duration("s"))
     if kind == "binary":
@@ -129,8 +155,9 @@ def parquet_table(draw, kinds):
     if draw(st.integers(0, 9)) == 0:  # duplicate names: Feather and Parquet can hold them
         arrays = [_column(draw, n, kinds) for _ in names]
         return draw(st.sampled_from(["parquet", "feather"])), pa.Table.from_arrays(arrays, names=list(names))
-    table = pa.table({f"{name}" if names.count(name) == 1 else f"{name}{i}": _column(draw, n, kinds)
-                      for i, name in enumerate(names)})
+    table = pa.table(
+        {f"{name}" if names.count(name) == 1 else f"{name}{i}": _column(draw, n, kinds) for i, name in enumerate(names)}
+    )
     return draw(st.sampled_from(["parquet", "feather"])), table
 
 
@@ -165,12 +192,20 @@ def recoded(draw):
 
 
 #: Files that are no data: each must be refused at once, unread.
-special_files = st.tuples(st.just("special"), st.sampled_from(SPECIAL),
-                          st.sampled_from(["csv", "csv.gz", "parquet", "feather"]))
+special_files = st.tuples(
+    st.just("special"), st.sampled_from(SPECIAL), st.sampled_from(["csv", "csv.gz", "parquet", "feather"])
+)
 
 data_files = st.one_of(csv_bytes(), parquet_table(KINDS + NESTED), pandas_parquet(), recoded(), special_files)
-all_data_files = st.one_of(csv_bytes(), csv_bytes(), parquet_table(KINDS + NESTED), parquet_table(KINDS + NESTED),
-                           pandas_parquet(), recoded(), special_files)
+all_data_files = st.one_of(
+    csv_bytes(),
+    csv_bytes(),
+    parquet_table(KINDS + NESTED),
+    parquet_table(KINDS + NESTED),
+    pandas_parquet(),
+    recoded(),
+    special_files,
+)
 
 
 @pytest.fixture
@@ -207,15 +242,35 @@ def exercise(project, fuzzed, role):
         flush()
     files = {"original": "good.csv", "synthetic": "syn.csv", "holdout": "hold.csv"}
     files[role] = path.name
-    code, _, err = run_cli("check", "p.yaml", "--original", files["original"], "--synthetic", files["synthetic"],
-                           "--holdout", files["holdout"], "-o", "out", "-q", "--executor", "serial",
-                           inputs=[project / "p.yaml", *(project / f for f in files.values())], counts=COUNTS,
-                           offenders=OFFENDERS)
+    code, _, err = run_cli(
+        "check",
+        "p.yaml",
+        "--original",
+        files["original"],
+        "--synthetic",
+        files["synthetic"],
+        "--holdout",
+        files["holdout"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        inputs=[project / "p.yaml", *(project / f for f in files.values())],
+        counts=COUNTS,
+        offenders=OFFENDERS,
+    )
     check_contract(code, err, ("p.yaml", path.name, "good.csv", "syn.csv", "hold.csv"), allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
     if code == 3:
-        EXIT3.append({"kind": kind, "role": role, "error": err.strip()[:300],
-                      "input": repr(content)[:1500] if kind != "special" else content})
+        EXIT3.append(
+            {
+                "kind": kind,
+                "role": role,
+                "error": err.strip()[:300],
+                "input": repr(content)[:1500] if kind != "special" else content,
+            }
+        )
     if code == 2 and os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         COUNTS["exit 2: " + re.sub(r"[0-9'\"].*", "", err.splitlines()[0].split(": ", 1)[-1])[:50]] += 1
 
@@ -240,8 +295,18 @@ def flush():
     """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.data.{os.getpid()}", "w") as fh:
-            fh.write(json.dumps({"suite": "data", **COUNTS, "offenders": OFFENDERS[:20],
-                                 "failures": FAILURES[:20], "exit 3": EXIT3[:50]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "suite": "data",
+                        **COUNTS,
+                        "offenders": OFFENDERS[:20],
+                        "failures": FAILURES[:20],
+                        "exit 3": EXIT3[:50],
+                    }
+                )
+                + "\n"
+            )
 
 
 def teardown_module():

@@ -22,10 +22,19 @@ import re
 from collections import Counter
 
 import pytest
+from harness import (
+    DEFAULT_EXAMPLES,
+    FUZZ_EXAMPLES,
+    SPECIAL,
+    SUMMARY,
+    check_contract,
+    clear,
+    collector,
+    make_special,
+    run_cli,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES, SPECIAL, SUMMARY, check_contract, clear, collector, make_special, run_cli
 
 COUNTS: Counter = Counter()
 FAILURES: list = []
@@ -34,15 +43,59 @@ OFFENDERS: list = []
 UNPOSITIONED: Counter = Counter()
 collect = collector(COUNTS, FAILURES)
 
-METRICS = ["exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "mi_risk",
-           "dp_total_epsilon", "linkage_range_narrowing", "reconstruction_accuracy", "attribute_inference_advantage",
-           "dp_transition_epsilon", "nonsense_metric"]
+METRICS = [
+    "exact_copy_share",
+    "three_way_marginal_tvd",
+    "three_way_marginal_mre",
+    "dcr_share",
+    "mi_risk",
+    "dp_total_epsilon",
+    "linkage_range_narrowing",
+    "reconstruction_accuracy",
+    "attribute_inference_advantage",
+    "dp_transition_epsilon",
+    "nonsense_metric",
+]
 #: Metrics cheap enough on ten rows to run ``check`` for every fuzzed policy that validates.
 CHEAP = {"exact_copy_share", "three_way_marginal_tvd", "three_way_marginal_mre", "dcr_share", "dp_total_epsilon"}
-KEYS = ["metadata", "attacker", "rules", "waivers", "seed", "confidence", "extends", "id", "title", "version", "owner",
-        "description", "model", "quasi_identifiers", "secrets", "metric", "params", "threshold", "severity",
-        "rationale", "enabled", "fail_above", "warn_above", "fail_below", "warn_below", "compare", "rule", "reason",
-        "approved_by", "expires", "ticket", "delta", "ledger", "secret", "columns", "on_inconclusive"]
+KEYS = [
+    "metadata",
+    "attacker",
+    "rules",
+    "waivers",
+    "seed",
+    "confidence",
+    "extends",
+    "id",
+    "title",
+    "version",
+    "owner",
+    "description",
+    "model",
+    "quasi_identifiers",
+    "secrets",
+    "metric",
+    "params",
+    "threshold",
+    "severity",
+    "rationale",
+    "enabled",
+    "fail_above",
+    "warn_above",
+    "fail_below",
+    "warn_below",
+    "compare",
+    "rule",
+    "reason",
+    "approved_by",
+    "expires",
+    "ticket",
+    "delta",
+    "ledger",
+    "secret",
+    "columns",
+    "on_inconclusive",
+]
 
 VALID = {
     "metadata": {"id": "fuzz", "title": "Fuzz", "version": "1", "owner": "tests"},
@@ -58,15 +111,27 @@ VALID = {
 }
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12), st.sampled_from(KEYS + METRICS), st.just("9" * 5000), st.just("2099-02-30"),
-    st.just("x\ud83d"), st.just("a" * 5000), st.just("../../etc/passwd"), st.just("line\nbreak\x1b[31m"),
-    st.just("2099-01-31"), st.sampled_from(["blocking", "advisory", "upper", "lower", "estimate", "no-box"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(KEYS + METRICS),
+    st.just("9" * 5000),
+    st.just("2099-02-30"),
+    st.just("x\ud83d"),
+    st.just("a" * 5000),
+    st.just("../../etc/passwd"),
+    st.just("line\nbreak\x1b[31m"),
+    st.just("2099-01-31"),
+    st.sampled_from(["blocking", "advisory", "upper", "lower", "estimate", "no-box"]),
 )
 structures = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(KEYS) | st.text(max_size=6), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), children, max_size=5)
+    ),
     max_leaves=25,
 )
 
@@ -104,7 +169,7 @@ def mutated(draw):
         elif action == "duplicate" and isinstance(doc.get("rules"), list) and doc["rules"]:
             doc["rules"].append(copy.deepcopy(draw(st.sampled_from(doc["rules"]))))
         elif action == "number" and path:
-            parent[key] = draw(st.floats(allow_nan=True) | st.integers(-10**30, 10**30))
+            parent[key] = draw(st.floats(allow_nan=True) | st.integers(-(10**30), 10**30))
         if not isinstance(doc, dict):
             break
     return to_text(doc, draw(st.booleans()))
@@ -120,9 +185,9 @@ def garbled(draw):
         if action == "insert":
             text = text[:i] + piece + text[i:]
         elif action == "delete":
-            text = text[:i] + text[i + len(piece):]
+            text = text[:i] + text[i + len(piece) :]
         elif action == "replace":
-            text = text[:i] + piece + text[i + len(piece):]
+            text = text[:i] + piece + text[i + len(piece) :]
         else:
             text = text[:i]
     return text
@@ -165,8 +230,12 @@ def _parent(doc, path):
 policies = st.one_of(structures.map(lambda d: to_text(d, True)), mutated(), garbled())
 #: Mostly None; one example in twenty gets a file that is no policy in place of one of its inputs.
 specials = st.integers(0, 19).flatmap(
-    lambda i: st.none() if i else st.tuples(st.sampled_from(["p.yaml", "release.yaml", ".git/HEAD"]),
-                                            st.sampled_from(SPECIAL)))
+    lambda i: (
+        st.none()
+        if i
+        else st.tuples(st.sampled_from(["p.yaml", "release.yaml", ".git/HEAD"]), st.sampled_from(SPECIAL))
+    )
+)
 
 
 @pytest.fixture
@@ -200,8 +269,10 @@ def count_unpositioned(code: int, err: str) -> None:
                 UNPOSITIONED[re.sub(r"'[^']*'|\d+", "_", line)[:120]] += 1
 
 
-MANIFEST = ("release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
-            "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n")
+MANIFEST = (
+    "release: {id: fuzz}\noriginal: original.csv\nholdout: holdout.csv\n"
+    "synthetic:\n  - path: synthetic.csv\n    synthesizer: {name: copy, epsilon: 1.0, delta: 1e-6}\n"
+)
 
 
 def exercise(release, text: str, special=None) -> None:
@@ -239,17 +310,25 @@ def exercise(release, text: str, special=None) -> None:
         doc = json.loads(out)
     except json.JSONDecodeError:
         raise AssertionError(f"plan --json printed no JSON: {out[:200]!r}") from None
-    metrics = {e["metric"] for e in doc.get("evaluators", doc.get("evaluations", []))} if isinstance(doc, dict) else set()
+    metrics = (
+        {e["metric"] for e in doc.get("evaluators", doc.get("evaluations", []))} if isinstance(doc, dict) else set()
+    )
     if not metrics <= CHEAP:
         return
-    code, out, err = run_cli("check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial", **watch)
+    code, out, err = run_cli(
+        "check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q", "--executor", "serial", **watch
+    )
     check_contract(code, err, FILES, allowed=(0, 1, 2, 3))
     COUNTS[f"check exit {code}"] += 1
     if code == 3:
         # An evaluator failed on a valid policy: keep what it said and the input, to tell
         # a true evaluator failure (exit 3 is right) from invalid input or a bug.
-        EXIT3.append({"errors": [line.strip() for line in out.splitlines() if line.strip().startswith("error")],
-                      "input": text[:4000]})
+        EXIT3.append(
+            {
+                "errors": [line.strip() for line in out.splitlines() if line.strip().startswith("error")],
+                "input": text[:4000],
+            }
+        )
 
 
 @settings(max_examples=DEFAULT_EXAMPLES)
@@ -269,9 +348,19 @@ def flush():
     """Write the counts so far (a long counting run can be read before it ends)."""
     if os.environ.get("POLICYCHECK_FUZZ_REPORT"):
         with open(f"{os.environ['POLICYCHECK_FUZZ_REPORT']}.policies.{os.getpid()}", "w") as fh:
-            fh.write(json.dumps({"suite": "policies", **COUNTS, "failures": FAILURES[:20], "exit 3": EXIT3[:50],
-                                 "offenders": OFFENDERS[:20],
-                                 "without line:col": dict(UNPOSITIONED.most_common(30))}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "suite": "policies",
+                        **COUNTS,
+                        "failures": FAILURES[:20],
+                        "exit 3": EXIT3[:50],
+                        "offenders": OFFENDERS[:20],
+                        "without line:col": dict(UNPOSITIONED.most_common(30)),
+                    }
+                )
+                + "\n"
+            )
 
 
 def teardown_module():

@@ -10,17 +10,64 @@ parse or give one located line.
 from __future__ import annotations
 
 import pytest
+from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import DEFAULT_EXAMPLES, FUZZ_EXAMPLES
 from policycheck.core.errors import InvalidInput
 from policycheck.io.yamlio import parse_yaml
 
-TOKENS = ["{", "}", "[", "]", ",", ": ", ":", "? ", "- ", "&a ", "*a", "&b ", "*b", "<<: ", "<<", "a", "b", "1", "\n",
-          "  ", "'", '"', "#", "~", "null", "---", "...", "|", ">", "!a ", "!!map ", "!!seq ", "!!set ", "!!omap ",
-          "!!pairs ", "!!str ", "!!int ", "!!float ", "!!bool ", "!!null ", "!!timestamp ", "!!binary ",
-          "!!python/tuple ", "0x", "0o", "1.5", ".inf", "2024-01-01", "%YAML 1.1\n"]
+TOKENS = [
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ": ",
+    ":",
+    "? ",
+    "- ",
+    "&a ",
+    "*a",
+    "&b ",
+    "*b",
+    "<<: ",
+    "<<",
+    "a",
+    "b",
+    "1",
+    "\n",
+    "  ",
+    "'",
+    '"',
+    "#",
+    "~",
+    "null",
+    "---",
+    "...",
+    "|",
+    ">",
+    "!a ",
+    "!!map ",
+    "!!seq ",
+    "!!set ",
+    "!!omap ",
+    "!!pairs ",
+    "!!str ",
+    "!!int ",
+    "!!float ",
+    "!!bool ",
+    "!!null ",
+    "!!timestamp ",
+    "!!binary ",
+    "!!python/tuple ",
+    "0x",
+    "0o",
+    "1.5",
+    ".inf",
+    "2024-01-01",
+    "%YAML 1.1\n",
+]
 documents = st.lists(st.sampled_from(TOKENS), max_size=30).map("".join)
 
 

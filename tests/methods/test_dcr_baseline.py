@@ -40,7 +40,7 @@ def test_out_of_range_and_in_range_records_are_searched_alike():
     lo, span = real.x.min(), real.x.max() - real.x.min()
     brute = [
         np.min((np.minimum(np.abs(real.x.to_numpy() - x) / span, 1.0) + (real.c.to_numpy() != c)) / 2)
-        for x, c in zip(synthetic.x, synthetic.c)
+        for x, c in zip(synthetic.x, synthetic.c, strict=False)
     ]
     assert lo >= 0 and found == pytest.approx(brute, abs=1e-12)
 

@@ -15,14 +15,14 @@ def normal(x: float, mean: float, var: float) -> float:
 
 def test_the_gaussian_kde_is_scotts_kernel_mean_by_hand():
     # two points 0 and 1: variance 0.5 (ddof 1) times Scott's factor 2^(-1/5) squared
-    var = 0.5 * 2 ** -0.4
+    var = 0.5 * 2**-0.4
     got = gaussian_kde_density(np.array([[0.5]]), np.array([[0.0], [1.0]]))
     assert got[0] == pytest.approx(normal(0.5, 0.0, var), rel=1e-12)
 
 
 def test_leave_one_out_drops_the_querys_own_kernel():
     # points 0, 1, 3: variance 7/3, factor 3^(-1/5); at 0 without itself: the mean of the other two kernels
-    var = 7 / 3 * 3 ** -0.4
+    var = 7 / 3 * 3**-0.4
     got = gaussian_kde_density(np.array([[0.0]]), np.array([[0.0], [1.0], [3.0]]), exclude_self=np.array([0]))
     assert got[0] == pytest.approx((normal(0.0, 1.0, var) + normal(0.0, 3.0, var)) / 2, rel=1e-9)
 

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policycheck.execution.executor import SerialExecutor
-
 from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods import nearest_neighbours
 from policycheck.methods.gower import fit_gower, gower_sums
@@ -234,8 +233,9 @@ def test_the_walk_stack_holds_the_root_and_the_widest_node_of_every_depth():
     assert tree.stack == 1 + 1000 + widest
     # The first query pushes 999 siblings at once: the search still agrees with the brute force.
     queries = np.column_stack([rng.integers(0, 1200, 200), rng.integers(0, 3, 200), rng.random(200)]).astype(float)
-    assert np.array_equal(tree_search(queries, reference.astype(float), 2),
-                          brute_force_search(queries, reference.astype(float)))
+    assert np.array_equal(
+        tree_search(queries, reference.astype(float), 2), brute_force_search(queries, reference.astype(float))
+    )
 
 
 @pytest.mark.parametrize("columns", [30, 3])
@@ -285,13 +285,17 @@ def test_the_compiled_recompute_of_the_chosen_distance_is_gower_sums_bit_for_bit
 
     rng = np.random.default_rng(5)
     n, kinds = 2000, np.array([1, 1, 0, 0, 0], dtype=np.int8)
+
     def rows(m):
         x = np.column_stack([rng.integers(-1, 3, m), rng.integers(0, 5, m), rng.random((m, 3))]).astype(float)
         x[:, 2:][rng.random((m, 3)) < 0.1] = -1.0  # missing numeric values
         return x
+
     queries, reference = rows(n), rows(300)
     index = rng.integers(0, 300, n)
-    assert _sums_to(queries, reference, index, kinds).tobytes() == gower_sums(queries, reference[index], kinds).tobytes()
+    assert (
+        _sums_to(queries, reference, index, kinds).tobytes() == gower_sums(queries, reference[index], kinds).tobytes()
+    )
 
 
 def test_prefix_tree_run_ends_are_the_next_run_start_at_every_depth():
@@ -310,8 +314,14 @@ def test_prefix_tree_order_from_packed_codes_is_the_order_of_every_code():
     from policycheck.methods.nearest_neighbours import build_prefix_tree
 
     rng = np.random.default_rng(9)
-    reference = np.column_stack([rng.integers(-1, 3, 5000), rng.integers(0, 20, 5000), rng.integers(-1, 2, 5000),
-                                 rng.choice([0.1, 0.2, 0.3], 5000)]).astype(float)
+    reference = np.column_stack(
+        [
+            rng.integers(-1, 3, 5000),
+            rng.integers(0, 20, 5000),
+            rng.integers(-1, 2, 5000),
+            rng.choice([0.1, 0.2, 0.3], 5000),
+        ]
+    ).astype(float)
     tree = build_prefix_tree(reference, 3)
     # np.lexsort on every column (last key first) is the definition of the order.
     assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (3, 2, 1, 0)]).tolist()
@@ -322,8 +332,9 @@ def test_prefix_tree_order_is_the_same_when_the_codes_span_too_many_values_to_co
 
     # 300 rows whose packed codes span 100 x 100 values (over 4 x 300): sorted by lexsort, not counted.
     rng = np.random.default_rng(10)
-    reference = np.column_stack([rng.integers(0, 100, 300), rng.integers(0, 100, 300),
-                                 rng.choice([0.1, 0.2], 300)]).astype(float)
+    reference = np.column_stack(
+        [rng.integers(0, 100, 300), rng.integers(0, 100, 300), rng.choice([0.1, 0.2], 300)]
+    ).astype(float)
     tree = build_prefix_tree(reference, 2)
     assert tree.original.tolist() == np.lexsort([reference[:, d] for d in (2, 1, 0)]).tolist()
 
@@ -341,8 +352,9 @@ def test_prefix_tree_in_a_column_order_is_the_tree_of_the_reordered_rows():
     from policycheck.methods.nearest_neighbours import build_prefix_tree
 
     rng = np.random.default_rng(4)
-    reference = np.column_stack([rng.random(400), rng.integers(0, 5, 400), rng.integers(-1, 3, 400),
-                                 rng.random(400)]).astype(float)
+    reference = np.column_stack(
+        [rng.random(400), rng.integers(0, 5, 400), rng.integers(-1, 3, 400), rng.random(400)]
+    ).astype(float)
     columns = np.array([2, 1, 3, 0])
     made = []
 

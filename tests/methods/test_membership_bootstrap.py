@@ -25,7 +25,7 @@ def sorted_resample_counts(members, non_members, levels, rng, resamples):
 
 def sorted_resample_interval(members, non_members, levels, rng, resamples, confidence):
     guessed, hits = sorted_resample_counts(members, non_members, levels, rng, resamples)
-    boot = np.array([(float(np.mean(h / g)) - 0.5) * 2.0 for g, h in zip(guessed, hits)])
+    boot = np.array([(float(np.mean(h / g)) - 0.5) * 2.0 for g, h in zip(guessed, hits, strict=False)])
     alpha = 1.0 - confidence
     return float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2))
 
@@ -55,8 +55,9 @@ def test_counts_equal_the_sorted_resamples(kind, sizes, levels):
 def test_interval_equals_the_sorted_bootstrap_bit_for_bit(kind):
     members, non_members = dcrs(kind, 3000, 3000, seed=11)
     levels = [0.5, 0.25, 0.2, 0.01]
-    test = membership_inference_test(members, non_members, levels, np.random.default_rng(20261121),
-                                     confidence=0.975, resamples=200)
+    test = membership_inference_test(
+        members, non_members, levels, np.random.default_rng(20261121), confidence=0.975, resamples=200
+    )
     expected = sorted_resample_interval(members, non_members, levels, np.random.default_rng(20261121), 200, 0.975)
     assert test.risk_interval == expected
 

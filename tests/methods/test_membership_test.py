@@ -60,7 +60,9 @@ def test_risk_has_expectation_zero_when_members_and_non_members_are_alike():
     risks = []
     for members in combinations(range(4), 2):
         rest = [i for i in range(4) if i not in members]
-        test = membership_inference_test(dcr[list(members)], dcr[rest], [0.5, 0.25], np.random.default_rng(0), resamples=20)
+        test = membership_inference_test(
+            dcr[list(members)], dcr[rest], [0.5, 0.25], np.random.default_rng(0), resamples=20
+        )
         risks.append(test.risk)
     assert np.mean(risks) == pytest.approx(0.0, abs=1e-12)
     assert np.mean(np.maximum(risks, 0.0)) > 0.1

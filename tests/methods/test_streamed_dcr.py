@@ -20,12 +20,14 @@ TYPES = {"x": ColumnType.NUMERIC, "y": ColumnType.NUMERIC, "c": ColumnType.CATEG
 
 def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
     # Few distinct values, so exact ties between shards are common.
-    return pd.DataFrame({
-        "x": rng.choice([0.0, 0.5, 1.0, np.nan], n),
-        "y": rng.integers(0, 4, n).astype(float),
-        "c": rng.choice(["a", "b", "c"], n).astype(object),
-        "k": rng.choice(["u", "v"], n).astype(object),
-    })
+    return pd.DataFrame(
+        {
+            "x": rng.choice([0.0, 0.5, 1.0, np.nan], n),
+            "y": rng.integers(0, 4, n).astype(float),
+            "c": rng.choice(["a", "b", "c"], n).astype(object),
+            "k": rng.choice(["u", "v"], n).astype(object),
+        }
+    )
 
 
 def write_parquet(frame: pd.DataFrame, path, row_group_size: int) -> None:
@@ -57,7 +59,8 @@ def test_streamed_search_equals_the_in_memory_search(tmp_path, monkeypatch, para
     enc = streamed_enc
     x_tr, x_ho, x_sy = enc.encode(train), enc.encode(hold), enc.encode(syn)
     expected = closest_records(
-        [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho), SearchJob(x_tr, x_sy), SearchJob(x_ho, x_sy)], enc.kinds)
+        [SearchJob(x_sy, x_tr), SearchJob(x_sy, x_ho), SearchJob(x_tr, x_sy), SearchJob(x_ho, x_sy)], enc.kinds
+    )
     if parallel:
         with LocalProcessExecutor(2) as executor:
             to_real, from_real = streamed_closest_records(shards, enc, [x_tr, x_ho], executor)

@@ -61,7 +61,7 @@ def test_direct_and_sorted_cell_counts_are_the_same_arrays(monkeypatch):
     direct = utility.joint_counts(ids_d, ids_s, 42_000)
     monkeypatch.setattr(utility, "DIRECT_CELLS", 10)
     by_sorting = utility.joint_counts(ids_d, ids_s, 42_000)
-    for a, b in zip(direct, by_sorting):
+    for a, b in zip(direct, by_sorting, strict=False):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     # Every cell either set occupies, in id order: the union's size.
     assert direct[0].size == np.union1d(ids_d, ids_s).size

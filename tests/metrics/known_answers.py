@@ -79,8 +79,12 @@ def run_case(case: dict[str, Any], folder: Path) -> dict[str, Any]:
     """report.json's record of the case's one rule."""
     import policycheck as pc
 
-    rule = {"id": "case", "metric": case["metric"], "params": case.get("params", {}),
-            "threshold": {**_threshold(case["metric"]), "compare": "estimate"}}
+    rule = {
+        "id": "case",
+        "metric": case["metric"],
+        "params": case.get("params", {}),
+        "threshold": {**_threshold(case["metric"]), "compare": "estimate"},
+    }
     policy = {
         "metadata": {"id": f"case-{case['name']}", "title": case["name"], "version": "1", "owner": "tests"},
         "attacker": case.get("attacker", DEFAULT_ATTACKER),
@@ -96,8 +100,9 @@ def run_case(case: dict[str, Any], folder: Path) -> dict[str, Any]:
         columns=case.get("columns"),
         synthesizer=case.get("synthesizer"),
     )
-    report = pc.check(pc.load_policy(path, release), release, seed=case.get("seed", 0), executor="serial",
-                      progress=False)
+    report = pc.check(
+        pc.load_policy(path, release), release, seed=case.get("seed", 0), executor="serial", progress=False
+    )
     (found,) = [r for r in report.rules if r["id"] == "case"]
     return found
 
@@ -117,7 +122,11 @@ def mismatches(expected: Any, actual: Any, tolerance: float, where: str = "") ->
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return [f"{where}: expected {expected!r}, got {actual!r}"]
-        return [m for i, (e, a) in enumerate(zip(expected, actual)) for m in mismatches(e, a, tolerance, f"{where}[{i}]")]
+        return [
+            m
+            for i, (e, a) in enumerate(zip(expected, actual, strict=False))
+            for m in mismatches(e, a, tolerance, f"{where}[{i}]")
+        ]
     if isinstance(expected, (int, float)) and not isinstance(expected, bool) and isinstance(actual, (int, float)):
         if math.isclose(float(actual), float(expected), rel_tol=0.0, abs_tol=tolerance):
             return []

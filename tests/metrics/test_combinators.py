@@ -30,8 +30,9 @@ def test_the_highest_risk_is_the_worst():
 
 
 def test_the_lowest_protection_is_the_worst():
-    sets = worst_of_sets(_ctx("a", "b", "c"), 0.95, _scores(a=0.6, b=0.9, c=0.3), lambda m: m["score"],
-                         higher_is_worse=False)
+    sets = worst_of_sets(
+        _ctx("a", "b", "c"), 0.95, _scores(a=0.6, b=0.9, c=0.3), lambda m: m["score"], higher_is_worse=False
+    )
     assert sets.worst["synthetic"] == "c"
 
 

@@ -15,9 +15,12 @@ def test_two_auc_minus_one_of_the_density_ratio_with_the_holdout_left_out_of_its
     # p_synthetic: a 1, b c d e^-1. p_holdout (a holdout record without itself): e^-1 for every record.
     # Ratios: a e, b 1, c 1, d 1: training {e, 1} against holdout {1, 1}: AUC (2 + 2 * 0.5) / 4 = 0.75.
     release = Release(
-        "tiny", Dataset("original", "training", pd.DataFrame({"c": ["a", "b"]})),
+        "tiny",
+        Dataset("original", "training", pd.DataFrame({"c": ["a", "b"]})),
         (Dataset("synthetic", "s", pd.DataFrame({"c": ["a", "a"]})),),
-        Dataset("holdout", "holdout", pd.DataFrame({"c": ["c", "d"]})), {"c": ColumnType.CATEGORICAL})
+        Dataset("holdout", "holdout", pd.DataFrame({"c": ["c", "d"]})),
+        {"c": ColumnType.CATEGORICAL},
+    )
     ctx = EvaluationContext(release, AttackerView("no-box", (), ()), seed=1)
     result = density_membership_risk(ctx, DensityParams(isolated_share=1.0, bootstrap_resamples=20), {})
     assert result.value == pytest.approx(2 * 0.75 - 1)

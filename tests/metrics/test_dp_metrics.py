@@ -12,11 +12,11 @@ import pytest
 from pydantic import ValidationError
 
 from policycheck.methods.dp.composition import compose
-from policycheck.release.mechanism import Mechanism
 from policycheck.methods.reconstruction.game import AttributeInferenceGame
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError
 from policycheck.metrics.reconstruction import game_need
+from policycheck.release.mechanism import Mechanism
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 
 TYPES = {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}
@@ -53,15 +53,17 @@ def evaluate(name: str, rel: Release, base_dir: Path | None = None, needs=None, 
 
 
 def test_transition_delta_of_figure_1_is_0_0006():
-    result = evaluate("dp_transition_delta", release(None), family="multinomial_dirichlet", n=5, alpha=0.5,
-                      target_epsilon=2)
+    result = evaluate(
+        "dp_transition_delta", release(None), family="multinomial_dirichlet", n=5, alpha=0.5, target_epsilon=2
+    )
     assert round(result.value, 4) == 0.0006
     assert result.details["offending_cells"] == 8
 
 
 def test_transition_heatmap_is_figure_2_with_the_eight_cells_marked():
-    result = evaluate("dp_transition_delta", release(None), family="multinomial_dirichlet", n=5, alpha=[0.5, 0.5],
-                      target_epsilon=2)
+    result = evaluate(
+        "dp_transition_delta", release(None), family="multinomial_dirichlet", n=5, alpha=[0.5, 0.5], target_epsilon=2
+    )
     chart = result.charts[0]
     assert chart["kind"] == "heatmap"
     assert chart["row_labels"][0] == "(0, 5) vs (1, 4)"
@@ -129,15 +131,22 @@ def test_ledger_entry_of_this_release_is_not_counted_twice(tmp_path):
     (tmp_path / "l.yaml").write_text(
         "ledger_version: 1\nreleases:\n  - id: adult-2026\n    mechanisms:\n      - {epsilon: 0.5}\n"
     )
-    result = evaluate("dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5)), base_dir=tmp_path,
-                      delta=0.0, accountant="basic", ledger="l.yaml")
+    result = evaluate(
+        "dp_total_epsilon",
+        release(SynthesizerInfo("a", epsilon=0.5)),
+        base_dir=tmp_path,
+        delta=0.0,
+        accountant="basic",
+        ledger="l.yaml",
+    )
     assert result.value == pytest.approx(0.5)
     assert "counted once" in result.notes[0]
 
 
 def test_set_without_a_dp_claim_makes_the_total_infinite():
-    result = evaluate("dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5), SynthesizerInfo("nonprivate")),
-                      delta=1e-6)
+    result = evaluate(
+        "dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5), SynthesizerInfo("nonprivate")), delta=1e-6
+    )
     assert math.isinf(result.value)
     assert result.details["total_epsilon"] is None and result.details["infinite"]
     assert "synthetic[1]" in result.notes[0]
@@ -152,8 +161,12 @@ def test_renyi_accountant_for_an_epsilon_delta_only_set_is_refused_before_runnin
     # Found by the policy fuzz suite: accountant rdp on a set declaring (epsilon, delta) ended in exit 3.
     rel = release(SynthesizerInfo("a", epsilon=1.0, delta=1e-6))
     assert _accountant_problems(rel, delta=1e-5, accountant="rdp") == [
-        (("accountant",), "accountant 'rdp' cannot account for this release's declared mechanisms: an (epsilon, "
-                          "delta)-only mechanism has no Renyi curve; use one of 'best', 'basic', 'advanced', 'pld'")]
+        (
+            ("accountant",),
+            "accountant 'rdp' cannot account for this release's declared mechanisms: an (epsilon, "
+            "delta)-only mechanism has no Renyi curve; use one of 'best', 'basic', 'advanced', 'pld'",
+        )
+    ]
     assert _accountant_problems(rel, delta=1e-5, accountant="pld") == []
 
 
@@ -166,8 +179,13 @@ def test_pld_accountant_for_a_zcdp_set_is_refused_and_rdp_needs_a_positive_delta
 
 def test_missing_ledger_is_an_evaluation_error_naming_the_file(tmp_path):
     with pytest.raises(EvaluationError, match=r"ledger .*gone\.yaml: file not found"):
-        evaluate("dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5)), base_dir=tmp_path,
-                 delta=1e-6, ledger="gone.yaml")
+        evaluate(
+            "dp_total_epsilon",
+            release(SynthesizerInfo("a", epsilon=0.5)),
+            base_dir=tmp_path,
+            delta=1e-6,
+            ledger="gone.yaml",
+        )
 
 
 def test_invalid_declared_mechanism_names_the_set():
@@ -178,8 +196,13 @@ def test_invalid_declared_mechanism_names_the_set():
 
 def test_example_ledger_is_counted_by_the_budget_rule():
     policies = Path(__file__).resolve().parents[2] / "policies"
-    result = evaluate("dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.3)), base_dir=policies,
-                      delta=1e-6, ledger="ledgers/adult.ledger.yaml")
+    result = evaluate(
+        "dp_total_epsilon",
+        release(SynthesizerInfo("a", epsilon=0.3)),
+        base_dir=policies,
+        delta=1e-6,
+        ledger="ledgers/adult.ledger.yaml",
+    )
     assert result.details["sets_counted"] == 4
     assert 0.3 < result.value < 2.0
 
@@ -220,16 +243,23 @@ def test_attribute_game_guesses_bound_epsilon_against_the_claim():
     params = spec.params(secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
     truth = np.array([0, 1] * 25)
     game = AttributeInferenceGame(truth, truth.copy(), truth.astype(float), {"attack": "lp"})
-    result = evaluate("dp_epsilon_excess_attribute", rel, needs={game_need(params): game},
-                      secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
+    result = evaluate(
+        "dp_epsilon_excess_attribute",
+        rel,
+        needs={game_need(params): game},
+        secret="c",
+        synthesizer="nonprivate",
+        claimed_epsilon=0.5,
+    )
     lower = 0.05 ** (1 / 50)  # 50 of 50 correct, one-sided 95%
     assert result.value == pytest.approx(math.log(lower / (1 - lower)) - 0.5, rel=1e-9)
     assert result.details["claims"][0]["set"] == "synthesizer 'nonprivate'"
 
 
 def test_large_audit_heatmap_shows_the_pairs_with_the_largest_ratios():
-    result = evaluate("dp_transition_delta", release(None), family="multinomial_dirichlet", n=10, k=3, alpha=1,
-                      target_epsilon=3)
+    result = evaluate(
+        "dp_transition_delta", release(None), family="multinomial_dirichlet", n=10, k=3, alpha=1, target_epsilon=3
+    )
     chart = result.charts[0]
     assert len(chart["row_labels"]) == 40 and len(chart["col_labels"]) == 40
     assert "largest shown" in chart["title"]
@@ -272,8 +302,14 @@ def test_attribute_game_on_a_builtin_synthesizer_refutes_no_claim_of_the_release
     params = spec.params(secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
     truth = np.array([0, 1] * 25)
     game = AttributeInferenceGame(truth, truth.copy(), truth.astype(float), {"attack": "lp"})
-    result = evaluate("dp_epsilon_excess_attribute", rel, needs={game_need(params): game},
-                      secret="c", synthesizer="nonprivate", claimed_epsilon=0.5)
+    result = evaluate(
+        "dp_epsilon_excess_attribute",
+        rel,
+        needs={game_need(params): game},
+        secret="c",
+        synthesizer="nonprivate",
+        claimed_epsilon=0.5,
+    )
     assert result.value > 0 and result.refutes == ()
 
 

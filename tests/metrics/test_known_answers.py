@@ -26,5 +26,7 @@ def test_a_known_answer_case_must_say_where_its_numbers_come_from(tmp_path):
 
 
 def test_mismatches_compare_numbers_within_the_tolerance_and_mappings_on_the_expected_keys():
-    assert mismatches({"value": 0.5, "details": {"n": 3}}, {"value": 0.5 + 1e-12, "details": {"n": 3, "m": 1}}, 1e-9) == []
+    assert (
+        mismatches({"value": 0.5, "details": {"n": 3}}, {"value": 0.5 + 1e-12, "details": {"n": 3, "m": 1}}, 1e-9) == []
+    )
     assert mismatches({"value": 0.5}, {"value": 0.6}, 1e-9) == [".value: expected 0.5, got 0.6"]

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from policycheck.core.stats import clopper_pearson, newcombe_difference
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.core.stats import clopper_pearson, newcombe_difference
 
 ORIGINAL = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": [10.0, 20.0, 30.0, 40.0], "c": ["x", "y", "y", "z"]})
 # Set 1 copies the original; set 2 keeps `a` and reverses the secret.
@@ -57,7 +57,9 @@ def test_range_narrowing_lists_rows_but_not_values_by_default():
 
 
 def test_range_narrowing_shows_values_when_the_policy_allows():
-    result = evaluate("linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, show_values=True, baseline="none")
+    result = evaluate(
+        "linkage_range_narrowing", make_release(COPY, REVERSED), fraction=0.5, show_values=True, baseline="none"
+    )
     row2 = result.details["most_narrowed"][0]
     assert row2["true_value"] == 20 and row2["identified_range"] == [20, 30]
     assert row2["ranks_identified"] == [[2], [3]] and row2["values_identified"] == [[20], [30]]
@@ -95,8 +97,9 @@ def test_nominal_secret_without_an_order_is_refused():
 
 
 def test_nominal_secret_with_a_policy_order_is_narrowed():
-    result = evaluate("linkage_exact_disclosure", make_release(COPY), secrets=("c",), orders={"c": ["x", "y", "z"]},
-                      baseline="none")
+    result = evaluate(
+        "linkage_exact_disclosure", make_release(COPY), secrets=("c",), orders={"c": ["x", "y", "z"]}, baseline="none"
+    )
     assert result.value == 1.0
 
 
@@ -145,8 +148,12 @@ def test_ordinal_secret_is_ranked_by_the_manifest_order():
     types = {**TYPES, "g": ColumnType.ORDINAL}
     synthetic = original.assign(g=["mid", "low", "mid", "mid"])
     release = Release(
-        "r", Dataset("original", "original", original),
-        (Dataset("synthetic", "synthetic[1]", synthetic),), None, types, orders={"g": ["low", "mid", "high"]},
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "synthetic[1]", synthetic),),
+        None,
+        types,
+        orders={"g": ["low", "mid", "high"]},
     )
     # Order low < mid < high. Synthetic ranks (ties in row order): 2, 1, 3, 4; the original by
     # rank is low, mid, high, high; so rows 1..4 read mid, low, high, high against the true
@@ -204,8 +211,9 @@ def test_exact_disclosure_chance_is_the_sum_of_squared_shares():
     # A secret that is half zeros; each record links to exactly one synthetic record.
     original = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "s": [0.0, 0, 0, 0, 1, 2, 3, 4]})
     types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "copy", original.copy()),), None, types)
+    release = Release(
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "copy", original.copy()),), None, types
+    )
     result = evaluate("linkage_exact_disclosure", release)
     # sum p^2 = (1/2)^2 + 4 (1/8)^2 = 0.3125; the copy discloses everyone.
     assert result.details["sum_of_squared_shares"] == pytest.approx(0.3125)
@@ -240,7 +248,8 @@ def test_exact_disclosure_against_the_same_attack_on_holdout_records():
     assert result.interval == pytest.approx((min(lo_c - 0.25, lo_h), min(hi_c - 0.25, hi_h)))
     assert evaluate("linkage_exact_disclosure", release, baseline="chance").value == pytest.approx(0.75)
     assert evaluate("linkage_exact_disclosure", release, baseline="holdout").interval == pytest.approx(
-        newcombe_difference(4, 4, 2, 4, 0.95))
+        newcombe_difference(4, 4, 2, 4, 0.95)
+    )
 
 
 def test_holdout_baseline_without_a_holdout_is_refused():
@@ -268,8 +277,9 @@ def test_misled_takes_the_smaller_baseline_and_keeps_its_direction():
 
 def test_records_with_a_missing_secret_are_left_out_of_the_denominators():
     original = ORIGINAL.assign(s=[10.0, np.nan, 30.0, 40.0])
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    release = Release(
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "copy", original.copy()),), None, TYPES
+    )
     # The copy's secret ranks map row 2 to the missing value: it identifies nothing there, and
     # rows 1, 3 and 4 are disclosed: 3 of the 3 records with a secret.
     result = evaluate("linkage_exact_disclosure", release, baseline="none")
@@ -282,16 +292,18 @@ def test_records_with_a_missing_secret_are_left_out_of_the_denominators():
 
 def test_a_secret_missing_everywhere_is_a_clear_error():
     original = ORIGINAL.assign(s=np.nan)
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    release = Release(
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "copy", original.copy()),), None, TYPES
+    )
     with pytest.raises(EvaluationError, match="missing in every original record"):
         evaluate("linkage_exact_disclosure", release)
 
 
 def test_missing_linkage_attributes_and_repeated_attributes_link():
     original = ORIGINAL.assign(a=[1.0, np.nan, 3.0, 4.0])
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "copy", original.copy()),), None, TYPES)
+    release = Release(
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "copy", original.copy()),), None, TYPES
+    )
     result = evaluate("linkage_exact_disclosure", release, attributes=["a", "a"], baseline="none")
     assert result.details["attributes"] == ["a"]
     assert result.value == 1.0
@@ -304,8 +316,9 @@ BOOTSTRAP = SHUFFLED.iloc[[0, 0, 1, 2]].reset_index(drop=True)
 
 def _bootstrap_release() -> Release:
     types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
-    return Release("r", Dataset("original", "original", SHUFFLED), (Dataset("synthetic", "boot", BOOTSTRAP),), None,
-                   types)
+    return Release(
+        "r", Dataset("original", "original", SHUFFLED), (Dataset("synthetic", "boot", BOOTSTRAP),), None, types
+    )
 
 
 def test_reverse_mapping_shifts_a_bootstrap_off_its_records():
@@ -325,7 +338,9 @@ def test_released_mapping_reads_a_bootstrap_as_released():
 
 
 def test_default_mappings_take_the_worse_with_a_bonferroni_interval():
-    result = evaluate("linkage_exact_disclosure", _bootstrap_release(), baseline="none", mappings=["reverse", "released"])
+    result = evaluate(
+        "linkage_exact_disclosure", _bootstrap_release(), baseline="none", mappings=["reverse", "released"]
+    )
     assert result.value == 0.75 and result.details["mapping"] == "released"
     assert {m: r["value"] for m, r in result.details["mappings"].items()} == {"reverse": 0.0, "released": 0.75}
     # Each interval at 1 - 0.05 / 2; the larger value lies between the larger ends.
@@ -351,8 +366,9 @@ def _two_groups_release() -> Release:
     # Four records with a = 1 and secret 10, four with a = 2 and secrets 20, 30, 40, 50; a copy.
     frame = pd.DataFrame({"a": [1.0] * 4 + [2.0] * 4, "s": [10.0] * 4 + [20.0, 30.0, 40.0, 50.0]})
     types = {"a": ColumnType.NUMERIC, "s": ColumnType.NUMERIC}
-    return Release("r", Dataset("original", "original", frame), (Dataset("synthetic", "copy", frame.copy()),), None,
-                   types)
+    return Release(
+        "r", Dataset("original", "original", frame), (Dataset("synthetic", "copy", frame.copy()),), None, types
+    )
 
 
 def test_records_linked_to_the_same_synthetic_records_count_as_one():

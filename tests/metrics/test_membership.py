@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+from policycheck.core.stats import clopper_pearson
 from policycheck.execution.local import LocalProcessExecutor
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Need
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.core.stats import clopper_pearson, clopper_pearson_share
 
 TYPES = {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}
 TRAINING = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
@@ -113,7 +113,7 @@ def test_the_worst_of_two_sets_has_its_interval_at_the_bonferroni_level():
     lo1, hi1 = clopper_pearson(2, 2, level)
     assert result.interval == pytest.approx((max(lo0, lo1), max(hi0, hi1)))
     # For 2 of 2 the exact lower end is (0.025 / 2) ** (1 / 2).
-    assert lo1 == pytest.approx(0.0125 ** 0.5)
+    assert lo1 == pytest.approx(0.0125**0.5)
 
 
 def test_every_membership_rule_shares_one_need_per_synthetic_set():

@@ -57,8 +57,12 @@ def check(policy, data, builtin: str | None = None, entry=None, seed: int = 11, 
         declared["builtin"] = builtin
     if entry is not None:
         declared["entry"] = entry
-    release = pc.Release(original=training, synthetic=nonprivate(training, 300, np.random.default_rng(0)),
-                         holdout=holdout, synthesizer=declared)
+    release = pc.Release(
+        original=training,
+        synthetic=nonprivate(training, 300, np.random.default_rng(0)),
+        holdout=holdout,
+        synthesizer=declared,
+    )
     report = pc.check(policy, release, seed=seed, executor=executor, workers=2, progress=False)
     return {r["id"]: r for r in report.rules}
 
@@ -122,9 +126,11 @@ def test_a_lambda_runs_in_this_process_and_the_report_says_so(policy, data):
 def test_serial_and_local_executors_give_the_same_numbers(policy, data):
     serial, local = check(policy, data, "indhist"), check(policy, data, "indhist", executor="local")
     for rule in ("game", "claim"):
-        assert serial[rule]["value"] == local[rule]["value"] and serial[rule]["details"]["targets" if rule == "game"
-                                                                                         else "claims"] == \
-            local[rule]["details"]["targets" if rule == "game" else "claims"]
+        assert (
+            serial[rule]["value"] == local[rule]["value"]
+            and serial[rule]["details"]["targets" if rule == "game" else "claims"]
+            == local[rule]["details"]["targets" if rule == "game" else "claims"]
+        )
 
 
 def test_a_release_that_says_nothing_of_its_synthesizer_is_an_evaluator_error(policy, data):
@@ -141,12 +147,18 @@ def write_release(folder, data, builtin: str | None, command: str | None = None)
     training.to_csv(folder / "training.csv", index=False)
     holdout.to_csv(folder / "holdout.csv", index=False)
     nonprivate(training, 300, np.random.default_rng(0)).to_csv(folder / "synthetic.csv", index=False)
-    declared = {"name": "test", "epsilon": 1.0, **({"builtin": builtin} if builtin else {}),
-                **({"command": command} if command else {})}
+    declared = {
+        "name": "test",
+        "epsilon": 1.0,
+        **({"builtin": builtin} if builtin else {}),
+        **({"command": command} if command else {}),
+    }
     import json
+
     (folder / "release.yaml").write_text(
         "release: {id: game-cli}\noriginal: training.csv\nholdout: holdout.csv\n"
-        f"synthetic:\n  - path: synthetic.csv\n    synthesizer: {json.dumps(declared)}\n")
+        f"synthetic:\n  - path: synthetic.csv\n    synthesizer: {json.dumps(declared)}\n"
+    )
     return folder / "release.yaml"
 
 
@@ -154,10 +166,12 @@ def test_check_on_the_command_line_fails_a_bootstrap_the_manifest_names(policy, 
     from click.testing import CliRunner
 
     from policycheck.interfaces.cli import cli
+
     manifest = write_release(tmp_path / "release", data, "nonprivate")
     result = CliRunner().invoke(cli, ["check", str(policy), "-r", str(manifest), "-o", str(tmp_path / "out"), "-q"])
     assert result.exit_code == 1, result.output
     import json
+
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert {r["id"]: r["verdict"] for r in report["rules"]} == {"game": "fail", "claim": "fail", "budget": "fail"}
 
@@ -166,11 +180,14 @@ def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy
     from click.testing import CliRunner
 
     from policycheck.interfaces.cli import cli
+
     timed = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "a", data, "indhist"))])
     assert timed.exit_code == 0 and "membership_game(" in timed.output
     line = next(ln for ln in timed.output.splitlines() if "estimate:" in ln and "CPU" in ln)
     assert "of CPU" in line
     marker = tmp_path / "ran"
     command = f"touch {marker} {{output}}"
-    plain = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "b", data, None, command))])
+    plain = CliRunner().invoke(
+        cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "b", data, None, command))]
+    )
     assert plain.exit_code == 0 and not marker.exists()

@@ -4,23 +4,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from policycheck.methods.synthesizers import indhist, nonprivate
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError, Knowledge, Need
 from policycheck.metrics.reconstruction import AttributeInferenceGame, GameParams, game_need, individual_risk
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
-from policycheck.methods.synthesizers import indhist, nonprivate
 
 QIS = ("age", "job", "city", "pet")
 
 
 def _population(n, seed):
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({
-        "age": rng.integers(18, 80, n),
-        "job": rng.choice(list("abcdefgh"), n),
-        "city": rng.choice(list("pqrstu"), n),
-        "pet": rng.choice(["cat", "dog", "none"], n),
-    })
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "job": rng.choice(list("abcdefgh"), n),
+            "city": rng.choice(list("pqrstu"), n),
+            "pet": rng.choice(["cat", "dog", "none"], n),
+        }
+    )
     # The secret depends weakly on job, so a population-level inference exists.
     frame["sex"] = np.where(rng.random(n) < np.where(frame["job"] < "c", 0.8, 0.4), "M", "F")
     return frame
@@ -29,11 +31,14 @@ def _population(n, seed):
 def _release(synthesizer, m=2000, holdout=True, command=None):
     original, control = _population(400, 0), _population(400, 1)
     synthetic = synthesizer(original, m, np.random.default_rng(2))
-    types = {c: ColumnType.CATEGORICAL for c in original.columns} | {"age": ColumnType.NUMERIC}
+    types = dict.fromkeys(original.columns, ColumnType.CATEGORICAL) | {"age": ColumnType.NUMERIC}
     info = SynthesizerInfo(name=synthesizer.__name__, command=command)
     return Release(
-        "r", Dataset("original", "original", original), (Dataset("synthetic", "synthetic[1]", synthetic, synthesizer=info),),
-        Dataset("holdout", "holdout", control) if holdout else None, types,
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "synthetic[1]", synthetic, synthesizer=info),),
+        Dataset("holdout", "holdout", control) if holdout else None,
+        types,
     )
 
 
@@ -67,8 +72,13 @@ HAND_WRONG = pd.DataFrame({"q": list("abc"), "s": ["n", "n", "n"]})
 
 def _hand_release(original=HAND_ORIGINAL, holdout=HAND_HOLDOUT):
     sets = (Dataset("synthetic", "copy", HAND_ORIGINAL.copy()), Dataset("synthetic", "wrong", HAND_WRONG))
-    return Release("hand", Dataset("original", "original", original), sets, Dataset("holdout", "holdout", holdout),
-                   {"q": ColumnType.CATEGORICAL, "s": ColumnType.CATEGORICAL})
+    return Release(
+        "hand",
+        Dataset("original", "original", original),
+        sets,
+        Dataset("holdout", "holdout", holdout),
+        {"q": ColumnType.CATEGORICAL, "s": ColumnType.CATEGORICAL},
+    )
 
 
 def _hand(name, release=None, **params):
@@ -134,8 +144,11 @@ def test_a_secret_missing_everywhere_is_a_clear_error():
 
 def test_a_quasi_identifier_listed_twice_counts_once():
     release = _release(nonprivate)
-    result = _evaluate(release, "reconstruction_accuracy",
-                       {"secret": "sex", "attacks": ["lp"], "quasi_identifiers": ["job", "age", "job"]})
+    result = _evaluate(
+        release,
+        "reconstruction_accuracy",
+        {"secret": "sex", "attacks": ["lp"], "quasi_identifiers": ["job", "age", "job"]},
+    )
     assert result.details["quasi_identifiers"] == ["job", "age"]
     assert result.details["attacks"][0]["lp"]["solves"][0]["status"] == "Optimal"
 
@@ -146,15 +159,22 @@ def test_missing_quasi_identifiers_are_a_category_of_the_queries():
     original.loc[::7, "job"] = None
     original.loc[::5, "age"] = np.nan
     synthetic = original.sample(2000, replace=True, random_state=0).reset_index(drop=True)
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "synthetic[1]", synthetic),), release.holdout, release.column_types)
+    release = Release(
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "synthetic[1]", synthetic),),
+        release.holdout,
+        release.column_types,
+    )
     result = _evaluate(release, "reconstruction_accuracy", {"secret": "sex", "attacks": ["lp", "ml", "dcr", "exact"]})
     assert {r["attack"] for r in result.details["attacks"]} == {"lp", "ml", "dcr", "exact"}
     assert result.details["records_without_secret"] == 0
 
 
 def test_independent_histograms_leave_no_individual_risk():
-    result = _evaluate(_release(indhist), "reconstruction_individual_risk", {"secret": "sex", "attacks": ["exact", "ml"]})
+    result = _evaluate(
+        _release(indhist), "reconstruction_individual_risk", {"secret": "sex", "attacks": ["exact", "ml"]}
+    )
     assert result.interval[0] <= 0.0 <= result.interval[1]
     assert abs(result.value) < 0.15
 
@@ -187,7 +207,11 @@ def test_a_control_without_errors_leaves_no_individual_risk():
 
 def test_individual_risk_without_a_holdout_is_an_error():
     with pytest.raises(EvaluationError, match="holdout"):
-        _evaluate(_release(nonprivate, holdout=False), "reconstruction_individual_risk", {"secret": "sex", "attacks": ["exact"]})
+        _evaluate(
+            _release(nonprivate, holdout=False),
+            "reconstruction_individual_risk",
+            {"secret": "sex", "attacks": ["exact"]},
+        )
 
 
 def test_a_secret_the_policy_does_not_declare_is_refused():
@@ -196,8 +220,13 @@ def test_a_secret_the_policy_does_not_declare_is_refused():
 
 
 def test_the_game_against_a_bootstrap_gives_full_advantage_and_shares_its_outcome():
-    params = {"secret": "sex", "attack": "exact", "synthesizer": "nonprivate", "repetitions": 30,
-              "synthetic_size": 8000}
+    params = {
+        "secret": "sex",
+        "attack": "exact",
+        "synthesizer": "nonprivate",
+        "repetitions": 30,
+        "synthetic_size": 8000,
+    }
     release = _release(nonprivate)
     result = _evaluate(release, "attribute_inference_advantage", params)
     assert result.value == pytest.approx(1.0)
@@ -212,7 +241,11 @@ def test_the_game_against_a_bootstrap_gives_full_advantage_and_shares_its_outcom
 
 def test_the_game_with_release_synthesizer_needs_a_declared_command():
     with pytest.raises(EvaluationError, match="synthesizer command"):
-        _evaluate(_release(nonprivate), "attribute_inference_advantage", {"secret": "sex", "attack": "exact", "repetitions": 2})
+        _evaluate(
+            _release(nonprivate),
+            "attribute_inference_advantage",
+            {"secret": "sex", "attack": "exact", "repetitions": 2},
+        )
 
 
 def test_an_unknown_synthesizer_is_a_params_error():
@@ -223,8 +256,12 @@ def test_an_unknown_synthesizer_is_a_params_error():
 def test_game_repetitions_report_progress():
     release = _release(nonprivate)
     seen = []
-    ctx = EvaluationContext(release, AttackerView("partially-informed", QIS, ("sex",)), seed=0,
-                            progress=lambda label, done, total: seen.append((label, done, total)))
+    ctx = EvaluationContext(
+        release,
+        AttackerView("partially-informed", QIS, ("sex",)),
+        seed=0,
+        progress=lambda label, done, total: seen.append((label, done, total)),
+    )
     params = GameParams(secret="sex", attack="exact", synthesizer="indhist", repetitions=4)
     registry.compute_intermediate(ctx, game_need(params))
     assert seen[-1] == ("attribute inference game", 4, 4)
@@ -252,7 +289,7 @@ def test_the_game_reruns_the_command_the_release_declares(tmp_path):
 def test_a_batch_of_runs_gives_each_its_own_outcome_and_matches_single_runs():
     release = _release(nonprivate, holdout=False)
     ctx = EvaluationContext(release, AttackerView("partially-informed", QIS, ("sex",)), seed=0)
-    request = dict(secret="sex", quasi_identifiers=None, attacks=("lp", "exact"))
+    request = {"secret": "sex", "quasi_identifiers": None, "attacks": ("lp", "exact")}
     original, control = registry.compute_intermediates(
         ctx,
         [

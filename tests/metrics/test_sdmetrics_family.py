@@ -14,7 +14,9 @@ TYPES = {"key": ColumnType.CATEGORICAL, "secret": ColumnType.CATEGORICAL}
 
 
 def evaluate(name, original, synthetic, types, **params):
-    release = Release("r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),), None, types)
+    release = Release(
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),), None, types
+    )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("key",), ("secret",)), seed=2)
     spec = registry.get_metric(name)
     return spec.evaluate(ctx, spec.params(**params), {})

@@ -33,13 +33,15 @@ def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
     age = rng.integers(20, 30, n).astype(float)
     age[rng.random(n) < 0.05] = np.nan
     days = rng.integers(0, 60, n)
-    return pd.DataFrame({
-        "person_id": rng.choice(np.arange(10**6), n, replace=False),
-        "age": age,
-        "sex": rng.choice(["F", "M"], n),
-        "county": rng.choice(["north", "south", "east", None], n),
-        "visit": (pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")).strftime("%Y-%m-%d"),
-    })
+    return pd.DataFrame(
+        {
+            "person_id": rng.choice(np.arange(10**6), n, replace=False),
+            "age": age,
+            "sex": rng.choice(["F", "M"], n),
+            "county": rng.choice(["north", "south", "east", None], n),
+            "visit": (pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")).strftime("%Y-%m-%d"),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,19 +52,28 @@ def manifest(tmp_path_factory) -> Path:
     synthetic = pd.concat([train.sample(200, random_state=1), people(800, rng)], ignore_index=True)
     train.to_csv(folder / "training.csv", index=False)
     hold.to_csv(folder / "holdout.csv", index=False)
-    pq.write_table(pa.Table.from_pandas(synthetic, preserve_index=False), folder / "synthetic.parquet",
-                   row_group_size=130)
+    pq.write_table(
+        pa.Table.from_pandas(synthetic, preserve_index=False), folder / "synthetic.parquet", row_group_size=130
+    )
     (folder / "release.yaml").write_text(
         "release: {id: streamed}\noriginal: training.csv\nholdout: holdout.csv\n"
         "synthetic: [{name: s, path: synthetic.parquet}]\n"
-        "columns: {person_id: {type: id}, visit: {type: datetime}}\n")
+        "columns: {person_id: {type: id}, visit: {type: datetime}}\n"
+    )
     (folder / "policy.yaml").write_text(POLICY)
     return folder / "release.yaml"
 
 
 def report(manifest: Path, out: Path, executor: str) -> bytes:
-    check_release(manifest.parent / "policy.yaml", load_manifest(manifest), out, formats=("json",),
-                  executor=executor, workers=2, progress=False)
+    check_release(
+        manifest.parent / "policy.yaml",
+        load_manifest(manifest),
+        out,
+        formats=("json",),
+        executor=executor,
+        workers=2,
+        progress=False,
+    )
     return json.dumps(without_run_context(json.loads((out / "report.json").read_text())), sort_keys=True).encode()
 
 
@@ -72,7 +83,11 @@ def test_a_streamed_synthetic_set_gives_the_in_memory_report(manifest, tmp_path,
     search = streamed_dcr.streamed_closest_records
     monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 100)
     monkeypatch.setattr(streamed_dcr, "SHARD_ROWS", 300)  # 1,000 rows in groups of 130: 4 shards
-    monkeypatch.setattr(streamed_dcr, "streamed_closest_records", lambda shards, *a, **k: calls.append(len(shards)) or search(shards, *a, **k))
+    monkeypatch.setattr(
+        streamed_dcr,
+        "streamed_closest_records",
+        lambda shards, *a, **k: calls.append(len(shards)) or search(shards, *a, **k),
+    )
     assert report(manifest, tmp_path / "streamed", "serial") == in_memory
     assert calls == [4]
     assert report(manifest, tmp_path / "streamed-local", "local") == in_memory
@@ -82,7 +97,8 @@ def test_a_check_of_membership_rules_never_reads_the_streamed_set_whole(manifest
     monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 100)
     monkeypatch.setattr(stream.ParquetSource, "read", lambda self: pytest.fail("the whole synthetic set was read"))
     release = load_manifest(manifest)
-    check_release(manifest.parent / "policy.yaml", release, tmp_path / "out", formats=("json",), executor="serial",
-                  progress=False)
+    check_release(
+        manifest.parent / "policy.yaml", release, tmp_path / "out", formats=("json",), executor="serial", progress=False
+    )
     assert isinstance(release.synthetic[0], stream.StreamedDataset)
     assert not release.synthetic[0].loaded

@@ -16,7 +16,11 @@ ORIGINAL = pd.DataFrame(
     }
 )
 SYNTHETIC = pd.DataFrame(
-    {"sex": ["F", "F", "M", "M", "M", "F"], "age": [30, 40, 30, 30, 50, None], "income": ["lo", "lo", "lo", "lo", "hi", "hi"]}
+    {
+        "sex": ["F", "F", "M", "M", "M", "F"],
+        "age": [30, 40, 30, 30, 50, None],
+        "income": ["lo", "lo", "lo", "lo", "hi", "hi"],
+    }
 )
 
 TYPES = {"sex": ColumnType.CATEGORICAL, "age": ColumnType.NUMERIC, "income": ColumnType.CATEGORICAL}
@@ -24,7 +28,9 @@ TYPES = {"sex": ColumnType.CATEGORICAL, "age": ColumnType.NUMERIC, "income": Col
 
 def evaluate(name, holdout=None, **params):
     hold = None if holdout is None else Dataset("holdout", "holdout", holdout)
-    release = Release("r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", SYNTHETIC),), hold, TYPES)
+    release = Release(
+        "r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", SYNTHETIC),), hold, TYPES
+    )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("sex", "age"), ("income",)), seed=1)
     spec = registry.get_metric(name)
     return spec.evaluate(ctx, spec.params(**params), {})
@@ -33,7 +39,9 @@ def evaluate(name, holdout=None, **params):
 def test_replicated_uniques_with_its_denominator_and_the_unique_share():
     result = evaluate("replicated_uniques")
     assert result.value == pytest.approx(3 / 7) and result.sample_size == 7
-    assert result.details["per_set"][0]["records"] == 3 and result.details["unique_in_original_UiO"] == pytest.approx(3 / 7)
+    assert result.details["per_set"][0]["records"] == 3 and result.details["unique_in_original_UiO"] == pytest.approx(
+        3 / 7
+    )
 
 
 def test_disco_with_its_original_data_baselines():

@@ -2,10 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from policycheck.methods.synthesizers import indhist
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.methods.synthesizers import indhist
 
 
 def _release():
@@ -13,7 +13,7 @@ def _release():
     original = pd.DataFrame({"a": rng.choice(list("xy"), 300), "b": rng.choice(list("pq"), 300)})
     original["c"] = np.where(original["a"] == "x", "u", "v")
     original["d"] = rng.normal(size=300)
-    types = {c: ColumnType.CATEGORICAL for c in "abc"} | {"d": ColumnType.NUMERIC}
+    types = dict.fromkeys("abc", ColumnType.CATEGORICAL) | {"d": ColumnType.NUMERIC}
     copy = Dataset("synthetic", "copy", original.copy())
     shuffled = Dataset("synthetic", "indhist", indhist(original, 300, np.random.default_rng(1)))
     return Release("r", Dataset("original", "original", original), (copy, shuffled), None, types)
@@ -59,14 +59,18 @@ def _problems(name, params):
 def test_fewer_than_three_distinct_columns_are_refused_before_running(name):
     # Found by the policy fuzz suite: these ended in exit 3 ("3-way marginals need at least three columns").
     assert _problems(name, {"columns": ["a", "b", "b"]}) == [
-        (("columns",), "3-way marginals need three distinct columns; param columns names 2")]
+        (("columns",), "3-way marginals need three distinct columns; param columns names 2")
+    ]
 
 
 def test_mre_min_count_at_least_the_originals_records_is_refused_before_running():
     # 300 records: no cell can hold more than 300, so no cell would be measured (exit 3 before).
     assert _problems("three_way_marginal_mre", {"min_count": 300}) == [
-        (("min_count",), "the original has 300 records, so no 3-way marginal cell can hold more than min_count=300: "
-                         "lower min_count")]
+        (
+            ("min_count",),
+            "the original has 300 records, so no 3-way marginal cell can hold more than min_count=300: lower min_count",
+        )
+    ]
 
 
 def test_mre_min_count_no_cell_of_the_original_exceeds_is_refused_before_running():
@@ -76,5 +80,9 @@ def test_mre_min_count_no_cell_of_the_original_exceeds_is_refused_before_running
     largest = int(pd.crosstab(original["a"], original["b"]).to_numpy().max())
     assert _problems("three_way_marginal_mre", {"min_count": largest - 1}) == []
     assert _problems("three_way_marginal_mre", {"min_count": largest}) == [
-        (("min_count",), f"no 3-way marginal cell of the original has more than min_count={largest} records "
-                         f"(the largest holds {largest}): lower min_count")]
+        (
+            ("min_count",),
+            f"no 3-way marginal cell of the original has more than min_count={largest} records "
+            f"(the largest holds {largest}): lower min_count",
+        )
+    ]

@@ -39,7 +39,9 @@ def evaluate(name, synthetic, holdout=HOLDOUT, **params):
 
 def test_a_copy_is_linkable_and_the_control_is_not():
     # Every original record is in the copy: both halves find that record at distance 0.
-    result = evaluate("linkability_risk", ORIGINAL.copy(), aux_columns=[["age", "job"], ["hours", "city"]], n_attacks=200)
+    result = evaluate(
+        "linkability_risk", ORIGINAL.copy(), aux_columns=[["age", "job"], ["hours", "city"]], n_attacks=200
+    )
     per_set = result.details["per_set"][0]
     assert per_set["main_successes"] == 200
     assert per_set["control_successes"] < 20
@@ -63,12 +65,16 @@ def test_same_seed_same_numbers():
 
 def test_without_holdout_the_value_is_the_main_rate_against_the_random_guess():
     result = evaluate("singling_out_risk", ORIGINAL.copy(), holdout=None, n_attacks=100, n_cols=2)
-    assert result.value == pytest.approx(result.raw) and result.baseline == result.details["per_set"][0]["baseline_rate"]
+    assert (
+        result.value == pytest.approx(result.raw) and result.baseline == result.details["per_set"][0]["baseline_rate"]
+    )
     assert any("no holdout" in note for note in result.notes)
 
 
 def test_inference_needs_a_secret():
-    release = Release("r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", ORIGINAL),), None, TYPES)
+    release = Release(
+        "r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", ORIGINAL),), None, TYPES
+    )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("age",), ()), seed=1)
     spec = registry.get_metric("inference_risk")
     with pytest.raises(EvaluationError, match="needs a secret"):

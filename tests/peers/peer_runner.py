@@ -30,17 +30,29 @@ def anonymeter(spec):
     np.random.seed(seed)
     kind, p = spec["evaluator"], spec["params"]
     if kind == "singling_out":
-        ev = SinglingOutEvaluator(ori, syn, n_attacks=p["n_attacks"], n_cols=p.get("n_cols", 3), control=control, seed=seed)
+        ev = SinglingOutEvaluator(
+            ori, syn, n_attacks=p["n_attacks"], n_cols=p.get("n_cols", 3), control=control, seed=seed
+        )
         ev.evaluate(mode=p["mode"])
     elif kind == "linkability":
         ev = LinkabilityEvaluator(
-            ori, syn, aux_cols=tuple(p["aux_columns"]), n_attacks=p["n_attacks"], n_neighbors=p["n_neighbors"], control=control
+            ori,
+            syn,
+            aux_cols=tuple(p["aux_columns"]),
+            n_attacks=p["n_attacks"],
+            n_neighbors=p["n_neighbors"],
+            control=control,
         )
         ev.evaluate(n_jobs=1)
     elif kind == "inference":
         ev = InferenceEvaluator(
-            ori, syn, aux_cols=p["aux_columns"], secret=p["secret"], regression=p.get("regression", False),
-            n_attacks=p["n_attacks"], control=control,
+            ori,
+            syn,
+            aux_cols=p["aux_columns"],
+            secret=p["secret"],
+            regression=p.get("regression", False),
+            n_attacks=p["n_attacks"],
+            control=control,
         )
         ev.evaluate(n_jobs=1)
     else:
@@ -67,8 +79,12 @@ def sdmetrics(spec):
     p = spec["params"]
     if spec["metric"] == "disclosure_protection":
         out = DisclosureProtection.compute_breakdown(
-            real, syn, known_column_names=p["known"], sensitive_column_names=p["sensitive"],
-            computation_method="cap", continuous_column_names=p.get("continuous"),
+            real,
+            syn,
+            known_column_names=p["known"],
+            sensitive_column_names=p["sensitive"],
+            computation_method="cap",
+            continuous_column_names=p.get("continuous"),
             num_discrete_bins=p.get("bins", 10),
         )
         return {k: (None if v is None or (isinstance(v, float) and np.isnan(v)) else float(v)) for k, v in out.items()}
@@ -103,8 +119,9 @@ def domias(spec):
     from domias.evaluator import evaluate_performance
     from domias.models.generator import GeneratorInterface
 
-    members, nonmembers, reference, synthetic = (read(spec[k]) for k in ("members", "nonmembers", "reference",
-                                                                          "synthetic"))
+    members, nonmembers, reference, synthetic = (
+        read(spec[k]) for k in ("members", "nonmembers", "reference", "synthetic")
+    )
 
     class Released(GeneratorInterface):
         def fit(self, data):
@@ -115,11 +132,21 @@ def domias(spec):
 
     torch.manual_seed(0)
     dataset = np.vstack([members.to_numpy(float), nonmembers.to_numpy(float), reference.to_numpy(float)])
-    out = evaluate_performance(Released(), dataset, mem_set_size=len(members), reference_set_size=len(reference),
-                               training_epochs=1, synthetic_sizes=[len(synthetic)], density_estimator="kde",
-                               seed=0, device="cpu")[len(synthetic)]
-    return {"auc": float(out["MIA_performance"]["domias"]["aucroc"]),
-            "scores": [float(v) for v in out["MIA_scores"]["domias"]]}
+    out = evaluate_performance(
+        Released(),
+        dataset,
+        mem_set_size=len(members),
+        reference_set_size=len(reference),
+        training_epochs=1,
+        synthetic_sizes=[len(synthetic)],
+        density_estimator="kde",
+        seed=0,
+        device="cpu",
+    )[len(synthetic)]
+    return {
+        "auc": float(out["MIA_performance"]["domias"]["aucroc"]),
+        "scores": [float(v) for v in out["MIA_scores"]["domias"]],
+    }
 
 
 def run(spec):

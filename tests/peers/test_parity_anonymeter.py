@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from peers_env import run_peer  # noqa: F401 - the fixture
+from peers_env import run_peer  # noqa: F401, F811 - the fixture
 
 from policycheck.interfaces.demo import HOLDOUT, TRAINING
+from policycheck.methods.synthesizers import BUILTIN
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext
 from policycheck.release.model import ColumnType, Dataset, Release
-from policycheck.methods.synthesizers import BUILTIN
 
 A = ["age", "sex", "race", "workclass"]
 B = ["education", "marital_status", "hours_per_week", "occupation"]
@@ -64,10 +64,16 @@ def noisy_copy(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 
 def ours(original, synthetic, holdout, metric, params):
-    types = {c: ColumnType.NUMERIC if pd.api.types.is_numeric_dtype(original[c]) else ColumnType.CATEGORICAL for c in original}
+    types = {
+        c: ColumnType.NUMERIC if pd.api.types.is_numeric_dtype(original[c]) else ColumnType.CATEGORICAL
+        for c in original
+    }
     release = Release(
-        "r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),),
-        Dataset("holdout", "holdout", holdout), types,
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "s", synthetic),),
+        Dataset("holdout", "holdout", holdout),
+        types,
     )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", (), ("income",)), seed=3)
     spec = registry.get_metric(metric)
@@ -99,14 +105,19 @@ def parity(run_peer, tmp_path_factory):
     for key, (original, synthetic, control) in paths.items():
         for metric, evaluator, params in CASES:
             specs.append(
-                {"tool": "anonymeter", "evaluator": evaluator, "params": params, "original": original,
-                 "synthetic": synthetic, "control": control, "seed": 1}
+                {
+                    "tool": "anonymeter",
+                    "evaluator": evaluator,
+                    "params": params,
+                    "original": original,
+                    "synthetic": synthetic,
+                    "control": control,
+                    "seed": 1,
+                }
             )
             keys.append((key, metric))
     peer = dict(zip(keys, run_peer(specs), strict=True))
-    mine = {
-        (key, metric): ours(*frames[key], metric, params) for key in frames for metric, _, params in CASES
-    }
+    mine = {(key, metric): ours(*frames[key], metric, params) for key in frames for metric, _, params in CASES}
     return mine, peer
 
 
@@ -117,7 +128,10 @@ def test_our_risk_and_anonymeters_fall_in_each_others_interval(parity, release, 
     ours_result, theirs = mine[(release, metric)], peer[(release, metric)]
     lo, hi = theirs["ci"]
     assert lo <= ours_result.value <= hi, (ours_result.value, theirs)
-    assert ours_result.interval[0] <= theirs["value"] <= ours_result.interval[1], (theirs["value"], ours_result.interval)
+    assert ours_result.interval[0] <= theirs["value"] <= ours_result.interval[1], (
+        theirs["value"],
+        ours_result.interval,
+    )
 
 
 def test_the_leaky_releases_score_above_the_private_one(parity):

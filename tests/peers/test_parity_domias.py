@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from peers_env import run_peer  # noqa: F401 - the fixture
+from peers_env import run_peer  # noqa: F401, F811 - the fixture
 
 from policycheck.core import stats
 from policycheck.methods.density_attack import density_ratio

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from peers_env import run_peer  # noqa: F401 - the fixture
+from peers_env import run_peer  # noqa: F401, F811 - the fixture
 
 from policycheck.interfaces.demo import TRAINING
 from policycheck.methods.cap_disclosure import cap_disclosure
@@ -51,10 +51,20 @@ def cases(tmp_path):
     gen_syn.loc[:9, "constant"] = 8.0
     out = {
         "generated": (gen_real, gen_syn, ["age", "region", "job"], ["flag"], ["age"]),
-        "adult-nonprivate": (adult, BUILTIN["nonprivate"](adult, 600, np.random.default_rng(1)),
-                             ["age", "sex", "race", "education"], ["income"], ["age"]),
-        "adult-indhist": (adult, BUILTIN["indhist"](adult, 600, np.random.default_rng(1)),
-                          ["age", "sex", "race", "marital_status"], ["income", "workclass"], ["age"]),
+        "adult-nonprivate": (
+            adult,
+            BUILTIN["nonprivate"](adult, 600, np.random.default_rng(1)),
+            ["age", "sex", "race", "education"],
+            ["income"],
+            ["age"],
+        ),
+        "adult-indhist": (
+            adult,
+            BUILTIN["indhist"](adult, 600, np.random.default_rng(1)),
+            ["age", "sex", "race", "marital_status"],
+            ["income", "workclass"],
+            ["age"],
+        ),
     }
     files = {}
     for key, (real, syn, *_rest) in out.items():
@@ -73,10 +83,24 @@ def parity(run_peer, tmp_path_factory):
     for key, (real, syn, known, sensitive, continuous) in frames.items():
         real_path, syn_path = files[key]
         sdtypes = {c: "numerical" if pd.api.types.is_numeric_dtype(real[c]) else "categorical" for c in real}
-        specs.append({"tool": "sdmetrics", "metric": "disclosure_protection", "original": real_path, "synthetic": syn_path,
-                      "params": {"known": known, "sensitive": sensitive, "continuous": continuous}})
-        specs.append({"tool": "sdmetrics", "metric": "dcr_baseline_protection", "original": real_path, "synthetic": syn_path,
-                      "params": {"sdtypes": sdtypes, "seed": SEED, "write_random": str(folder / f"{key}-random.csv")}})
+        specs.append(
+            {
+                "tool": "sdmetrics",
+                "metric": "disclosure_protection",
+                "original": real_path,
+                "synthetic": syn_path,
+                "params": {"known": known, "sensitive": sensitive, "continuous": continuous},
+            }
+        )
+        specs.append(
+            {
+                "tool": "sdmetrics",
+                "metric": "dcr_baseline_protection",
+                "original": real_path,
+                "synthetic": syn_path,
+                "params": {"sdtypes": sdtypes, "seed": SEED, "write_random": str(folder / f"{key}-random.csv")},
+            }
+        )
     results = run_peer(specs)
     peer = {key: (results[2 * i], results[2 * i + 1]) for i, key in enumerate(frames)}
     return frames, files, peer, folder
@@ -103,7 +127,10 @@ def test_dcr_baseline_protection_equals_sdmetrics_on_its_random_records(parity, 
     numeric = [pd.api.types.is_numeric_dtype(real[c]) for c in columns]
     enc = fit_reference([real, syn, random], real, columns, numeric)
     x_real = enc.encode(real)
-    dcr_syn, dcr_rand = sdmetrics_dcr(enc.encode(syn), x_real, enc.kinds), sdmetrics_dcr(enc.encode(random), x_real, enc.kinds)
+    dcr_syn, dcr_rand = (
+        sdmetrics_dcr(enc.encode(syn), x_real, enc.kinds),
+        sdmetrics_dcr(enc.encode(random), x_real, enc.kinds),
+    )
     theirs = peer[case][1]
     assert np.median(dcr_syn) == pytest.approx(theirs["median_synthetic"], abs=1e-9)
     assert np.median(dcr_rand) == pytest.approx(theirs["median_random"], abs=1e-9)

@@ -1,8 +1,8 @@
 import datetime as dt
 
 import pytest
-
 from conftest import TOY_POLICY
+
 from policycheck.core.errors import InvalidInput
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
@@ -52,7 +52,9 @@ def test_warn_level_must_be_stricter_than_fail_level(toy_metric, write):
 
 
 def test_threshold_needs_exactly_one_fail_level(toy_metric, write):
-    path = write("p.yaml", TOY_POLICY.replace("{fail_above: 0.9, warn_above: 0.6, compare: estimate}", "{warn_above: 0.6}"))
+    path = write(
+        "p.yaml", TOY_POLICY.replace("{fail_above: 0.9, warn_above: 0.6, compare: estimate}", "{warn_above: 0.6}")
+    )
     assert problems_of(path) == ["p.yaml:7:5: give exactly one of fail_above or fail_below"]
 
 
@@ -93,8 +95,11 @@ def test_waiver_for_unknown_rule_gets_a_suggestion(toy_metric, write):
 
 
 def test_extends_merges_rules_by_id(toy_metric, write):
-    write("base.yaml", TOY_POLICY + "  - id: female-share\n    metric: toy_share\n"
-          "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n")
+    write(
+        "base.yaml",
+        TOY_POLICY + "  - id: female-share\n    metric: toy_share\n"
+        "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n",
+    )
     child = write(
         "child.yaml",
         "extends: base.yaml\nmetadata: {id: child, title: Child, version: '2', owner: t}\n"
@@ -125,8 +130,11 @@ def test_extends_cycle_is_reported(toy_metric, write):
 
 
 def test_disabled_rule_is_not_evaluated(toy_metric, write):
-    path = write("p.yaml", TOY_POLICY + "    enabled: false\n  - id: other\n    metric: toy_share\n"
-                 "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n")
+    path = write(
+        "p.yaml",
+        TOY_POLICY + "    enabled: false\n  - id: other\n    metric: toy_share\n"
+        "    params: {column: sex, value: Female}\n    threshold: {fail_above: 0.9}\n",
+    )
     assert [r.id for r in load_policy(path).rules] == ["other"]
 
 
@@ -193,8 +201,11 @@ def test_categorical_linkage_secret_with_an_order_is_accepted(write, toy_release
 
 
 def test_reconstruction_secret_not_declared_is_refused_against_a_release(write, toy_release):
-    text = LINKAGE.replace("model: maximum-knowledge", "model: partially-informed").replace(
-        "linkage_consistently_misled", "reconstruction_accuracy").replace("{secret: age}", "{secret: sex}")
+    text = (
+        LINKAGE.replace("model: maximum-knowledge", "model: partially-informed")
+        .replace("linkage_consistently_misled", "reconstruction_accuracy")
+        .replace("{secret: age}", "{secret: sex}")
+    )
     assert problems_of(write("p.yaml", text), load_manifest(toy_release["manifest"])) == [
         "p.yaml:6:14: secret 'sex' is not among the policy's declared secrets (income): declare it under "
         "attacker.secrets or attack one of them"
@@ -206,7 +217,9 @@ def test_column_param_naming_an_id_column_says_so(toy_metric, write, toy_release
 
     release = load_manifest(toy_release["manifest"])
     release = dataclasses.replace(release, roles={"age": "numeric", "sex": "id", "income": "categorical"})
-    message = "column 'sex' is declared type id: id columns enter no attack, query or distance; choose an analysed column"
+    message = (
+        "column 'sex' is declared type id: id columns enter no attack, query or distance; choose an analysed column"
+    )
     # The attacker's quasi-identifier and the rule's column param.
     assert problems_of(write("p.yaml", TOY_POLICY), release) == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
 

@@ -4,17 +4,21 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator
 
+from policycheck.io.yamlio import load_yaml
 from policycheck.policy.schema import policy_schema
 from policycheck.report.schema import report_schema
-from policycheck.io.yamlio import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("name", "build"), [("policy.schema.json", policy_schema), ("report.schema.json", report_schema)])
+@pytest.mark.parametrize(
+    ("name", "build"), [("policy.schema.json", policy_schema), ("report.schema.json", report_schema)]
+)
 def test_committed_schema_is_up_to_date(name, build):
     committed = json.loads((ROOT / "schemas" / name).read_text())
-    assert committed == json.loads(json.dumps(build())), f"schemas/{name} is stale: run `policycheck schema --write schemas`"
+    assert committed == json.loads(json.dumps(build())), (
+        f"schemas/{name} is stale: run `policycheck schema --write schemas`"
+    )
 
 
 @pytest.mark.parametrize("build", [policy_schema, report_schema])
@@ -33,8 +37,11 @@ def test_example_policies_validate_against_the_schema(path):
 
 def test_schema_checks_params_of_the_named_metric():
     schema = policy_schema()
-    bad = {"metadata": {"id": "x", "title": "x", "version": "1", "owner": "x"}, "attacker": {"model": "no-box"},
-           "rules": [{"id": "r", "metric": "dcr_share", "params": {"no_such_param": 1}, "threshold": {"fail_above": 0.5}}]}
+    bad = {
+        "metadata": {"id": "x", "title": "x", "version": "1", "owner": "x"},
+        "attacker": {"model": "no-box"},
+        "rules": [{"id": "r", "metric": "dcr_share", "params": {"no_such_param": 1}, "threshold": {"fail_above": 0.5}}],
+    }
     errors = list(Draft7Validator(schema).iter_errors(bad))
     assert any("no_such_param" in e.message for e in errors)
 
@@ -48,5 +55,12 @@ def test_schema_requires_full_rules_only_in_policies_that_extend_nothing():
     validator = Draft7Validator(policy_schema())
     partial = {"rules": [{"id": "mi-risk", "threshold": {"fail_above": 0.1}}]}
     assert not list(validator.iter_errors({"extends": "base.yaml", **partial}))
-    assert list(validator.iter_errors({"metadata": {"id": "x", "title": "x", "version": "1", "owner": "x"},
-                                       "attacker": {"model": "no-box"}, **partial}))
+    assert list(
+        validator.iter_errors(
+            {
+                "metadata": {"id": "x", "title": "x", "version": "1", "owner": "x"},
+                "attacker": {"model": "no-box"},
+                **partial,
+            }
+        )
+    )

@@ -5,7 +5,6 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-
 POLICIES = sorted((Path(__file__).resolve().parents[2] / "policies").glob("*.policy.yaml"))
 
 
@@ -24,10 +23,15 @@ def test_a_shipped_rule_that_does_not_decide_on_the_interval_says_why_in_its_rat
 def test_the_shipped_policies_state_another_decision_rule_only_for_dp_claims():
     # The DP claim tests' value is already a lower confidence bound (see their rationale); every other
     # shipped rule decides on its interval.
-    explicit = {(p.name, r["id"]): r["threshold"]["compare"] for p in POLICIES
-                for r in rules_of(p.read_text(encoding="utf-8")) if "compare" in (r.get("threshold") or {})}
-    assert explicit == {("calibration-dp.policy.yaml", "dp-claim"): "estimate",
-                        ("demo.policy.yaml", "dp-claim"): "estimate",
-                        ("demo.policy.yaml", "dp-claim-game"): "estimate",
-                        ("membership-audit.policy.yaml", "dp-claim-game"): "estimate"}
-
+    explicit = {
+        (p.name, r["id"]): r["threshold"]["compare"]
+        for p in POLICIES
+        for r in rules_of(p.read_text(encoding="utf-8"))
+        if "compare" in (r.get("threshold") or {})
+    }
+    assert explicit == {
+        ("calibration-dp.policy.yaml", "dp-claim"): "estimate",
+        ("demo.policy.yaml", "dp-claim"): "estimate",
+        ("demo.policy.yaml", "dp-claim-game"): "estimate",
+        ("membership-audit.policy.yaml", "dp-claim-game"): "estimate",
+    }

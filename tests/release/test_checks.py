@@ -12,8 +12,13 @@ from policycheck.release.model import SynthesizerInfo
 
 def records(n, seed):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n), "income": rng.normal(40_000, 9_000, n).round(2),
-                         "sex": rng.choice(["F", "M"], n)})
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "income": rng.normal(40_000, 9_000, n).round(2),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
 
 
 def build(tmp_path, original, synthetic, holdout=None, columns=None):
@@ -33,8 +38,10 @@ def test_holdout_that_is_the_training_file_is_refused(tmp_path):
     with pytest.raises(InvalidInput) as exc:
         build(tmp_path, tmp_path / "train.csv", tmp_path / "train.csv", tmp_path / "train.csv")
     (problem,) = exc.value.problems
-    assert str(problem).endswith("train.csv: the holdout has the same file (sha256) as the original: a holdout must be "
-                                 "real records the synthesizer never saw, in a file of its own")
+    assert str(problem).endswith(
+        "train.csv: the holdout has the same file (sha256) as the original: a holdout must be "
+        "real records the synthesizer never saw, in a file of its own"
+    )
 
 
 def test_holdout_with_the_training_rows_reordered_is_refused(tmp_path):
@@ -52,8 +59,9 @@ def test_synthetic_set_that_is_the_holdout_is_refused(tmp_path):
 def test_synthetic_copy_of_the_original_is_checked_and_noted(tmp_path):
     original = records(100, 0)
     release = build(tmp_path, original, original, records(100, 1))
-    assert release.findings == ["synthetic set 's' has the same file (sha256) as the original: it is checked as a "
-                                "verbatim copy"]
+    assert release.findings == [
+        "synthetic set 's' has the same file (sha256) as the original: it is checked as a verbatim copy"
+    ]
 
 
 def test_partial_holdout_overlap_is_a_finding_with_its_share(tmp_path):
@@ -61,9 +69,11 @@ def test_partial_holdout_overlap_is_a_finding_with_its_share(tmp_path):
     holdout = pd.concat([original.iloc[:30], other.iloc[:70]])
     release = build(tmp_path, original, other, holdout)
     # 30 of 100 holdout rows are training rows; no training row repeats another (income has cents).
-    assert release.findings == ["holdout: 30 of 100 holdout rows (30.0%) equal a training row, against 0.0% of "
-                                "training rows that equal another training row (chance); the holdout overlaps the "
-                                "training data, which weakens every holdout control"]
+    assert release.findings == [
+        "holdout: 30 of 100 holdout rows (30.0%) equal a training row, against 0.0% of "
+        "training rows that equal another training row (chance); the holdout overlaps the "
+        "training data, which weakens every holdout control"
+    ]
 
 
 def test_holdout_mostly_training_rows_is_refused(tmp_path):
@@ -88,14 +98,18 @@ def test_synthetic_ids_equal_to_real_ids_are_a_finding(tmp_path):
     assert release.findings == [
         "synthetic set 's': 25 of 100 rows (25.0%) carry the id of an original record in id column 'pid', and 1 of "
         "them equal that record in every analysed column; an id shared with the original publishes that the person "
-        "was in the data: give synthetic records new ids"]
+        "was in the data: give synthetic records new ids"
+    ]
 
 
 def test_extreme_value_in_a_synthetic_set_is_refused(tmp_path):
     synthetic = records(100, 1).astype({"age": float})
     synthetic.loc[5, "age"] = 1e308
-    with pytest.raises(InvalidInput, match=r"s.csv: column 'age' row 7 holds 1e\+308, .* times the width of the "
-                                           r"original's central 98% .* beyond it: it would stretch"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"s.csv: column 'age' row 7 holds 1e\+308, .* times the width of the "
+        r"original's central 98% .* beyond it: it would stretch",
+    ):
         build(tmp_path, records(100, 0), synthetic)
 
 
@@ -105,13 +119,17 @@ def test_far_out_value_is_a_finding(tmp_path):
     synthetic.loc[3, "x"] = 99 + 2_000 * 98  # (196099 - 98.51) / 97.02 = 2,020 widths of the central 98% beyond it
     release = build(tmp_path, original, synthetic)
     (finding,) = release.findings
-    assert finding.startswith("synthetic set 's': column 'x' row 5 holds 196099, 2.02e+03 times the width of the "
-                              "original's central 98% (1.49 to 98.51) beyond it")
+    assert finding.startswith(
+        "synthetic set 's': column 'x' row 5 holds 196099, 2.02e+03 times the width of the "
+        "original's central 98% (1.49 to 98.51) beyond it"
+    )
 
 
 def test_integer_beyond_64_bits_is_reported(tmp_path):
     (tmp_path / "o.csv").write_text("big,sex\n" + "".join(f"{10**20 + i * 10**18},{'FM'[i % 2]}\n" for i in range(4)))
     release = build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())])
     assert release.roles["big"] == "numeric"
-    assert release.findings[0] == ("original: column 'big' row 2 holds 100000000000000000000, an integer beyond 64 "
-                                   "bits (4 such value(s)): read as the floating-point number 1e+20, rounded")
+    assert release.findings[0] == (
+        "original: column 'big' row 2 holds 100000000000000000000, an integer beyond 64 "
+        "bits (4 such value(s)): read as the floating-point number 1e+20, rounded"
+    )

@@ -7,8 +7,27 @@ from policycheck.core.errors import InvalidInput
 from policycheck.release.load import build_release
 from policycheck.release.model import ColumnType, SynthesizerInfo
 
-ODD_CELLS = ["", "1", "2.5", "-3", "NA", "nan", "abc", "2020-01-01", "2020-02-30", "1e308", "-1e308", "inf",
-             "99999999999999999999", "True", '"x,y"', '"a\nb"', " ", "None", "2021-05-05T10:00Z"]
+ODD_CELLS = [
+    "",
+    "1",
+    "2.5",
+    "-3",
+    "NA",
+    "nan",
+    "abc",
+    "2020-01-01",
+    "2020-02-30",
+    "1e308",
+    "-1e308",
+    "inf",
+    "99999999999999999999",
+    "True",
+    '"x,y"',
+    '"a\nb"',
+    " ",
+    "None",
+    "2021-05-05T10:00Z",
+]
 cell = st.one_of(st.sampled_from(ODD_CELLS), st.integers(-5, 5).map(str), st.floats(0, 1).map(lambda f: f"{f:.3f}"))
 
 
@@ -24,8 +43,12 @@ def test_malformed_csv_is_refused_in_one_line_or_loaded(tmp_path, data, columns,
     for name in ("o", "s", "h"):
         (tmp_path / f"{name}.csv").write_text(data.draw(csv_text(columns)), encoding="utf-8")
     try:
-        release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
-                                tmp_path / "h.csv" if with_holdout else None)
+        release = build_release(
+            "r",
+            tmp_path / "o.csv",
+            [(tmp_path / "s.csv", "s", SynthesizerInfo())],
+            tmp_path / "h.csv" if with_holdout else None,
+        )
     except InvalidInput as exc:
         (problem,) = exc.problems
         assert str(problem).startswith(("o.csv: ", "s.csv: ", "h.csv: "))

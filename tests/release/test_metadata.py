@@ -17,36 +17,48 @@ COLUMNS = {
     "room_rate": {"sdtype": "numerical", "computer_representation": "Float"},
     "checkin_date": {"sdtype": "datetime", "datetime_format": "%d %b %Y"},
 }
-DATA = ("guest_id,guest_email,has_rewards,room_type,room_rate,checkin_date\n"
-        "G_001,a@x.org,True,BASIC,100.5,02 Jan 1970\n"
-        "G_002,b@x.org,False,SUITE,250.0,01 Jan 1970\n")
-ROLES = {"guest_id": "id", "guest_email": "ignore", "has_rewards": "categorical", "room_type": "categorical",
-         "room_rate": "numeric", "checkin_date": "datetime"}
+DATA = (
+    "guest_id,guest_email,has_rewards,room_type,room_rate,checkin_date\n"
+    "G_001,a@x.org,True,BASIC,100.5,02 Jan 1970\n"
+    "G_002,b@x.org,False,SUITE,250.0,01 Jan 1970\n"
+)
+ROLES = {
+    "guest_id": "id",
+    "guest_email": "ignore",
+    "has_rewards": "categorical",
+    "room_type": "categorical",
+    "room_rate": "numeric",
+    "checkin_date": "datetime",
+}
 
 
 def release_from(tmp_path, document):
     (tmp_path / "o.csv").write_text(DATA)
     (tmp_path / "metadata.json").write_text(json.dumps(document))
-    return build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())],
-                         metadata=tmp_path / "metadata.json")
+    return build_release(
+        "r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())], metadata=tmp_path / "metadata.json"
+    )
 
 
 def test_single_table_layout_gives_roles(tmp_path):
-    release = release_from(tmp_path, {"METADATA_SPEC_VERSION": "SINGLE_TABLE_V1", "primary_key": "guest_id",
-                                      "columns": COLUMNS})
+    release = release_from(
+        tmp_path, {"METADATA_SPEC_VERSION": "SINGLE_TABLE_V1", "primary_key": "guest_id", "columns": COLUMNS}
+    )
     assert release.roles == ROLES
     assert release.original.frame["checkin_date"].tolist() == [1.0, 0.0]  # its datetime_format is used
 
 
 def test_tables_layout_gives_roles(tmp_path):
-    document = {"METADATA_SPEC_VERSION": "V1", "tables": {"guests": {"primary_key": "guest_id", "columns": COLUMNS}},
-                "relationships": []}
+    document = {
+        "METADATA_SPEC_VERSION": "V1",
+        "tables": {"guests": {"primary_key": "guest_id", "columns": COLUMNS}},
+        "relationships": [],
+    }
     assert release_from(tmp_path, document).roles == ROLES
 
 
 def test_of_several_tables_the_one_with_the_data_columns_is_taken(tmp_path):
-    document = {"tables": {"hotels": {"columns": {"hotel_id": {"sdtype": "id"}}},
-                           "guests": {"columns": COLUMNS}}}
+    document = {"tables": {"hotels": {"columns": {"hotel_id": {"sdtype": "id"}}}, "guests": {"columns": COLUMNS}}}
     assert release_from(tmp_path, document).roles == ROLES
 
 
@@ -70,7 +82,9 @@ def test_manifest_columns_override_the_metadata(tmp_path):
     (tmp_path / "o.csv").write_text(DATA)
     (tmp_path / "s.csv").write_text(DATA)
     (tmp_path / "metadata.json").write_text(json.dumps({"primary_key": "guest_id", "columns": COLUMNS}))
-    (tmp_path / "release.yaml").write_text("release: {id: r}\noriginal: o.csv\nsynthetic: [{path: s.csv}]\n"
-                                           "metadata: metadata.json\ncolumns: {room_type: ignore}\n")
+    (tmp_path / "release.yaml").write_text(
+        "release: {id: r}\noriginal: o.csv\nsynthetic: [{path: s.csv}]\n"
+        "metadata: metadata.json\ncolumns: {room_type: ignore}\n"
+    )
     release = load_manifest(tmp_path / "release.yaml")
     assert release.roles == {**ROLES, "room_type": "ignore"}

@@ -21,8 +21,10 @@ def test_row_with_too_few_fields_is_refused_with_its_line(tmp_path):
     (tmp_path / "r.csv").write_text("a,b,c\n1,x,2\n2,y\n3,z,4\n")
     with pytest.raises(InvalidInput) as exc:
         read_table(tmp_path / "r.csv")
-    assert one_line(exc).endswith("r.csv: line 3 has 2 fields, the header has 3: every row needs one field per "
-                                  "column (an empty field is a missing value)")
+    assert one_line(exc).endswith(
+        "r.csv: line 3 has 2 fields, the header has 3: every row needs one field per "
+        "column (an empty field is a missing value)"
+    )
 
 
 def test_row_with_too_many_fields_is_refused_with_its_line(tmp_path):
@@ -48,13 +50,16 @@ def test_parquet_list_column_is_refused(tmp_path):
     pq.write_table(table, tmp_path / "l.parquet")
     with pytest.raises(InvalidInput) as exc:
         read_table(tmp_path / "l.parquet")
-    assert one_line(exc).endswith("l.parquet: column 'tags' holds list<element: int64> values: only flat columns of "
-                                  "numbers, text, booleans or dates can be checked")
+    assert one_line(exc).endswith(
+        "l.parquet: column 'tags' holds list<element: int64> values: only flat columns of "
+        "numbers, text, booleans or dates can be checked"
+    )
 
 
 def test_parquet_dates_and_nulls_load(tmp_path):
-    frame = pd.DataFrame({"d": pd.to_datetime(["1970-01-02", None, "1970-01-04"]), "x": ["a", None, "b"],
-                          "n": [1.0, None, 3.0]})
+    frame = pd.DataFrame(
+        {"d": pd.to_datetime(["1970-01-02", None, "1970-01-04"]), "x": ["a", None, "b"], "n": [1.0, None, 3.0]}
+    )
     frame.to_parquet(tmp_path / "p.parquet")
     release = build_release("r", tmp_path / "p.parquet", [(tmp_path / "p.parquet", "s", SynthesizerInfo())])
     loaded = release.original.frame
@@ -85,8 +90,12 @@ def test_float_and_integer_synthetic_columns_share_labels(tmp_path):
     (tmp_path / "s.csv").write_text("code,x\n1.0,a\n3.0,b\n2.0,b\n")
     from policycheck.release.manifest import ColumnDecl
 
-    release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
-                            columns={"code": ColumnDecl(type="categorical")})
+    release = build_release(
+        "r",
+        tmp_path / "o.csv",
+        [(tmp_path / "s.csv", "s", SynthesizerInfo())],
+        columns={"code": ColumnDecl(type="categorical")},
+    )
     assert release.synthetic[0].frame["code"].tolist() == ["1", "3", "2"]
 
 
@@ -104,7 +113,11 @@ def test_parquet_booleans_with_nulls_are_categorical(tmp_path):
 def test_parquet_text_of_digits_stays_categorical(tmp_path):
     pd.DataFrame({"zip": ["01234", "01234", "99999"], "n": [1.0, 2.0, 3.0]}).to_parquet(tmp_path / "z.parquet")
     release = build_release("r", tmp_path / "z.parquet", [(tmp_path / "z.parquet", "s", SynthesizerInfo())])
-    assert release.roles["zip"] == "categorical" and release.original.frame["zip"].tolist() == ["01234", "01234", "99999"]
+    assert release.roles["zip"] == "categorical" and release.original.frame["zip"].tolist() == [
+        "01234",
+        "01234",
+        "99999",
+    ]
 
 
 def test_parquet_columns_declared_ignore_are_not_read(tmp_path, monkeypatch):
@@ -116,9 +129,15 @@ def test_parquet_columns_declared_ignore_are_not_read(tmp_path, monkeypatch):
         pq.write_table(table, tmp_path / f"{name}.parquet")
     asked = []
     real = pq.read_table
-    monkeypatch.setattr(pq, "read_table", lambda source, columns=None: asked.append(columns) or real(source, columns=columns))
-    release = build_release("r", tmp_path / "o.parquet", [(tmp_path / "s.parquet", "s", SynthesizerInfo())],
-                            columns={"tags": ColumnDecl(type="ignore")})
+    monkeypatch.setattr(
+        pq, "read_table", lambda source, columns=None: asked.append(columns) or real(source, columns=columns)
+    )
+    release = build_release(
+        "r",
+        tmp_path / "o.parquet",
+        [(tmp_path / "s.parquet", "s", SynthesizerInfo())],
+        columns={"tags": ColumnDecl(type="ignore")},
+    )
     assert asked == [["age", "sex"], ["age", "sex"]]
     assert release.roles == {"age": "numeric", "sex": "categorical", "tags": "ignore"}
     assert list(release.original.frame.columns) == ["age", "sex"]
@@ -128,8 +147,13 @@ def test_parquet_columns_declared_ignore_are_not_read(tmp_path, monkeypatch):
 
 
 def _frame(n=12):
-    return pd.DataFrame({"age": [20 + 3 * i for i in range(n)], "sex": ["M", "F"] * (n // 2),
-                         "income": ["<=50K" if i % 3 else ">50K" for i in range(n)]})
+    return pd.DataFrame(
+        {
+            "age": [20 + 3 * i for i in range(n)],
+            "sex": ["M", "F"] * (n // 2),
+            "income": ["<=50K" if i % 3 else ">50K" for i in range(n)],
+        }
+    )
 
 
 def test_parquet_with_a_pandas_index_reads_the_rows_without_the_index(tmp_path):
@@ -172,16 +196,19 @@ def _columns_of(kind, tmp_path, **columns):
 
 
 @pytest.mark.parametrize("kind", ["parquet", "feather"])
-@pytest.mark.parametrize("column, words", [
-    (pa.array([[1], [2], [], None]), "list<"),
-    (pa.array([{"a": 1}, {"a": 2}, {"a": 3}, None]), "struct<a: int64>"),
-    (pa.array([b"a", b"b", b"c", None], pa.binary()), "binary"),
-    (pa.array([b"a", b"b", b"c", None], pa.large_binary()), "large_binary"),
-    (pa.array([b"ab", b"cd", b"ef", None], pa.binary(2)), "fixed_size_binary[2]"),
-    (pa.array([b"0123456789abcdef"] * 4, pa.binary(16)).cast(pa.uuid()), "extension<arrow.uuid>"),
-    (pa.array([[("k", 1)], [], None, [("j", 2)]], pa.map_(pa.string(), pa.int64())), "map<string, int64"),
-    (pa.array([1, 2, 3, 4], pa.duration("s")), "duration[s]"),
-])
+@pytest.mark.parametrize(
+    "column, words",
+    [
+        (pa.array([[1], [2], [], None]), "list<"),
+        (pa.array([{"a": 1}, {"a": 2}, {"a": 3}, None]), "struct<a: int64>"),
+        (pa.array([b"a", b"b", b"c", None], pa.binary()), "binary"),
+        (pa.array([b"a", b"b", b"c", None], pa.large_binary()), "large_binary"),
+        (pa.array([b"ab", b"cd", b"ef", None], pa.binary(2)), "fixed_size_binary[2]"),
+        (pa.array([b"0123456789abcdef"] * 4, pa.binary(16)).cast(pa.uuid()), "extension<arrow.uuid>"),
+        (pa.array([[("k", 1)], [], None, [("j", 2)]], pa.map_(pa.string(), pa.int64())), "map<string, int64"),
+        (pa.array([1, 2, 3, 4], pa.duration("s")), "duration[s]"),
+    ],
+)
 def test_columns_that_are_not_flat_values_are_refused_alike_in_parquet_and_feather(tmp_path, kind, column, words):
     path = _columns_of(kind, tmp_path, x=column)
     with pytest.raises(InvalidInput) as exc:
@@ -219,9 +246,18 @@ def test_fixed_size_binary_is_not_read_as_data(tmp_path):
 def test_a_uuid_column_declared_ignore_is_not_read(tmp_path):
     from policycheck.release.manifest import ColumnDecl
 
-    table = pa.table({"age": [1, 2, 3], "sex": ["M", "F", "M"],
-                      "id": pa.array([b"0123456789abcdef"] * 3, pa.binary(16)).cast(pa.uuid())})
+    table = pa.table(
+        {
+            "age": [1, 2, 3],
+            "sex": ["M", "F", "M"],
+            "id": pa.array([b"0123456789abcdef"] * 3, pa.binary(16)).cast(pa.uuid()),
+        }
+    )
     pq.write_table(table, tmp_path / "u.parquet")
-    release = build_release("r", tmp_path / "u.parquet", [(tmp_path / "u.parquet", "s", SynthesizerInfo())],
-                            columns={"id": ColumnDecl(type="ignore")})
+    release = build_release(
+        "r",
+        tmp_path / "u.parquet",
+        [(tmp_path / "u.parquet", "s", SynthesizerInfo())],
+        columns={"id": ColumnDecl(type="ignore")},
+    )
     assert list(release.original.frame.columns) == ["age", "sex"]

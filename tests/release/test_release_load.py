@@ -21,7 +21,11 @@ def release_with(tmp_path, original: str, synthetic: str | None = None):
 def test_manifest_declares_files_types_and_synthesizer(toy_release):
     release = load_manifest(toy_release["manifest"])
     assert release.id == "toy-release"
-    assert release.column_types == {"age": ColumnType.NUMERIC, "sex": ColumnType.CATEGORICAL, "income": ColumnType.CATEGORICAL}
+    assert release.column_types == {
+        "age": ColumnType.NUMERIC,
+        "sex": ColumnType.CATEGORICAL,
+        "income": ColumnType.CATEGORICAL,
+    }
     assert release.synthetic[0].synthesizer.epsilon == 1.0 and release.synthetic[0].synthesizer.delta == 1e-6
     assert release.holdout is not None and release.holdout.n_rows == 6
     assert len(release.manifest_sha256) == 64
@@ -96,7 +100,12 @@ def build_numeric(tmp_path, text):
     from policycheck.release.manifest import ColumnDecl
 
     (tmp_path / "o.csv").write_text(text)
-    return build_release("r", tmp_path / "o.csv", [(tmp_path / "o.csv", "s", SynthesizerInfo())], columns={"a": ColumnDecl(type="numeric")})
+    return build_release(
+        "r",
+        tmp_path / "o.csv",
+        [(tmp_path / "o.csv", "s", SynthesizerInfo())],
+        columns={"a": ColumnDecl(type="numeric")},
+    )
 
 
 def test_constant_column_is_refused(tmp_path):
@@ -145,8 +154,13 @@ def test_shipped_demo_data_loads_with_every_column_analysed_and_no_findings():
 
 def _files(tmp_path, **other):
     rows = 30
-    original = pd.DataFrame({"age": [20 + i for i in range(rows)], "sex": ["M", "F", "F"] * (rows // 3),
-                             "income": ["<=50K", ">50K", "<=50K"] * (rows // 3)})
+    original = pd.DataFrame(
+        {
+            "age": [20 + i for i in range(rows)],
+            "sex": ["M", "F", "F"] * (rows // 3),
+            "income": ["<=50K", ">50K", "<=50K"] * (rows // 3),
+        }
+    )
     original.to_csv(tmp_path / "o.csv", index=False)
     holdout = original.assign(age=original["age"] + 1)
     synthetic = original.assign(age=original["age"] + 2)
@@ -165,7 +179,8 @@ def test_a_column_of_numbers_against_the_originals_text_is_refused(tmp_path, rol
     what = "the holdout" if role == "h" else "synthetic set 's'"
     assert one_line(exc) == (
         f"{role}.csv: column 'income' of {what} holds numbers ('0', '1') and the original text "
-        "('<=50K', '>50K'), with no value in common: code both alike")
+        "('<=50K', '>50K'), with no value in common: code both alike"
+    )
 
 
 def test_text_of_digits_against_the_originals_numbers_coded_alike_is_accepted(tmp_path):
@@ -184,5 +199,7 @@ def test_a_holdout_column_missing_in_every_row_is_refused(tmp_path):
     original, synthetic, holdout = _files(tmp_path, h={"income": [None] * 30})
     with pytest.raises(InvalidInput) as exc:
         build_release("r", original, synthetic, holdout)
-    assert one_line(exc) == ("h.csv: column 'income' is missing in every row of the holdout: a holdout "
-                                   "holds real records with the original's columns")
+    assert one_line(exc) == (
+        "h.csv: column 'income' is missing in every row of the holdout: a holdout "
+        "holds real records with the original's columns"
+    )

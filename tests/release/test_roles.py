@@ -13,35 +13,44 @@ from policycheck.release.model import ColumnType, SynthesizerInfo
 def people(n=60, seed=0, id_start=1000):
     """n records with a counting id, a date, a comment, and two attributes."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "seqn": np.arange(id_start, id_start + n),
-        "visit": [f"2021-03-{1 + i % 28:02d}" for i in range(n)],
-        "note": [f"free text {i}" for i in range(n)],
-        "age": rng.integers(20, 70, n),
-        "sex": rng.choice(["F", "M"], n),
-    })
+    return pd.DataFrame(
+        {
+            "seqn": np.arange(id_start, id_start + n),
+            "visit": [f"2021-03-{1 + i % 28:02d}" for i in range(n)],
+            "note": [f"free text {i}" for i in range(n)],
+            "age": rng.integers(20, 70, n),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
 
 
 def write_release(tmp_path, original, synthetic=None, columns=""):
     original.to_csv(tmp_path / "o.csv", index=False)
     (synthetic if synthetic is not None else original).to_csv(tmp_path / "s.csv", index=False)
-    (tmp_path / "release.yaml").write_text(
-        "release: {id: r}\noriginal: o.csv\nsynthetic:\n  - path: s.csv\n" + columns
-    )
+    (tmp_path / "release.yaml").write_text("release: {id: r}\noriginal: o.csv\nsynthetic:\n  - path: s.csv\n" + columns)
     return tmp_path / "release.yaml"
 
 
 def build(tmp_path, original, columns=None, synthetic=None, metadata=None):
     original.to_csv(tmp_path / "o.csv", index=False)
     (synthetic if synthetic is not None else original).to_csv(tmp_path / "s.csv", index=False)
-    return build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())],
-                         columns=columns, metadata=metadata)
+    return build_release(
+        "r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())], columns=columns, metadata=metadata
+    )
 
 
 def test_manifest_long_and_short_forms_give_id_ignore_and_datetime(tmp_path):
-    manifest = write_release(tmp_path, people(), columns="columns:\n  seqn: {type: id}\n  note: ignore\n  visit: datetime\n")
+    manifest = write_release(
+        tmp_path, people(), columns="columns:\n  seqn: {type: id}\n  note: ignore\n  visit: datetime\n"
+    )
     release = load_manifest(manifest)
-    assert release.roles == {"seqn": "id", "visit": "datetime", "note": "ignore", "age": "numeric", "sex": "categorical"}
+    assert release.roles == {
+        "seqn": "id",
+        "visit": "datetime",
+        "note": "ignore",
+        "age": "numeric",
+        "sex": "categorical",
+    }
     assert release.columns == ["visit", "age", "sex"]
     assert release.column_types["visit"] is ColumnType.NUMERIC
     assert release.original.id_frame["seqn"].tolist()[:2] == ["1000", "1001"]
@@ -81,12 +90,15 @@ def test_undeclared_counting_id_is_refused_with_a_suggestion(tmp_path):
     assert str(problem).endswith(
         "o.csv: column 'seqn' looks like a record identifier (60 distinct values in 60 rows, counting up row by "
         "row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it out of "
-        "the analysis, or declare its type (numeric, categorical) if it is an attribute")
+        "the analysis, or declare its type (numeric, categorical) if it is an attribute"
+    )
 
 
 def test_undeclared_unique_text_is_refused(tmp_path):
     frame = people().drop(columns=["seqn"])
-    with pytest.raises(InvalidInput, match=r"column 'note' looks like a record identifier \(60 distinct values in 60 rows\)"):
+    with pytest.raises(
+        InvalidInput, match=r"column 'note' looks like a record identifier \(60 distinct values in 60 rows\)"
+    ):
         build(tmp_path, frame)
 
 
@@ -99,9 +111,13 @@ def test_near_unique_sampling_weight_is_numeric_not_an_id(tmp_path):
 
 def test_shuffled_fixed_width_codes_are_an_identifier(tmp_path):
     rng = np.random.default_rng(2)
-    frame = pd.DataFrame({"pid": rng.choice(np.arange(10_000_000, 99_999_999), 80, replace=False),
-                          "sex": rng.choice(["F", "M"], 80)})
-    with pytest.raises(InvalidInput, match=r"'pid' looks like a record identifier \(80 distinct values in 80 rows, every one 8 digits long\)"):
+    frame = pd.DataFrame(
+        {"pid": rng.choice(np.arange(10_000_000, 99_999_999), 80, replace=False), "sex": rng.choice(["F", "M"], 80)}
+    )
+    with pytest.raises(
+        InvalidInput,
+        match=r"'pid' looks like a record identifier \(80 distinct values in 80 rows, every one 8 digits long\)",
+    ):
         build(tmp_path, frame)
 
 
@@ -113,9 +129,17 @@ def test_declared_column_is_not_suspected_of_being_an_id(tmp_path):
 
 def test_id_and_ignore_columns_may_be_absent_from_synthetic_sets(tmp_path):
     original = people()
-    release = build(tmp_path, original, synthetic=original.drop(columns=["seqn", "note"]),
-                    columns={"seqn": ColumnDecl(type="id"), "note": ColumnDecl(type="ignore")})
-    assert release.synthetic[0].id_frame is None and release.synthetic[0].frame.columns.tolist() == ["visit", "age", "sex"]
+    release = build(
+        tmp_path,
+        original,
+        synthetic=original.drop(columns=["seqn", "note"]),
+        columns={"seqn": ColumnDecl(type="id"), "note": ColumnDecl(type="ignore")},
+    )
+    assert release.synthetic[0].id_frame is None and release.synthetic[0].frame.columns.tolist() == [
+        "visit",
+        "age",
+        "sex",
+    ]
 
 
 def test_numeric_column_with_a_few_odd_values_is_refused_not_retyped(tmp_path):
@@ -151,5 +175,8 @@ def test_numbers_in_a_datetime_column_are_dates_by_format_never_nanoseconds(tmp_
 
 
 def test_declared_column_not_in_the_data_is_refused(tmp_path):
-    with pytest.raises(InvalidInput, match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data \(did you mean 'seqn'\?\)"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data \(did you mean 'seqn'\?\)",
+    ):
         build(tmp_path, people(), columns={"sqen": ColumnDecl(type="id")})

@@ -18,22 +18,27 @@ from policycheck.release.stream import StreamedDataset
 
 
 def people(n: int, rng: np.random.Generator, first_id: int = 0) -> pd.DataFrame:
-    return pd.DataFrame({
-        "person_id": np.arange(first_id, first_id + n),
-        "age": rng.integers(20, 60, n).astype(float),
-        "sex": rng.choice(["F", "M"], n),
-        "visit": pd.Series(pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 60, n), unit="D"))
-        .dt.strftime("%Y-%m-%d"),
-    })
+    return pd.DataFrame(
+        {
+            "person_id": np.arange(first_id, first_id + n),
+            "age": rng.integers(20, 60, n).astype(float),
+            "sex": rng.choice(["F", "M"], n),
+            "visit": pd.Series(
+                pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 60, n), unit="D")
+            ).dt.strftime("%Y-%m-%d"),
+        }
+    )
 
 
 def write_release(folder: Path, synthetic: pd.DataFrame, train: pd.DataFrame) -> Path:
     train.to_csv(folder / "training.csv", index=False)
-    pq.write_table(pa.Table.from_pandas(synthetic, preserve_index=False), folder / "synthetic.parquet",
-                   row_group_size=170)
+    pq.write_table(
+        pa.Table.from_pandas(synthetic, preserve_index=False), folder / "synthetic.parquet", row_group_size=170
+    )
     (folder / "release.yaml").write_text(
         "release: {id: streamed}\noriginal: training.csv\nsynthetic: [{name: s, path: synthetic.parquet}]\n"
-        "columns: {person_id: {type: id}, visit: {type: datetime}}\n")
+        "columns: {person_id: {type: id}, visit: {type: datetime}}\n"
+    )
     return folder / "release.yaml"
 
 
@@ -63,7 +68,9 @@ def test_a_streamed_set_reads_whole_only_when_asked_and_gives_the_loaders_values
     assert not isinstance(whole, StreamedDataset)
     pd.testing.assert_frame_equal(streamed.frame, whole.frame)
     assert streamed.loaded
-    assert streamed.frame["visit"].iloc[0] == (pd.Timestamp(synthetic["visit"].iloc[0]) - pd.Timestamp("1970-01-01")).days
+    assert (
+        streamed.frame["visit"].iloc[0] == (pd.Timestamp(synthetic["visit"].iloc[0]) - pd.Timestamp("1970-01-01")).days
+    )
 
 
 def test_a_bad_value_in_a_later_batch_is_refused_with_its_row_in_the_file(tmp_path, small_batches):

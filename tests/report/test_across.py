@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli
 
 
@@ -20,12 +20,40 @@ def invoke(*args):
 def two_runs(toy_metric, write, toy_release):
     """The toy release (Male share 5/6: warn), then one synthetic Female made Male (6/6: fail)."""
     policy = write("p.yaml", TOY_POLICY)
-    assert invoke("check", policy, "-r", toy_release["manifest"], "-o", "runs/q1", "-q", "--executor", "serial",
-                  "--format", "json,html").exit_code == 0
+    assert (
+        invoke(
+            "check",
+            policy,
+            "-r",
+            toy_release["manifest"],
+            "-o",
+            "runs/q1",
+            "-q",
+            "--executor",
+            "serial",
+            "--format",
+            "json,html",
+        ).exit_code
+        == 0
+    )
     syn = toy_release["synthetic"]
     syn.write_text(syn.read_text().replace("41,Female", "41,Male"))
-    assert invoke("check", policy, "-r", toy_release["manifest"], "-o", "runs/q2", "-q", "--executor", "serial",
-                  "--format", "json").exit_code == 1
+    assert (
+        invoke(
+            "check",
+            policy,
+            "-r",
+            toy_release["manifest"],
+            "-o",
+            "runs/q2",
+            "-q",
+            "--executor",
+            "serial",
+            "--format",
+            "json",
+        ).exit_code
+        == 1
+    )
     return Path("runs/q1/report.json"), Path("runs/q2/report.json")
 
 
@@ -68,6 +96,9 @@ def test_index_lists_every_report_under_a_folder_newest_first(two_runs):
     q1, q2 = (json.loads(p.read_text()) for p in two_runs)
     rows = [r for r in cells(html) if r]
     assert [r[0] for r in rows[:2]] == sorted([q1["generated_at"], q2["generated_at"]], reverse=True)
-    assert {(r[1], r[3], r[5]) for r in rows[:2]} == {("toy-release", "PASS WITH WARNINGS", "q1"), ("toy-release", "FAIL", "q2")}
+    assert {(r[1], r[3], r[5]) for r in rows[:2]} == {
+        ("toy-release", "PASS WITH WARNINGS", "q1"),
+        ("toy-release", "FAIL", "q2"),
+    }
     assert 'href="q1/report.html"' in html and 'href="q2/report.json"' in html  # q2 wrote no HTML
     assert "<code>broken/report.json</code>: not a policycheck report" in html

@@ -11,9 +11,17 @@ def zone_words(svg: str) -> dict[str, float]:
 
 def test_zone_words_move_to_the_free_part_of_their_zone_beside_the_interval():
     # fail above 0.01, warn above 0.001; the gauge zooms to [0, 0.03] on x = 16 + v / 0.03 * 528.
-    svg = str(render_gauge({"value": 0.0123, "interval": [0.0061, 0.0215], "value_range": [0.0, 1.0],
-                            "compared_value": 0.0215,
-                            "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "upper"}}))
+    svg = str(
+        render_gauge(
+            {
+                "value": 0.0123,
+                "interval": [0.0061, 0.0215],
+                "value_range": [0.0, 1.0],
+                "compared_value": 0.0215,
+                "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "upper"},
+            }
+        )
+    )
     # the interval's bar runs from x(0.0061) = 123.36 to x(0.0215) = 394.4, kept clear by 4 px: (119.36, 398.4)
     # warn zone [x(0.001), x(0.01)] = [33.6, 192]: its free part is [33.6, 119.36], centre 76.48;
     # fail zone [192, 544]: free part [398.4, 544], centre 471.2; the pass zone [16, 33.6] is too narrow for "pass".
@@ -22,16 +30,30 @@ def test_zone_words_move_to_the_free_part_of_their_zone_beside_the_interval():
 
 def test_a_zone_word_with_no_room_beside_the_interval_is_left_out():
     # interval over nearly the whole fail zone [0.2, 1]: no room for "fail" on either side
-    svg = str(render_gauge({"value": 0.6, "interval": [0.22, 0.98], "value_range": [0.0, 1.0], "compared_value": 0.6,
-                            "threshold": {"fail_above": 0.2, "compare": "estimate"}}))
+    svg = str(
+        render_gauge(
+            {
+                "value": 0.6,
+                "interval": [0.22, 0.98],
+                "value_range": [0.0, 1.0],
+                "compared_value": 0.6,
+                "threshold": {"fail_above": 0.2, "compare": "estimate"},
+            }
+        )
+    )
     assert "fail" not in zone_words(svg) and "pass" in zone_words(svg)
 
 
 def test_a_histogram_of_marginals_says_it_counts_marginals_not_records():
     from policycheck.report.charts import render_chart
 
-    spec = {"kind": "histogram", "title": "TVD of each 3-way marginal", "x_label": "total variation distance",
-            "counts_of": "3-way marginals", "series": [{"name": "s", "edges": [0, 0.5, 1], "counts": [3, 1]}]}
+    spec = {
+        "kind": "histogram",
+        "title": "TVD of each 3-way marginal",
+        "x_label": "total variation distance",
+        "counts_of": "3-way marginals",
+        "series": [{"name": "s", "edges": [0, 0.5, 1], "counts": [3, 1]}],
+    }
     svg = str(render_chart(spec))
     # the y label, on two lines: "share of 3-way marginals in each" / "bin"
     assert ">share of 3-way marginals in each</text>" in svg and "records" not in svg

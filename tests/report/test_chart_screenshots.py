@@ -27,8 +27,13 @@ pytestmark = pytest.mark.browser
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 #: A rule whose tiny thresholds once gave the gauge an unreadable scale (issue 15).
-GAUGE_RULE = {"value": 0.0123, "interval": [0.0061, 0.0215], "value_range": [0.0, 1.0], "compared_value": 0.0215,
-              "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "upper"}}
+GAUGE_RULE = {
+    "value": 0.0123,
+    "interval": [0.0061, 0.0215],
+    "value_range": [0.0, 1.0],
+    "compared_value": 0.0215,
+    "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "upper"},
+}
 
 
 def svg_of(kind: str) -> str:
@@ -51,7 +56,9 @@ def page_of(kind: str, folder: Path) -> tuple[Path, tuple[int, int]]:
     page.write_text(
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{kind}</title><style>{render_html_css()}"
         f"html, body {{ margin: 0; background: #fff; }} svg {{ display: block; width: {size[0]}px; height: {size[1]}px; }}"
-        f"</style></head><body>{svg}</body></html>", encoding="utf-8")
+        f"</style></head><body>{svg}</body></html>",
+        encoding="utf-8",
+    )
     return page, (size[0], max(size[1], MIN_HEIGHT))
 
 
@@ -60,8 +67,14 @@ def screenshots(tmp_path_factory) -> dict[str, tuple[Path, tuple[int, int]]]:
     folder = tmp_path_factory.mktemp("chart-screenshots")
     pages = {kind: page_of(kind, folder) for kind in ["gauge", *sorted(CHART_KINDS)]}
     shots = {kind: folder / f"{kind}.png" for kind in pages}
-    runs = chromium_all([_command([f"--window-size={w},{h}", f"--screenshot={shots[kind]}", page.as_uri()],
-                                  folder / f"profile-{kind}") for kind, (page, (w, h)) in pages.items()])
+    runs = chromium_all(
+        [
+            _command(
+                [f"--window-size={w},{h}", f"--screenshot={shots[kind]}", page.as_uri()], folder / f"profile-{kind}"
+            )
+            for kind, (page, (w, h)) in pages.items()
+        ]
+    )
     for (kind, shot), (_, _, log) in zip(shots.items(), runs, strict=True):
         assert shot.is_file(), f"{kind}: {log[-2000:]}"
     if os.environ.get("POLICYCHECK_REFRESH_SCREENSHOTS"):

@@ -22,9 +22,16 @@ def texts(svg: str) -> list[dict]:
         if "transform" in a:
             continue
         shown = re.sub(r"<title>.*?</title>", "", body)
-        out.append({"x": float(a["x"]), "y": float(a["y"]) + dy, "anchor": a.get("text-anchor", "start"),
-                    "size": SIZES.get(a.get("class", ""), 10), "class": a.get("class", ""),
-                    "text": shown})
+        out.append(
+            {
+                "x": float(a["x"]),
+                "y": float(a["y"]) + dy,
+                "anchor": a.get("text-anchor", "start"),
+                "size": SIZES.get(a.get("class", ""), 10),
+                "class": a.get("class", ""),
+                "text": shown,
+            }
+        )
     return out
 
 
@@ -49,8 +56,17 @@ def tick_values(svg: str) -> list[float]:
 
 
 def test_a_share_axis_never_goes_below_0_or_above_1():
-    svg = str(render_chart({"kind": "line", "title": "narrowed", "x_label": "m", "y_label": "share of records narrowed",
-                            "series": [{"name": "s", "x": [1, 2, 3], "y": [-0.04, 0.5, 0.97]}]}))
+    svg = str(
+        render_chart(
+            {
+                "kind": "line",
+                "title": "narrowed",
+                "x_label": "m",
+                "y_label": "share of records narrowed",
+                "series": [{"name": "s", "x": [1, 2, 3], "y": [-0.04, 0.5, 0.97]}],
+            }
+        )
+    )
     ticks = tick_values(svg)
     assert min(ticks) == 0 and max(ticks) == 1  # not -0.2 .. 1.2
     # the point below the domain is drawn on the axis (y = bottom of the plot), not under it
@@ -60,81 +76,180 @@ def test_a_share_axis_never_goes_below_0_or_above_1():
 
 
 def test_an_unbounded_axis_keeps_its_negative_values():
-    svg = str(render_chart({"kind": "bar", "title": "excess", "x_label": "attack", "y_label": "epsilon excess",
-                            "series": [{"name": "s", "x": ["a", "b"], "y": [-0.3, 0.5]}]}))
+    svg = str(
+        render_chart(
+            {
+                "kind": "bar",
+                "title": "excess",
+                "x_label": "attack",
+                "y_label": "epsilon excess",
+                "series": [{"name": "s", "x": ["a", "b"], "y": [-0.3, 0.5]}],
+            }
+        )
+    )
     assert min(tick_values(svg)) < 0
 
 
 def test_the_gauge_clips_an_interval_to_the_metric_domain():
-    svg = str(render_gauge({"value": 0.02, "interval": [-0.05, 0.12], "value_range": [0.0, 1.0], "compared_value": 0.02,
-                            "threshold": {"fail_above": 0.5, "compare": "estimate"}}))
+    svg = str(
+        render_gauge(
+            {
+                "value": 0.02,
+                "interval": [-0.05, 0.12],
+                "value_range": [0.0, 1.0],
+                "compared_value": 0.02,
+                "threshold": {"fail_above": 0.5, "compare": "estimate"},
+            }
+        )
+    )
     ends = [float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" class="gi"/>', svg)]
     assert min(ends) == 16.0  # the left end of the scale, which is 0
 
 
 def test_tiny_levels_get_a_scale_that_tells_them_apart():
     # exact copies: warn 0.001, fail 0.01, measured 0.004 -> the scale runs 0 .. 0.015, not 0 .. 1
-    svg = str(render_gauge({"value": 0.004, "interval": [0.002, 0.007], "value_range": [0.0, 1.0], "compared_value": 0.004,
-                            "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "estimate"}}))
+    svg = str(
+        render_gauge(
+            {
+                "value": 0.004,
+                "interval": [0.002, 0.007],
+                "value_range": [0.0, 1.0],
+                "compared_value": 0.004,
+                "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "estimate"},
+            }
+        )
+    )
     assert ">warn 0.001</text>" in svg and ">fail 0.01</text>" in svg and ">0.015</text>" in svg
     assert overlapping(svg) == []
 
 
 def test_levels_too_close_to_label_apart_share_one_label():
     # the demo's exact copies: measured 1 against warn 0.001 and fail 0.01 on the 0 .. 1 scale (5 px apart)
-    svg = str(render_gauge({"value": 1.0, "interval": [0.9975, 1.0], "value_range": [0.0, 1.0], "compared_value": 1.0,
-                            "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "estimate"}}))
+    svg = str(
+        render_gauge(
+            {
+                "value": 1.0,
+                "interval": [0.9975, 1.0],
+                "value_range": [0.0, 1.0],
+                "compared_value": 1.0,
+                "threshold": {"fail_above": 0.01, "warn_above": 0.001, "compare": "estimate"},
+            }
+        )
+    )
     assert ">warn 0.001 · fail 0.01</text>" in svg
     assert overlapping(svg) == []
 
 
 def test_long_rule_ids_as_bar_labels_never_overlap():
-    spec = {"kind": "bar", "title": "Value per rule " + LONG_IDS[0], "x_label": "rule", "y_label": "value",
-            "series": [{"name": LONG_IDS[1], "x": LONG_IDS, "y": [0.123456, 0.5, 0.25, 0.75, 0.3333, 0.1, 0.9, 0.05]},
-                       {"name": LONG_IDS[2], "x": LONG_IDS, "y": [0.2, 0.4, 0.6, 0.8, 0.1, 0.3, 0.5, 0.7]}],
-            "reference_lines": [{"axis": "y", "value": 0.2, "label": "fail level of " + LONG_IDS[3]}]}
+    spec = {
+        "kind": "bar",
+        "title": "Value per rule " + LONG_IDS[0],
+        "x_label": "rule",
+        "y_label": "value",
+        "series": [
+            {"name": LONG_IDS[1], "x": LONG_IDS, "y": [0.123456, 0.5, 0.25, 0.75, 0.3333, 0.1, 0.9, 0.05]},
+            {"name": LONG_IDS[2], "x": LONG_IDS, "y": [0.2, 0.4, 0.6, 0.8, 0.1, 0.3, 0.5, 0.7]},
+        ],
+        "reference_lines": [{"axis": "y", "value": 0.2, "label": "fail level of " + LONG_IDS[3]}],
+    }
     svg = str(render_chart(spec))
     assert overlapping(svg) == []
     assert len(re.findall(r"<title>release-2026-q4", svg)) >= 8  # every full id stays in a tooltip
     # every bar is labelled by what tells the ids apart, and the caption names what was left out
-    assert [t["text"] for t in texts(svg) if t["class"] == "tk" and t["anchor"] == "middle"] == [str(i) for i in range(8)]
-    assert "leave out what every label shares: the prefix “release-2026-q4-membership-inference-rule-” and the " \
-           "suffix “-with-a-long-id”." in svg
+    assert [t["text"] for t in texts(svg) if t["class"] == "tk" and t["anchor"] == "middle"] == [
+        str(i) for i in range(8)
+    ]
+    assert (
+        "leave out what every label shares: the prefix “release-2026-q4-membership-inference-rule-” and the "
+        "suffix “-with-a-long-id”." in svg
+    )
 
 
 def test_gauge_labels_never_overlap_for_close_levels_and_values():
     for value, warn, fail in ((0.51, 0.52, 0.55), (0.55, 0.5, 0.56), (0.0, 0.0, 0.01), (3.2, 2.0, 3.0)):
-        svg = str(render_gauge({"value": value, "interval": None, "compared_value": value,
-                                "threshold": {"fail_above": fail, "warn_above": warn, "compare": "estimate"}}))
+        svg = str(
+            render_gauge(
+                {
+                    "value": value,
+                    "interval": None,
+                    "compared_value": value,
+                    "threshold": {"fail_above": fail, "warn_above": warn, "compare": "estimate"},
+                }
+            )
+        )
         assert overlapping(svg) == [], (value, warn, fail)
 
 
 def test_one_released_set_is_drawn_as_a_bar_not_a_lone_dot():
-    svg = str(render_chart({"kind": "line", "title": "Range narrowing against the number of sets", "x_label": "m",
-                            "y_label": "share of records narrowed", "series": [{"name": "linkage attack", "x": [1], "y": [0.1033]}]}))
+    svg = str(
+        render_chart(
+            {
+                "kind": "line",
+                "title": "Range narrowing against the number of sets",
+                "x_label": "m",
+                "y_label": "share of records narrowed",
+                "series": [{"name": "linkage attack", "x": [1], "y": [0.1033]}],
+            }
+        )
+    )
     assert "<circle" not in svg
     assert re.search(rf'<rect [^>]*fill="{PALETTE[0]}"', svg)
     assert ">0.103</text>" in svg  # the bar carries its value
 
 
 def test_overlaid_histograms_are_see_through_with_distinct_outlines_in_a_colour_blind_safe_palette():
-    svg = str(render_chart({"kind": "histogram", "title": "DCR", "x_label": "distance",
-                            "series": [{"name": "to training", "edges": [0, 1, 2], "counts": [3, 1]},
-                                       {"name": "to holdout", "edges": [0, 1, 2], "counts": [1, 3]}]}))
-    bars = re.findall(r'<rect [^>]*fill="(#[0-9A-F]{6})" fill-opacity="([\d.]+)" stroke="\1" stroke-width="1.5"'
-                      r'(?: stroke-dasharray="([\d ]+)")?', svg)
+    svg = str(
+        render_chart(
+            {
+                "kind": "histogram",
+                "title": "DCR",
+                "x_label": "distance",
+                "series": [
+                    {"name": "to training", "edges": [0, 1, 2], "counts": [3, 1]},
+                    {"name": "to holdout", "edges": [0, 1, 2], "counts": [1, 3]},
+                ],
+            }
+        )
+    )
+    bars = re.findall(
+        r'<rect [^>]*fill="(#[0-9A-F]{6})" fill-opacity="([\d.]+)" stroke="\1" stroke-width="1.5"'
+        r'(?: stroke-dasharray="([\d ]+)")?',
+        svg,
+    )
     assert [b[0] for b in bars] == ["#0072B2", "#0072B2", "#E69F00", "#E69F00"]  # Okabe-Ito blue and orange
     assert {b[1] for b in bars} == {"0.3"} and [b[2] for b in bars] == ["", "", "6 3", "6 3"]
 
 
 def test_every_chart_has_a_caption_and_a_text_alternative_with_its_numbers():
-    svg = str(render_chart({"kind": "bar", "title": "Attack accuracy", "x_label": "attack", "y_label": "accuracy",
-                            "series": [{"name": "original records", "x": ["lp", "rf"], "y": [0.9, 0.8]}],
-                            "reference_lines": [{"axis": "y", "value": 0.765, "label": "majority guess"}]}))
-    assert "<figcaption>Bar chart: Attack accuracy; accuracy against attack. Dashed line: majority guess at 0.765." \
-           "</figcaption>" in svg
-    assert "<desc>Bar chart: Attack accuracy. original records: lp: 0.9, rf: 0.8. Reference: majority guess 0.765.</desc>" in svg
+    svg = str(
+        render_chart(
+            {
+                "kind": "bar",
+                "title": "Attack accuracy",
+                "x_label": "attack",
+                "y_label": "accuracy",
+                "series": [{"name": "original records", "x": ["lp", "rf"], "y": [0.9, 0.8]}],
+                "reference_lines": [{"axis": "y", "value": 0.765, "label": "majority guess"}],
+            }
+        )
+    )
+    assert (
+        "<figcaption>Bar chart: Attack accuracy; accuracy against attack. Dashed line: majority guess at 0.765."
+        "</figcaption>" in svg
+    )
+    assert (
+        "<desc>Bar chart: Attack accuracy. original records: lp: 0.9, rf: 0.8. Reference: majority guess 0.765.</desc>"
+        in svg
+    )
     assert 'aria-label="Bar chart: Attack accuracy. original records: lp: 0.9, rf: 0.8.' in svg
-    captioned = str(render_chart({"kind": "histogram", "title": "t", "caption": "Given by the family.",
-                                  "series": [{"name": "s", "edges": [0, 1], "counts": [2]}]}))
+    captioned = str(
+        render_chart(
+            {
+                "kind": "histogram",
+                "title": "t",
+                "caption": "Given by the family.",
+                "series": [{"name": "s", "edges": [0, 1], "counts": [2]}],
+            }
+        )
+    )
     assert "<figcaption>Given by the family.</figcaption>" in captioned

@@ -75,7 +75,14 @@ def test_junit_has_the_ant_jenkins_structure(report):
     assert suite.get("timestamp") == report["generated_at"][:19]
     for case in suite.findall("testcase"):
         assert case.get("name") and case.get("classname") == "toy" and float(case.get("time")) >= 0
-    assert [c.get("name") for c in suite.findall("testcase")] == ["passes", "warns", "fails", "advisory-fails", "waived", "errors"]
+    assert [c.get("name") for c in suite.findall("testcase")] == [
+        "passes",
+        "warns",
+        "fails",
+        "advisory-fails",
+        "waived",
+        "errors",
+    ]
 
 
 def test_suite_properties_carry_tool_version_policy_hash_and_seed(report):
@@ -91,14 +98,21 @@ def test_counts_match_the_outcomes(report):
     root = parse(report)
     suite = root.find("testsuite")
     # fails -> failure; errors -> error; waived -> skipped; the other three pass in CI terms.
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("6", "1", "1", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == (
+        "6",
+        "1",
+        "1",
+        "1",
+    )
     assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("6", "1", "1", "1")
 
 
 def test_a_blocking_fail_is_a_failure_with_the_measurement(report):
     (failure,) = cases(parse(report))["fails"].findall("failure")
     assert failure.get("type") == "fail"
-    assert failure.get("message") == "fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate)"
+    assert (
+        failure.get("message") == "fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate)"
+    )
     assert failure.text == "Change the synthesizer."
 
 

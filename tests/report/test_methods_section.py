@@ -42,17 +42,30 @@ def test_html_shows_the_methods_at_the_end_with_each_effect_on_the_demo():
 def test_markdown_shows_the_methods_in_a_collapsed_block():
     text = render_markdown(sample())
     block = text.split("<details><summary>Methods", 1)[1]
-    assert "| `mi_risk` | (mean precision - 0.5) x 2" in block and "nonprivate 0.8688 / 0.12; indhist_dp -0.0252 / 0.0152" in block
+    assert (
+        "| `mi_risk` | (mean precision - 0.5) x 2" in block
+        and "nonprivate 0.8688 / 0.12; indhist_dp -0.0252 / 0.0152" in block
+    )
 
 
 def test_a_new_metric_brings_its_method_without_touching_the_renderer(toy_metric):
     key = "mi_risk/sure"
-    spec = dataclasses.replace(toy_metric, method=Method(
-        definition="Share of synthetic rows holding a value.", source="a toy paper, sec. 1",
-        conventions=(Convention(topic="rounding", peer="toy peer 1.0", theirs="rounds", ours="does not", effect=key),)))
+    spec = dataclasses.replace(
+        toy_metric,
+        method=Method(
+            definition="Share of synthetic rows holding a value.",
+            source="a toy paper, sec. 1",
+            conventions=(
+                Convention(topic="rounding", peer="toy peer 1.0", theirs="rounds", ours="does not", effect=key),
+            ),
+        ),
+    )
     (entry,) = methods_of([spec, spec])
-    assert entry["metric"] == "toy_share" and entry["conventions"][0]["effect"]["demo"][0]["theirs"] == \
-        convention_effects()[key]["demo"]["nonprivate"]["theirs"]
+    assert (
+        entry["metric"] == "toy_share"
+        and entry["conventions"][0]["effect"]["demo"][0]["theirs"]
+        == convention_effects()[key]["demo"]["nonprivate"]["theirs"]
+    )
     report = sample()
     report["methods"] = [entry]
     assert "a toy paper, sec. 1" in render_html(report) and "a toy paper, sec. 1" in render_markdown(report)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import TOY_POLICY
 
 import policycheck.report.pdf as pdf
-from conftest import TOY_POLICY
 from policycheck.interfaces.cli import cli
 from policycheck.report.render import render_html
 
@@ -26,7 +26,11 @@ A4_POINTS = (595, 842)
 
 
 def needs_tools():
-    missing = [t for t in ("chromium", "pdfinfo", "pdftotext") if not (shutil.which(t) or (t == "chromium" and pdf.find_chromium()))]
+    missing = [
+        t
+        for t in ("chromium", "pdfinfo", "pdftotext")
+        if not (shutil.which(t) or (t == "chromium" and pdf.find_chromium()))
+    ]
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"{missing} missing: CI must install Debian's chromium and poppler-utils (see .ci/run)")
@@ -40,8 +44,12 @@ def pages(path: Path) -> tuple[int, tuple[int, int]]:
 
 
 def page_text(path: Path, page: int) -> str:
-    return subprocess.run(["pdftotext", "-layout", "-f", str(page), "-l", str(page), str(path), "-"],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", "-f", str(page), "-l", str(page), str(path), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 @pytest.mark.browser
@@ -64,8 +72,22 @@ def test_demo_nonprivate_report_prints_in_at_most_15_a4_pages_with_the_sign_off_
 @pytest.mark.browser
 def test_check_format_pdf_writes_a_pdf_beside_the_html(toy_metric, write, toy_release):
     needs_tools()
-    result = CliRunner().invoke(cli, ["check", str(write("p.yaml", TOY_POLICY)), "-r", str(toy_release["manifest"]),
-                                      "-o", "out", "-q", "--executor", "serial", "--format", "html,pdf"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            str(write("p.yaml", TOY_POLICY)),
+            "-r",
+            str(toy_release["manifest"]),
+            "-o",
+            "out",
+            "-q",
+            "--executor",
+            "serial",
+            "--format",
+            "html,pdf",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert Path("out/report.pdf").read_bytes()[:5] == b"%PDF-"
     assert sorted(p.name for p in Path("out").iterdir()) == ["report.html", "report.json", "report.pdf"]
@@ -73,8 +95,20 @@ def test_check_format_pdf_writes_a_pdf_beside_the_html(toy_metric, write, toy_re
 
 def test_format_pdf_without_chromium_exits_2_before_any_computation(monkeypatch, toy_metric, write, toy_release):
     monkeypatch.setattr(pdf, "find_chromium", lambda: None)
-    result = CliRunner().invoke(cli, ["check", str(write("p.yaml", TOY_POLICY)), "-r", str(toy_release["manifest"]),
-                                      "-o", "out", "-q", "--format", "pdf"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            str(write("p.yaml", TOY_POLICY)),
+            "-r",
+            str(toy_release["manifest"]),
+            "-o",
+            "out",
+            "-q",
+            "--format",
+            "pdf",
+        ],
+    )
     assert result.exit_code == 2
     assert "--format pdf needs headless Chromium" in result.output
     assert not Path("out").exists()

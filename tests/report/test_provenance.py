@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from policycheck.interfaces.cli import cli
 
 LEDGER = "ledger_version: 1\nreleases:\n  - id: old\n    mechanisms:\n      - {mechanism: laplace, epsilon: 0.2}\n"
-METADATA = {"columns": {"age": {"sdtype": "numerical"}, "sex": {"sdtype": "categorical"},
-                        "income": {"sdtype": "categorical"}}}
+METADATA = {
+    "columns": {"age": {"sdtype": "numerical"}, "sex": {"sdtype": "categorical"}, "income": {"sdtype": "categorical"}}
+}
 POLICY = """\
 metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
 attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
@@ -61,8 +62,10 @@ def test_verify_fails_naming_the_ledger_when_it_changed(checked):
     ledger.write_text(LEDGER.replace("epsilon: 0.2", "epsilon: 0.3"))
     result = invoke("verify", "out/report.json", "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 1
-    assert f"DIFFERS  file l.yaml: sha256 {report['provenance']['referenced_files'][0]['sha256']} -> {sha256(ledger)}" \
+    assert (
+        f"DIFFERS  file l.yaml: sha256 {report['provenance']['referenced_files'][0]['sha256']} -> {sha256(ledger)}"
         in result.output
+    )
     assert "DIFFERS  rule budget: value" in result.output  # the total epsilon grew by 0.1
 
 
@@ -71,5 +74,7 @@ def test_verify_fails_naming_the_metadata_file_when_it_changed(checked):
     metadata.write_text(json.dumps(METADATA, indent=2))  # the same roles: only the hash differs
     result = invoke("verify", "out/report.json", "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 1
-    assert f"DIFFERS  file metadata.json: sha256 {report['provenance']['metadata']['sha256']} -> {sha256(metadata)}" \
+    assert (
+        f"DIFFERS  file metadata.json: sha256 {report['provenance']['metadata']['sha256']} -> {sha256(metadata)}"
         in result.output
+    )

@@ -1,19 +1,21 @@
 import json
 
 import pytest
+from conftest import TOY_POLICY
 from jsonschema import Draft7Validator
 
-from conftest import TOY_POLICY
 from policycheck.interfaces.check import check_release
-from policycheck.report.schema import report_schema
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html, render_markdown
+from policycheck.report.schema import report_schema
 
 
 @pytest.fixture
 def report(toy_metric, write, toy_release, tmp_path):
     release = load_manifest(toy_release["manifest"])
-    return check_release(write("p.yaml", TOY_POLICY), release, tmp_path / "out", executor="serial", progress=False, seed=3)
+    return check_release(
+        write("p.yaml", TOY_POLICY), release, tmp_path / "out", executor="serial", progress=False, seed=3
+    )
 
 
 def test_report_json_validates_against_the_published_schema(report, tmp_path):
@@ -25,7 +27,11 @@ def test_report_json_validates_against_the_published_schema(report, tmp_path):
 def test_report_records_provenance(report):
     prov = report["provenance"]
     assert prov["seed"] == 3
-    assert [f["path"].rsplit("/", 1)[-1] for f in prov["data_files"]] == ["original.csv", "synthetic.csv", "holdout.csv"]
+    assert [f["path"].rsplit("/", 1)[-1] for f in prov["data_files"]] == [
+        "original.csv",
+        "synthetic.csv",
+        "holdout.csv",
+    ]
     assert all(len(f["sha256"]) == 64 for f in prov["data_files"] + prov["policy_files"])
     assert "numpy" in prov["libraries"]
 
@@ -42,7 +48,9 @@ def test_values_from_the_data_are_escaped_in_html(report):
     report = json.loads(json.dumps(report))
     report["policy"]["quasi_identifiers"] = ["<script>alert(1)</script>"]
     report["rules"][0]["details"]["<img src=x onerror=alert(1)>"] = "<b>bold</b>"
-    report["rules"][0]["charts"] = [{"kind": "bar", "title": "<script>t</script>", "series": [{"name": "<i>", "x": ["<script>"], "y": [1]}]}]
+    report["rules"][0]["charts"] = [
+        {"kind": "bar", "title": "<script>t</script>", "series": [{"name": "<i>", "x": ["<script>"], "y": [1]}]}
+    ]
     html = render_html(report)
     assert "<script>" not in html and "<img" not in html and "<b>bold" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html

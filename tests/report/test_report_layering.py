@@ -23,7 +23,8 @@ def imported_modules(path: Path) -> set[str]:
 def report_graph() -> dict[str, set[str]]:
     modules = {p.stem: p for p in (PACKAGE / "report").glob("*.py") if p.stem != "__init__"}
     return {
-        name: {m.rsplit(".", 1)[-1] for m in imported_modules(path) if m.startswith("policycheck.report.")} & set(modules)
+        name: {m.rsplit(".", 1)[-1] for m in imported_modules(path) if m.startswith("policycheck.report.")}
+        & set(modules)
         for name, path in modules.items()
     }
 
@@ -38,7 +39,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         stack.pop()

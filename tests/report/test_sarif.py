@@ -10,12 +10,11 @@ import json
 
 import pytest
 from jsonschema import Draft7Validator
+from test_junit import MIXED
 
 from policycheck.interfaces.check import check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.sarif import artifact_uri, build_sarif
-
-from test_junit import MIXED
 
 MESSAGE = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1}}}
 LOCATION = {
@@ -26,8 +25,19 @@ LOCATION = {
             "type": "object",
             "required": ["artifactLocation"],
             "properties": {
-                "artifactLocation": {"type": "object", "required": ["uri"], "properties": {"uri": {"type": "string"}, "index": {"type": "integer", "minimum": 0}}},
-                "region": {"type": "object", "required": ["startLine"], "properties": {"startLine": {"type": "integer", "minimum": 1}, "startColumn": {"type": "integer", "minimum": 1}}},
+                "artifactLocation": {
+                    "type": "object",
+                    "required": ["uri"],
+                    "properties": {"uri": {"type": "string"}, "index": {"type": "integer", "minimum": 0}},
+                },
+                "region": {
+                    "type": "object",
+                    "required": ["startLine"],
+                    "properties": {
+                        "startLine": {"type": "integer", "minimum": 1},
+                        "startColumn": {"type": "integer", "minimum": 1},
+                    },
+                },
             },
         }
     },
@@ -56,46 +66,114 @@ MINIMAL_SARIF_2_1_0 = {
                                 "properties": {
                                     "name": {"type": "string"},
                                     "version": {"type": "string"},
-                                    "rules": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
-                                        "id": {"type": "string"},
-                                        "shortDescription": MESSAGE,
-                                        "fullDescription": MESSAGE,
-                                        "defaultConfiguration": {"type": "object", "properties": {"level": LEVEL}},
-                                    }}},
+                                    "rules": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["id"],
+                                            "properties": {
+                                                "id": {"type": "string"},
+                                                "shortDescription": MESSAGE,
+                                                "fullDescription": MESSAGE,
+                                                "defaultConfiguration": {
+                                                    "type": "object",
+                                                    "properties": {"level": LEVEL},
+                                                },
+                                            },
+                                        },
+                                    },
                                 },
                             }
                         },
                     },
-                    "invocations": {"type": "array", "items": {"type": "object", "required": ["executionSuccessful"], "properties": {
-                        "executionSuccessful": {"type": "boolean"},
-                        "exitCode": {"type": "integer"},
-                        "toolExecutionNotifications": {"type": "array", "items": {"type": "object", "required": ["message"], "properties": {
-                            "message": MESSAGE, "level": LEVEL}}},
-                    }}},
-                    "artifacts": {"type": "array", "items": {"type": "object", "properties": {
-                        "location": {"type": "object", "required": ["uri"]},
-                        "hashes": {"type": "object", "additionalProperties": {"type": "string"}},
-                        "roles": {"type": "array", "items": {"enum": [
-                            "analysisTarget", "attachment", "responseFile", "resultFile", "standardStream", "tracedFile",
-                            "unmodified", "modified", "added", "deleted", "renamed", "uncontrolled", "driver", "extension",
-                            "translation", "taxonomy", "policy", "referencedOnCommandLine", "memoryContents", "directory",
-                            "userSpecifiedConfiguration", "toolSpecifiedConfiguration", "debugOutputFile"]}},
-                    }}},
+                    "invocations": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["executionSuccessful"],
+                            "properties": {
+                                "executionSuccessful": {"type": "boolean"},
+                                "exitCode": {"type": "integer"},
+                                "toolExecutionNotifications": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["message"],
+                                        "properties": {"message": MESSAGE, "level": LEVEL},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                    "artifacts": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "location": {"type": "object", "required": ["uri"]},
+                                "hashes": {"type": "object", "additionalProperties": {"type": "string"}},
+                                "roles": {
+                                    "type": "array",
+                                    "items": {
+                                        "enum": [
+                                            "analysisTarget",
+                                            "attachment",
+                                            "responseFile",
+                                            "resultFile",
+                                            "standardStream",
+                                            "tracedFile",
+                                            "unmodified",
+                                            "modified",
+                                            "added",
+                                            "deleted",
+                                            "renamed",
+                                            "uncontrolled",
+                                            "driver",
+                                            "extension",
+                                            "translation",
+                                            "taxonomy",
+                                            "policy",
+                                            "referencedOnCommandLine",
+                                            "memoryContents",
+                                            "directory",
+                                            "userSpecifiedConfiguration",
+                                            "toolSpecifiedConfiguration",
+                                            "debugOutputFile",
+                                        ]
+                                    },
+                                },
+                            },
+                        },
+                    },
                     "columnKind": {"enum": ["utf16CodeUnits", "unicodeCodePoints"]},
-                    "results": {"type": "array", "items": {"type": "object", "required": ["message"], "properties": {
-                        "ruleId": {"type": "string"},
-                        "ruleIndex": {"type": "integer", "minimum": 0},
-                        "level": LEVEL,
-                        "kind": {"enum": ["pass", "fail", "notApplicable", "review", "open", "informational"]},
-                        "message": MESSAGE,
-                        "locations": {"type": "array", "items": LOCATION},
-                        "partialFingerprints": {"type": "object", "additionalProperties": {"type": "string"}},
-                        "suppressions": {"type": "array", "items": {"type": "object", "required": ["kind"], "properties": {
-                            "kind": {"enum": ["inSource", "external"]},
-                            "status": {"enum": ["accepted", "underReview", "rejected"]},
-                            "justification": {"type": "string"},
-                        }}},
-                    }}},
+                    "results": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["message"],
+                            "properties": {
+                                "ruleId": {"type": "string"},
+                                "ruleIndex": {"type": "integer", "minimum": 0},
+                                "level": LEVEL,
+                                "kind": {"enum": ["pass", "fail", "notApplicable", "review", "open", "informational"]},
+                                "message": MESSAGE,
+                                "locations": {"type": "array", "items": LOCATION},
+                                "partialFingerprints": {"type": "object", "additionalProperties": {"type": "string"}},
+                                "suppressions": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["kind"],
+                                        "properties": {
+                                            "kind": {"enum": ["inSource", "external"]},
+                                            "status": {"enum": ["accepted", "underReview", "rejected"]},
+                                            "justification": {"type": "string"},
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    },
                 },
             },
         },
@@ -106,8 +184,15 @@ MINIMAL_SARIF_2_1_0 = {
 @pytest.fixture
 def report(toy_metric, write, toy_release, tmp_path):
     release = load_manifest(toy_release["manifest"])
-    return check_release(write("p.yaml", MIXED), release, tmp_path / "out", executor="serial", progress=False, seed=3,
-                         formats=("json", "sarif"))
+    return check_release(
+        write("p.yaml", MIXED),
+        release,
+        tmp_path / "out",
+        executor="serial",
+        progress=False,
+        seed=3,
+        formats=("json", "sarif"),
+    )
 
 
 def results(log) -> dict:
@@ -118,7 +203,10 @@ def test_the_minimal_schema_rejects_what_sarif_forbids():
     validator = Draft7Validator(MINIMAL_SARIF_2_1_0)
     assert not validator.is_valid({"version": "2.1.0"})  # runs missing
     assert not validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]})  # driver.name missing
-    bad_level = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "fatal"}]}]}
+    bad_level = {
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "fatal"}]}],
+    }
     assert not validator.is_valid(bad_level)
 
 
@@ -149,13 +237,18 @@ def test_results_sit_at_the_rules_line_in_the_policy_file(report):
 
 def test_result_message_states_measurement_and_threshold(report):
     text = results(build_sarif(report))["fails"]["message"]["text"]
-    assert text.startswith("Rule fails (toy_share) fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate).")
+    assert text.startswith(
+        "Rule fails (toy_share) fails: measured 0.8333 [0.3588, 0.9958]; threshold: fail if > 0.5 (on the estimate)."
+    )
 
 
 def test_a_waiver_is_an_accepted_external_suppression(report):
     (suppression,) = results(build_sarif(report))["waived"]["suppressions"]
     assert suppression["kind"] == "external" and suppression["status"] == "accepted"
-    assert suppression["justification"] == "Accepted <b>for</b> the pilot (approved by Jane Roe, expires 2099-12-31, ticket PRIV-1)"
+    assert (
+        suppression["justification"]
+        == "Accepted <b>for</b> the pilot (approved by Jane Roe, expires 2099-12-31, ticket PRIV-1)"
+    )
     assert "suppressions" not in results(build_sarif(report))["fails"]
 
 
@@ -189,7 +282,9 @@ def test_artifacts_carry_the_sha256_of_every_file(report):
     artifacts = build_sarif(report)["runs"][0]["artifacts"]
     prov = report["provenance"]
     expected = [prov["policy_files"][0], prov["manifest"], *prov["data_files"]]
-    assert [(a["location"]["uri"], a["hashes"]["sha-256"]) for a in artifacts] == [(f["path"], f["sha256"]) for f in expected]
+    assert [(a["location"]["uri"], a["hashes"]["sha-256"]) for a in artifacts] == [
+        (f["path"], f["sha256"]) for f in expected
+    ]
     assert artifacts[0]["roles"] == ["analysisTarget", "userSpecifiedConfiguration"]
 
 
@@ -210,12 +305,26 @@ def test_check_writes_junit_and_sarif_when_asked(toy_metric, write, toy_release)
     import os
 
     from click.testing import CliRunner
-
     from conftest import TOY_POLICY
+
     from policycheck.interfaces.cli import cli
 
-    result = CliRunner().invoke(cli, ["check", str(write("p.yaml", TOY_POLICY)), "-r", str(toy_release["manifest"]),
-                                      "-o", "out", "-q", "--executor", "serial", "--format", "junit,sarif"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            str(write("p.yaml", TOY_POLICY)),
+            "-r",
+            str(toy_release["manifest"]),
+            "-o",
+            "out",
+            "-q",
+            "--executor",
+            "serial",
+            "--format",
+            "junit,sarif",
+        ],
+    )
     assert result.exit_code == 0
     assert sorted(os.listdir("out")) == ["report.json", "report.junit.xml", "report.sarif"]
     log = json.loads(open("out/report.sarif").read())

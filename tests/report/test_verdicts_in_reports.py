@@ -41,14 +41,28 @@ waivers:
 @pytest.fixture
 def report(toy_metric, write, toy_release, tmp_path):
     release = load_manifest(toy_release["manifest"])
-    return check_release(write("p.yaml", EVERY_VERDICT), release, tmp_path / "out", executor="serial",
-                         progress=False, seed=3, formats=("json",))
+    return check_release(
+        write("p.yaml", EVERY_VERDICT),
+        release,
+        tmp_path / "out",
+        executor="serial",
+        progress=False,
+        seed=3,
+        formats=("json",),
+    )
 
 
 def test_summary_counts_every_verdict_kind(report):
     s = report["summary"]
     assert (s["total"], s["passed"], s["warned"], s["failed"], s["inconclusive"], s["waived"], s["errors"]) == (
-        8, 1, 1, 2, 2, 1, 1)
+        8,
+        1,
+        1,
+        2,
+        2,
+        1,
+        1,
+    )
     assert s["blocking_failures"] == ["fails", "inconclusive-fails"]
     assert s["warnings"] == ["warns", "advisory-fails", "inconclusive-warns"]
     assert s["inconclusive_rules"] == ["inconclusive-warns", "inconclusive-fails"]
@@ -56,8 +70,9 @@ def test_summary_counts_every_verdict_kind(report):
 
 # By hand from EVERY_VERDICT: one rule of each kind but two inconclusive ones.
 EXPECTED = {"blocking_fail": 1, "advisory_fail": 1, "warn": 1, "inconclusive": 2, "waived": 1, "pass": 1, "error": 1}
-COUNTS_LINE = ("8 rules: blocking failures 1, advisory failures 1, warnings 1, inconclusive 2, waived 1, passed 1, "
-               "errors 1")
+COUNTS_LINE = (
+    "8 rules: blocking failures 1, advisory failures 1, warnings 1, inconclusive 2, waived 1, passed 1, errors 1"
+)
 
 
 def test_report_json_summary_counts_blocking_and_advisory_failures_apart(report):
@@ -67,15 +82,29 @@ def test_report_json_summary_counts_blocking_and_advisory_failures_apart(report)
 
 def test_every_format_counts_every_verdict_kind_alike(report, capsys):
     s = report["summary"]
-    assert {"blocking_fail": s["blocking_failed"], "advisory_fail": s["advisory_failed"], "warn": s["warned"],
-            "inconclusive": s["inconclusive"], "waived": s["waived"], "pass": s["passed"], "error": s["errors"]} == EXPECTED
+    assert {
+        "blocking_fail": s["blocking_failed"],
+        "advisory_fail": s["advisory_failed"],
+        "warn": s["warned"],
+        "inconclusive": s["inconclusive"],
+        "waived": s["waived"],
+        "pass": s["passed"],
+        "error": s["errors"],
+    } == EXPECTED
 
     html = render_html(report)
     tiles = {kind: int(n) for kind, n in re.findall(r'<div class="c-(\w+)"><b>(\d+)</b>', html)}
     assert tiles == EXPECTED
     headings = dict(re.findall(r"<h3>([A-Z][a-z ]+) \((\d+)\)</h3>", html))
-    assert headings == {"Not evaluated": "1", "Blocking failures": "1", "Inconclusive": "2", "Advisory failures": "1",
-                        "Warnings": "1", "Waived rules": "1", "Not settled by this sample": "2"}
+    assert headings == {
+        "Not evaluated": "1",
+        "Blocking failures": "1",
+        "Inconclusive": "2",
+        "Advisory failures": "1",
+        "Warnings": "1",
+        "Waived rules": "1",
+        "Not settled by this sample": "2",
+    }
     assert COUNTS_LINE in html  # the sign-off block
 
     md = render_markdown(report)
@@ -158,13 +187,22 @@ def excess_metric():
     def excess(ctx, params, needs):
         """An excess over chance (test metric)."""
         if params.baseline_only:
-            return MetricResult(0.518, (0.5, 0.536), 0.95, baseline=0.5, baseline_label="the share expected without leakage")
-        return MetricResult(0.05, (0.01, 0.09), 0.95, raw=0.25, baseline=0.2,
-                            baseline_label="chance: sum of p^2 over the secret's values")
+            return MetricResult(
+                0.518, (0.5, 0.536), 0.95, baseline=0.5, baseline_label="the share expected without leakage"
+            )
+        return MetricResult(
+            0.05,
+            (0.01, 0.09),
+            0.95,
+            raw=0.25,
+            baseline=0.2,
+            baseline_label="chance: sum of p^2 over the secret's values",
+        )
 
     registry.load_families()
-    registry.metric(name="excess", family="toy", params=ExcessParams, knowledge={Knowledge.SYNTHETIC},
-                    inputs={"synthetic"})(excess)
+    registry.metric(
+        name="excess", family="toy", params=ExcessParams, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
+    )(excess)
     yield
     registry._METRICS.pop("excess", None)
 
@@ -179,8 +217,9 @@ rules:
   - {id: share, metric: excess, params: {baseline_only: true}, threshold: {fail_above: 0.55}}
 """
     release = load_manifest(toy_release["manifest"])
-    return check_release(write("p.yaml", text), release, tmp_path / "out", executor="serial", progress=False,
-                         formats=("json",))
+    return check_release(
+        write("p.yaml", text), release, tmp_path / "out", executor="serial", progress=False, formats=("json",)
+    )
 
 
 def test_report_json_carries_raw_baseline_and_its_label(excess_report):
@@ -191,8 +230,11 @@ def test_report_json_carries_raw_baseline_and_its_label(excess_report):
 
 def test_html_shows_observed_baseline_and_excess_side_by_side(excess_report):
     html = render_html(excess_report)
-    assert "Observed 0.25 − baseline 0.2 = excess 0.05; the baseline is chance: sum of p^2 over the secret&#39;s values." in html
-    assert '<td>0.25 − 0.2</td>' in html  # the summary table's observed − baseline column
+    assert (
+        "Observed 0.25 − baseline 0.2 = excess 0.05; the baseline is chance: sum of p^2 over the secret&#39;s values."
+        in html
+    )
+    assert "<td>0.25 − 0.2</td>" in html  # the summary table's observed − baseline column
     assert "Baseline 0.5; the baseline is the share expected without leakage." in html
 
 

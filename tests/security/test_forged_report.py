@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli
 
 OPENED: list[str] = []
@@ -83,7 +83,8 @@ def _names_the_secret(report):
 
 @pytest.mark.parametrize("cwd", [".", "etc", "/"])
 def test_a_forged_working_directory_does_not_make_verify_read_outside_the_reports_folder(
-        project, secret, monkeypatch, tmp_path, cwd):
+    project, secret, monkeypatch, tmp_path, cwd
+):
     forged = _forge(project, secret, _names_the_secret)
     digest = hashlib.sha256(secret.read_bytes()).hexdigest()
     monkeypatch.chdir(cwd)
@@ -120,7 +121,8 @@ def test_a_forged_manifest_in_the_reports_folder_cannot_make_the_rerun_read_outs
     forged = _forge(project, secret, edit)
     shutil.copy(project / "p.yaml", forged.parent / "p.yaml")
     (forged.parent / "release.yaml").write_text(
-        f"release: {{id: r}}\noriginal: {secret}\nsynthetic:\n  - path: ../etc/shadow\n")
+        f"release: {{id: r}}\noriginal: {secret}\nsynthetic:\n  - path: ../etc/shadow\n"
+    )
     code, out, err, opened = _run_recording("verify", forged, "-q", "--executor", "serial")
     assert code == 2 and "outside forged, the folder verify reads" in err, err
     assert str(secret.resolve()) not in opened
@@ -146,8 +148,10 @@ def test_verify_resolves_the_reports_paths_from_its_own_folder_by_default(projec
 def test_verify_of_a_report_in_its_output_folder_names_the_root_flag(project):
     code, out, err = _run("verify", "out/report.json", "-q", "--executor", "serial")
     assert code == 2
-    assert err.splitlines()[0] == ("error: p.yaml: file named in the report is not in out, the folder verify reads "
-                                   "(the report's own): give --root with the folder the check ran in")
+    assert err.splitlines()[0] == (
+        "error: p.yaml: file named in the report is not in out, the folder verify reads "
+        "(the report's own): give --root with the folder the check ran in"
+    )
     code, out, err = _run("verify", "out/report.json", "-q", "--executor", "serial", "--root", ".")
     assert code == 0, out + err
 
@@ -162,17 +166,24 @@ def test_a_duplicated_key_in_report_json_is_refused(project):
     path.write_text(_insert_before(path.read_text(), '"verdict": "warn"', '"verdict": "fail",\n  '))
     code, out, err = _run("verify", path, "-q", "--executor", "serial", "--root", ".")
     assert code == 2
-    assert err == ("error: out/report.json: not valid JSON: key 'verdict' appears twice in one object "
-                   "(readers disagree on which one counts)\n")
+    assert err == (
+        "error: out/report.json: not valid JSON: key 'verdict' appears twice in one object "
+        "(readers disagree on which one counts)\n"
+    )
     code, _, err = _run("diff", path, path)
     assert code == 2 and "key 'verdict' appears twice" in err
 
 
-@pytest.mark.parametrize("constant, why", [
-    ("NaN", "NaN is not a JSON number"), ("Infinity", "Infinity is not a JSON number"),
-    ("-Infinity", "-Infinity is not a JSON number"), ("1e999", "1e999 is beyond the floating-point range"),
-    ("1" * 5000, "an integer of 5000 digits is more than a report holds"),
-])
+@pytest.mark.parametrize(
+    "constant, why",
+    [
+        ("NaN", "NaN is not a JSON number"),
+        ("Infinity", "Infinity is not a JSON number"),
+        ("-Infinity", "-Infinity is not a JSON number"),
+        ("1e999", "1e999 is beyond the floating-point range"),
+        ("1" * 5000, "an integer of 5000 digits is more than a report holds"),
+    ],
+)
 def test_a_report_holding_nan_or_overflowing_numbers_is_invalid_not_an_internal_error(project, constant, why):
     path = project / "out" / "report.json"
     report = json.loads(path.read_text())
@@ -187,8 +198,17 @@ def test_a_report_holding_nan_or_overflowing_numbers_is_invalid_not_an_internal_
 def test_a_duplicated_key_in_sdv_metadata_is_refused(toy_metric, write, toy_release):
     write("p.yaml", TOY_POLICY)
     write("m.json", '{"columns": {"age": {"sdtype": "numerical"}, "age": {"sdtype": "id"}}}')
-    code, _, err = _run("validate", "p.yaml", "--original", toy_release["original"], "--synthetic",
-                        toy_release["synthetic"], "--metadata", "m.json")
+    code, _, err = _run(
+        "validate",
+        "p.yaml",
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        toy_release["synthetic"],
+        "--metadata",
+        "m.json",
+    )
     assert code == 2
-    assert err == ("error: m.json: not valid JSON: key 'age' appears twice in one object "
-                   "(readers disagree on which one counts)\n")
+    assert err == (
+        "error: m.json: not valid JSON: key 'age' appears twice in one object (readers disagree on which one counts)\n"
+    )

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli
 from policycheck.io.git_revision import git_revision
 
@@ -44,8 +44,20 @@ def test_a_planted_fsmonitor_does_not_run_during_check_or_verify(tmp_path, toy_m
     planted.unlink()
 
     runner = CliRunner()
-    result = runner.invoke(cli, ["check", str(repo / "policy.yaml"), "-r", str(toy_release["manifest"]), "-o", "out",
-                                 "-q", "--executor", "serial"])
+    result = runner.invoke(
+        cli,
+        [
+            "check",
+            str(repo / "policy.yaml"),
+            "-r",
+            str(toy_release["manifest"]),
+            "-o",
+            "out",
+            "-q",
+            "--executor",
+            "serial",
+        ],
+    )
     assert result.exit_code == 0, result.output
     result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
     assert result.exit_code == 0, result.output
@@ -60,8 +72,10 @@ def test_revision_is_read_from_packed_refs_and_from_a_worktree(tmp_path):
     subprocess.run(["git", "-c", "core.fsmonitor=", "-C", str(repo), "pack-refs", "--all"], check=True)
     assert not [p for p in (repo / ".git" / "refs" / "heads").rglob("*") if p.is_file()]  # only packed-refs now
     assert git_revision(repo / "sub" / "folder") == head
-    subprocess.run(["git", "-c", "core.fsmonitor=", "-C", str(repo), "worktree", "add", "-q", "--detach",
-                    str(tmp_path / "wt")], check=True)
+    subprocess.run(
+        ["git", "-c", "core.fsmonitor=", "-C", str(repo), "worktree", "add", "-q", "--detach", str(tmp_path / "wt")],
+        check=True,
+    )
     assert (tmp_path / "wt" / ".git").is_file()
     assert git_revision(tmp_path / "wt") == head
 

@@ -43,9 +43,26 @@ def project(tmp_path):
 
 
 def _command(project):
-    return [sys.executable, "-m", "policycheck", "check", "p.yaml", "--original", "train.csv", "--synthetic",
-            "syn.csv", "--holdout", "hold.csv", "-o", "out", "-q", "--workers", "2",
-            "--format", "json,html,md,junit,sarif"]
+    return [
+        sys.executable,
+        "-m",
+        "policycheck",
+        "check",
+        "p.yaml",
+        "--original",
+        "train.csv",
+        "--synthetic",
+        "syn.csv",
+        "--holdout",
+        "hold.csv",
+        "-o",
+        "out",
+        "-q",
+        "--workers",
+        "2",
+        "--format",
+        "json,html,md,junit,sarif",
+    ]
 
 
 def _children(pid):
@@ -132,7 +149,7 @@ def test_a_check_run_with_workers_leaves_none_after_kill(project):
     workers = []
     deadline = time.monotonic() + 120
     while not workers and proc.poll() is None and time.monotonic() < deadline:
-        workers = [w for w in _children(proc.pid)]
+        workers = list(_children(proc.pid))
         time.sleep(0.05)
     if not workers:
         pytest.fail("the check finished before starting workers: the data is too small to test this")
@@ -171,8 +188,10 @@ def test_temporary_files_left_by_a_killed_check_are_removed_by_the_next(project)
     (project / "out").mkdir()
     (project / "out" / "notes.txt").write_text("not ours")
     dead = _dead_pid()
-    stale = [project / "out" / f".report.json.policycheck-{dead}-x1y2z3.tmp",
-             project / "out" / f".report.html.policycheck-{dead}-abcdef.tmp"]
+    stale = [
+        project / "out" / f".report.json.policycheck-{dead}-x1y2z3.tmp",
+        project / "out" / f".report.html.policycheck-{dead}-abcdef.tmp",
+    ]
     old = project / "out" / ".report.md.k2j3h4g5.tmp"  # named as earlier versions named them
     alive = project / "out" / f".report.json.policycheck-{os.getpid()}-aaaaaa.tmp"  # a run still writing
     fresh = project / "out" / f".report.sarif.policycheck-{dead}-bbbbbb.tmp"  # maybe another machine's, writing

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import TOY_POLICY
+
 from policycheck.interfaces.cli import cli
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs, /dev and /proc")
@@ -74,8 +74,13 @@ def make(kind: str, path: Path) -> Path:
     return path
 
 
-WORDS = {"fifo": "a FIFO (named pipe)", "zero": "a character device", "null": "a character device",
-         "socket": "a socket", "directory": "a directory"}
+WORDS = {
+    "fifo": "a FIFO (named pipe)",
+    "zero": "a character device",
+    "null": "a character device",
+    "socket": "a socket",
+    "directory": "a directory",
+}
 KINDS = list(WORDS)
 
 
@@ -106,18 +111,32 @@ def test_a_special_file_as_manifest_is_refused_at_once(toy_metric, write, kind):
 def test_a_special_file_as_data_is_refused_at_once(toy_metric, write, toy_release, kind, suffix):
     write("p.yaml", TOY_POLICY)
     make(kind, Path(f"s.{suffix}"))
-    code, _, err = _run("check", "p.yaml", "--original", toy_release["original"], "--synthetic", f"s.{suffix}",
-                        "-o", "out", "-q", "--executor", "serial")
+    code, _, err = _run(
+        "check",
+        "p.yaml",
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        f"s.{suffix}",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     assert code == 2 and _one_error(err) == f"s.{suffix}: data path is {WORDS[kind]}, not a regular file"
     assert not Path("out").exists()
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_special_file_as_ledger_is_refused_at_the_rule(write, kind):
-    write("p.yaml", 'metadata: {id: x, title: X, version: "1", owner: o}\n'
-                    "attacker: {model: maximum-knowledge, quasi_identifiers: [sex], secrets: [income]}\n"
-                    "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
-                    "    params: {delta: 1.0e-5, ledger: l.yaml}\n    threshold: {fail_above: 5}\n")
+    write(
+        "p.yaml",
+        'metadata: {id: x, title: X, version: "1", owner: o}\n'
+        "attacker: {model: maximum-knowledge, quasi_identifiers: [sex], secrets: [income]}\n"
+        "rules:\n  - id: eps\n    metric: dp_total_epsilon\n"
+        "    params: {delta: 1.0e-5, ledger: l.yaml}\n    threshold: {fail_above: 5}\n",
+    )
     make(kind, Path("l.yaml"))
     code, _, err = _run("validate", "p.yaml")
     assert code == 2 and _one_error(err).startswith("p.yaml:6:29: ")
@@ -128,8 +147,16 @@ def test_a_special_file_as_ledger_is_refused_at_the_rule(write, kind):
 def test_a_special_file_as_sdv_metadata_is_refused(toy_metric, write, toy_release, kind):
     write("p.yaml", TOY_POLICY)
     make(kind, Path("m.json"))
-    code, _, err = _run("validate", "p.yaml", "--original", toy_release["original"], "--synthetic",
-                        toy_release["synthetic"], "--metadata", "m.json")
+    code, _, err = _run(
+        "validate",
+        "p.yaml",
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        toy_release["synthetic"],
+        "--metadata",
+        "m.json",
+    )
     assert code == 2 and _one_error(err) == f"m.json: metadata path is {WORDS[kind]}, not a regular file"
 
 
@@ -149,11 +176,18 @@ def test_a_special_pyproject_is_refused(write, kind):
     assert code == 2 and _one_error(err) == f"pyproject.toml: pyproject path is {WORDS[kind]}, not a regular file"
 
 
-@pytest.mark.parametrize("name, kind", [
-    *[(name, kind) for name in ("HEAD", "packed-refs", "commondir") for kind in ("fifo", "zero", "socket", "directory")],
-    # A loose ref that is a folder is not refused: git then looks in packed-refs, and so do we.
-    *[("refs/heads/main", kind) for kind in ("fifo", "zero", "socket")],
-])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        *[
+            (name, kind)
+            for name in ("HEAD", "packed-refs", "commondir")
+            for kind in ("fifo", "zero", "socket", "directory")
+        ],
+        # A loose ref that is a folder is not refused: git then looks in packed-refs, and so do we.
+        *[("refs/heads/main", kind) for kind in ("fifo", "zero", "socket")],
+    ],
+)
 def test_special_git_metadata_is_refused_before_computing(toy_metric, write, toy_release, name, kind):
     write("p.yaml", TOY_POLICY)
     git = Path(".git")
@@ -166,11 +200,14 @@ def test_special_git_metadata_is_refused_before_computing(toy_metric, write, toy
     assert not Path("out").exists()
 
 
-@pytest.mark.parametrize("what, args", [
-    ("policy", ("validate", "p.yaml")),
-    ("release manifest", ("validate", "q.yaml", "-r", "p.yaml")),
-    ("report", ("verify", "p.yaml", "-q")),
-])
+@pytest.mark.parametrize(
+    "what, args",
+    [
+        ("policy", ("validate", "p.yaml")),
+        ("release manifest", ("validate", "q.yaml", "-r", "p.yaml")),
+        ("report", ("verify", "p.yaml", "-q")),
+    ],
+)
 def test_a_sparse_capped_file_is_refused_without_reading_it(toy_metric, write, what, args):
     write("q.yaml", TOY_POLICY)
     make("sparse", Path("p.yaml"))
@@ -184,8 +221,19 @@ def test_a_sparse_csv_is_refused_after_one_block(toy_metric, write, toy_release)
     write("p.yaml", TOY_POLICY)
     make("sparse", Path("s.csv"))
     before = _bytes_read()
-    code, _, err = _run("check", "p.yaml", "--original", toy_release["original"], "--synthetic", "s.csv",
-                        "-o", "out", "-q", "--executor", "serial")
+    code, _, err = _run(
+        "check",
+        "p.yaml",
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        "s.csv",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     assert code == 2
     assert _one_error(err) == "s.csv: data file holds a NUL byte at byte 0: it is not CSV text"
     assert _bytes_read() - before < 64_000_000
@@ -197,7 +245,18 @@ def test_a_csv_line_longer_than_the_cap_is_refused_while_streaming(toy_metric, w
     monkeypatch.setattr(read, "MAX_LINE_BYTES", 1_000_000)
     write("s.csv", "age,sex,income\n1,Male," + "x" * 3_000_000 + "\n")
     write("p.yaml", TOY_POLICY)
-    code, _, err = _run("check", "p.yaml", "--original", toy_release["original"], "--synthetic", "s.csv",
-                        "-o", "out", "-q", "--executor", "serial")
+    code, _, err = _run(
+        "check",
+        "p.yaml",
+        "--original",
+        toy_release["original"],
+        "--synthetic",
+        "s.csv",
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+    )
     assert code == 2
     assert _one_error(err) == "s.csv: line 2 is longer than 1000000 bytes: it is not a table of records"

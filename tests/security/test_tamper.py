@@ -10,15 +10,15 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import TOY_POLICY
 
 import policycheck.interfaces.verify as verify_module
-from conftest import TOY_POLICY
-from policycheck.interfaces.cli import cli
 from policycheck.core.errors import InvalidInput
-from policycheck.report.integrity import path_text
+from policycheck.interfaces.cli import cli
 from policycheck.interfaces.verify import verify_report
+from policycheck.report.integrity import path_text
 
-BASE = TOY_POLICY.replace("metadata: {id: toy, title: Toy policy, version: \"1\", owner: tests}\n", "")
+BASE = TOY_POLICY.replace('metadata: {id: toy, title: Toy policy, version: "1", owner: tests}\n', "")
 POLICY = """\
 extends: base.yaml
 metadata: {id: toy, title: Toy policy, version: "1", owner: tests, description: tampering}
@@ -106,8 +106,19 @@ def made(runner_cli, toy_metric, write, toy_release):
     write("base.yaml", BASE)
     write("ledger.yaml", LEDGER)
     write("p.yaml", POLICY)
-    result = runner_cli("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial",
-                        "--format", "json,html,md,junit,sarif")
+    result = runner_cli(
+        "check",
+        "p.yaml",
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        "--format",
+        "json,html,md,junit,sarif",
+    )
     assert result.exit_code == 0, result.output
     return Path("out/report.json")
 
@@ -126,8 +137,10 @@ def cached_rerun(monkeypatch):
     real, cache = verify_module.rerun, {}
 
     def rerun(report, root, **kwargs):
-        key = json.dumps([report["provenance"], report["release"], report["generated_at"], str(root),
-                          str(kwargs.get("manifest"))], sort_keys=True)
+        key = json.dumps(
+            [report["provenance"], report["release"], report["generated_at"], str(root), str(kwargs.get("manifest"))],
+            sort_keys=True,
+        )
         if key not in cache:
             cache[key] = real(report, root, **kwargs)
         return copy.deepcopy(cache[key])
@@ -190,8 +203,19 @@ def test_an_edited_rendering_fails_verify_naming_the_file(made, name, cached_rer
 
 def test_a_rendering_from_another_run_fails_verify(made, runner_cli, toy_release, cached_rerun):
     html = (made.parent / "report.html").read_text()
-    runner_cli("check", "p.yaml", "-r", toy_release["manifest"], "-o", "out", "-q", "--executor", "serial",
-               "--format", "json,html")
+    runner_cli(
+        "check",
+        "p.yaml",
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        "--format",
+        "json,html",
+    )
     run_id = json.loads(made.read_text())["provenance"]["run_id"]
     assert run_id in (made.parent / "report.html").read_text() and run_id not in html
     (made.parent / "report.html").write_text(html)
@@ -207,6 +231,7 @@ def test_an_edited_ledger_is_named(made, cached_rerun):
 
 def _with_duplicate(node, path, value):
     """JSON text of ``node`` with the key at ``path`` written twice: first ``value``, then the real one."""
+
     def dump(item, at):
         if isinstance(item, dict):
             members = []
@@ -225,8 +250,9 @@ def _with_duplicate(node, path, value):
 def test_a_key_written_twice_anywhere_fails_verify_naming_it(made):
     """Python keeps a duplicated key's last value, a human and other parsers its first (issue 23, item 4)."""
     original = json.loads(made.read_text())
-    keys = [path[:cut] for path, _ in leaves(original) for cut in range(1, len(path) + 1)
-            if isinstance(path[cut - 1], str)]
+    keys = [
+        path[:cut] for path, _ in leaves(original) for cut in range(1, len(path) + 1) if isinstance(path[cut - 1], str)
+    ]
     keys = list(dict.fromkeys(keys))[::7]
     assert len(keys) > 30
     missed = []

@@ -37,15 +37,21 @@ rules:
 @pytest.fixture
 def release(tmp_path):
     rng = __import__("numpy").random.default_rng(0)
-    frame = pd.DataFrame({"age": rng.integers(20, 70, 40), "sex": rng.choice(["F", "M"], 40),
-                          "income": rng.choice(["<=50K", ">50K"], 40)})
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 70, 40),
+            "sex": rng.choice(["F", "M"], 40),
+            "income": rng.choice(["<=50K", ">50K"], 40),
+        }
+    )
     frame.to_csv(tmp_path / "original.csv", index=False)
     frame.sample(40, replace=True, random_state=1).to_csv(tmp_path / "synthetic.csv", index=False)
     (tmp_path / "synth.py").write_text(SYNTH)
     command = f"{sys.executable} synth.py --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}"
     (tmp_path / "release.yaml").write_text(
         "release: {id: game-release}\noriginal: original.csv\nsynthetic:\n  - path: synthetic.csv\n"
-        f"    synthesizer: {{name: bootstrap, command: {json.dumps(command)}}}\n")
+        f"    synthesizer: {{name: bootstrap, command: {json.dumps(command)}}}\n"
+    )
     (tmp_path / "p.yaml").write_text(POLICY)
     return tmp_path
 
@@ -72,8 +78,10 @@ def test_a_command_planted_in_a_report_without_manifest_does_not_run(release):
     result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])
     assert not planted.exists()
     assert result.exit_code == 1, result.output
-    assert "rule game: not re-run: its synthesizer is the release's command, and verify runs no command a report names" \
+    assert (
+        "rule game: not re-run: its synthesizer is the release's command, and verify runs no command a report names"
         in result.output
+    )
     assert "NOT verified" in result.output
     assert not [line for line in result.output.splitlines() if line.startswith("verified")]
 
@@ -95,11 +103,15 @@ def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
     runner = CliRunner()
     report = _check(runner, "-r", "release.yaml")
     assert report["rules"][0]["verdict"] != "error", report["rules"][0]["error"]
-    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "release.yaml"])
+    result = runner.invoke(
+        cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "release.yaml"]
+    )
     assert result.exit_code == 0, result.output
     # A manifest other than the report's is named as a different file.
     (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("bootstrap", "other"))
-    result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"])
+    result = runner.invoke(
+        cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"]
+    )
     assert result.exit_code == 1
     assert "file other.yaml: sha256" in result.output
 
@@ -132,7 +144,8 @@ def test_a_built_in_the_manifest_names_is_re_run_by_verify_without_a_manifest(re
     (release / "p.yaml").write_text(MEMBERSHIP_POLICY)
     (release / "release.yaml").write_text(
         "release: {id: game-release}\noriginal: original.csv\nsynthetic:\n  - path: synthetic.csv\n"
-        "    synthesizer: {name: bootstrap, builtin: nonprivate}\n")
+        "    synthesizer: {name: bootstrap, builtin: nonprivate}\n"
+    )
     runner = CliRunner()
     _check(runner, "-r", "release.yaml")
     result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])

@@ -46,17 +46,14 @@ ones leave; advanced composition keeps one more equal share as its slack.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from policycheck.release.mechanism import Mechanism
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so validate reads a ledger light
-    import dp_accounting
-    from dp_accounting.pld import common as pld_common
-    from dp_accounting.pld import privacy_loss_distribution as pld
-    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+    pass
 
 ACCOUNTANTS = ("basic", "advanced", "rdp", "pld")
 
@@ -91,6 +88,7 @@ def advanced_composition(pairs: Sequence[tuple[float, float]], delta_slack: floa
 def rdp_event(mech: Mechanism):
     """The ``dp_accounting`` event of ``mech`` for Renyi accounting, or None when RDP cannot express it."""
     import dp_accounting
+
     kind = mech.mechanism
     if kind == "pure":
         # NOTE: epsilon-DP implies (epsilon^2 / 2)-zCDP (Bun and Steinke 2016, Prop. 1.4).
@@ -114,6 +112,7 @@ def pld_of(mech: Mechanism, discretization: float = 1e-4):
     """The privacy loss distribution of ``mech``, or None when a PLD cannot express it (zCDP)."""
     from dp_accounting.pld import common as pld_common
     from dp_accounting.pld import privacy_loss_distribution as pld
+
     kind = mech.mechanism
     if kind in ("pure", "approximate"):
         params = pld_common.DifferentialPrivacyParameters(mech.epsilon, mech.delta or 0.0)
@@ -137,6 +136,7 @@ def rdp_epsilon(mechanisms: Sequence[Mechanism], delta: float) -> float | None:
     """Epsilon of the composition at ``delta`` by Renyi accounting, or None if a mechanism has no RDP curve."""
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
     events = [rdp_event(m) for m in mechanisms]
     if any(e is None for e in events):
         return None

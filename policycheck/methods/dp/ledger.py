@@ -40,9 +40,7 @@ class OriginalRef(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str | None = Field(None, description="Human-readable name of the original data.")
-    sha256: str | None = Field(
-        None, pattern=r"^[0-9a-fA-F]{64}$", description="SHA-256 of the original data file."
-    )
+    sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$", description="SHA-256 of the original data file.")
 
 
 class LedgerRelease(BaseModel):

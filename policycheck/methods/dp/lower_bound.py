@@ -220,15 +220,22 @@ def selected_bound(
     pos, neg = (ev_m.size, ev_n.size) if direction == "close" else (ev_n.size, ev_m.size)
     bound = tpr_fpr_bound(tp, pos, fp, neg, confidence, delta)
     test = {
-        "rule": (f"member when distance <= {threshold:.6g}" if direction == "close"
-                 else f"non-member when distance > {threshold:.6g}"),
+        "rule": (
+            f"member when distance <= {threshold:.6g}"
+            if direction == "close"
+            else f"non-member when distance > {threshold:.6g}"
+        ),
         "threshold": threshold,
         "direction": direction,
         "selection_records": int(sel_m.size + sel_n.size),
         "evaluation_records": int(ev_m.size + ev_n.size),
     }
     return EpsilonBound(
-        bound.epsilon_lower, bound.epsilon_estimate, bound.epsilon_upper, confidence, "tpr_fpr",
+        bound.epsilon_lower,
+        bound.epsilon_estimate,
+        bound.epsilon_upper,
+        confidence,
+        "tpr_fpr",
         {**bound.evidence, "test": test},
     )
 
@@ -270,9 +277,16 @@ def attribute_game_bound(
     for positive in (1, 0):
         pos, neg = truth == positive, truth != positive
         flagged = guess == positive
-        b = tpr_fpr_bound(int((flagged & pos).sum()), int(pos.sum()), int((flagged & neg).sum()), int(neg.sum()),
-                          split, delta)
+        b = tpr_fpr_bound(
+            int((flagged & pos).sum()), int(pos.sum()), int((flagged & neg).sum()), int(neg.sum()), split, delta
+        )
         candidates.append((b, positive))
     b, positive = max(candidates, key=lambda c: (c[0].epsilon_lower, min(c[0].epsilon_estimate, 1e300)))
-    return EpsilonBound(b.epsilon_lower, b.epsilon_estimate, b.epsilon_upper, confidence, "tpr_fpr",
-                        {**b.evidence, "positive_bit": positive, "per_direction_confidence": split})
+    return EpsilonBound(
+        b.epsilon_lower,
+        b.epsilon_estimate,
+        b.epsilon_upper,
+        confidence,
+        "tpr_fpr",
+        {**b.evidence, "positive_bit": positive, "per_direction_confidence": split},
+    )

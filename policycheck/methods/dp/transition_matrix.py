@@ -49,19 +49,15 @@ exactly is refused (:class:`TableSpaceTooLarge`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
-    import pandas as pd
-    from scipy import special, stats
 
     from policycheck.execution.executor import Executor
 
@@ -120,6 +116,7 @@ def enumerate_tables(n: int, k: int) -> np.ndarray:
     For ``k = 2`` this is the paper's row order ``(0, n), (1, n - 1), ...``.
     """
     import numpy as np
+
     rows = []
     # NOTE: stars and bars: choosing k - 1 bar positions among n + k - 1 slots.
     for bars in itertools.combinations(range(n + k - 1), k - 1):
@@ -170,6 +167,7 @@ def multinomial_dirichlet(
     """
     import numpy as np
     from scipy import special, stats
+
     a = np.asarray(alpha, dtype=float)
     if a.ndim != 1 or a.size < 2 or np.any(a <= 0):
         raise ValueError(f"alpha must list at least two positive prior sample sizes, got {list(alpha)}")
@@ -227,6 +225,7 @@ def laplace_sanitizer(
     """
     import numpy as np
     from scipy import stats
+
     if (epsilon is None) == (scale is None):
         raise ValueError("give exactly one of epsilon or scale for the Laplace sanitizer")
     released = k - 1 if known_total else k
@@ -279,6 +278,7 @@ def load_matrix(path: Path, n: int | None = None, k: int | None = None) -> Trans
     """
     import numpy as np
     import pandas as pd
+
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"matrix file {path} does not exist")
@@ -339,6 +339,7 @@ def neighbour_pairs(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows (a partial matrix file) simply have no pair.
     """
     import numpy as np
+
     tables = np.asarray(tables, dtype=np.int64)
     t, k = tables.shape
     base = int(tables[0].sum()) + 1
@@ -374,6 +375,7 @@ def log_ratios(p_first: np.ndarray, p_second: np.ndarray) -> np.ndarray:
     where neither can (such an output says nothing about the pair).
     """
     import numpy as np
+
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(p_first) - np.log(p_second)
     out[(p_first == 0) & (p_second == 0)] = np.nan
@@ -384,6 +386,7 @@ def multinomial_table_weights(tables: np.ndarray, cell_probabilities: Sequence[f
     """``Pr[n]`` of each table under ``n ~ Multinomial(n, pi)`` (uniform ``pi`` by default)."""
     import numpy as np
     from scipy import stats
+
     k = tables.shape[1]
     pi = np.full(k, 1.0 / k) if cell_probabilities is None else np.asarray(cell_probabilities, dtype=float)
     if pi.size != k or np.any(pi < 0) or not np.isclose(pi.sum(), 1.0):
@@ -428,12 +431,13 @@ class Audit:
     def offending(self) -> tuple[OffendingCell, ...]:
         """The kept offending cells as records."""
         a, b, c, r = self.offending_cells
-        return tuple(OffendingCell(int(x), int(y), int(z), float(v)) for x, y, z, v in zip(a, b, c, r))
+        return tuple(OffendingCell(int(x), int(y), int(z), float(v)) for x, y, z, v in zip(a, b, c, r, strict=False))
 
 
 def _largest(cells: list[np.ndarray], keep: int) -> list[np.ndarray]:
     """The ``keep`` cells with the largest log ratio (last array), largest first."""
     import numpy as np
+
     order = np.argsort(-cells[3], kind="stable")[:keep]
     return [x[order] for x in cells]
 
@@ -477,6 +481,7 @@ def audit(
     Audit
     """
     import numpy as np
+
     p = matrix.probabilities
     first, second = neighbour_pairs(matrix.tables)
     if first.size == 0:
@@ -501,11 +506,10 @@ def audit(
     for b0 in range(0, len(starts), batch):
         group = starts[b0 : b0 + batch]
         items = [(p[first[s : s + chunk]], p[second[s : s + chunk]]) for s in group]
-        done = b0
         chunks = executor.map(
-            _pair_log_ratios, items, (lambda d, t: progress(done + d, len(starts))) if progress else None
+            _pair_log_ratios, items, (lambda d, t, done=b0: progress(done + d, len(starts))) if progress else None
         )
-        for s, signed in zip(group, chunks):
+        for s, signed in zip(group, chunks, strict=False):
             size = np.abs(signed)
             filled = np.where(np.isnan(size), -1.0, size)
             row_max = filled.max(axis=1)
@@ -518,7 +522,7 @@ def audit(
             rows, cols = np.nonzero(filled > target_epsilon + RATIO_TOLERANCE)
             a, b = first[s + rows], second[s + rows]
             count += rows.size
-            kept = [np.concatenate(x) for x in zip(kept, (a, b, cols, size[rows, cols]))]
+            kept = [np.concatenate(x) for x in zip(kept, (a, b, cols, size[rows, cols]), strict=False)]
             if kept[0].size > 2 * keep_offending:
                 kept = _largest(kept, keep_offending)
             # The less likely side is the table for which m is an unusual output.

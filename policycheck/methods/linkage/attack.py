@@ -33,8 +33,8 @@ from functools import cached_property
 
 import numpy as np
 
-from policycheck.methods.cost_model import linkage_set_seconds
 from policycheck.execution.executor import Executor, SerialExecutor
+from policycheck.methods.cost_model import linkage_set_seconds
 from policycheck.methods.linkage.presampling import Presampling, presample
 from policycheck.methods.linkage.range_narrowing import AttributeDisclosure, identified_secret
 from policycheck.methods.linkage.rank_linkage import Linkage, link, mid_ranks, own_mid_ranks
@@ -84,12 +84,17 @@ class LinkageAttack:
         keys = []
         for s in self.sets:
             link = s.linkage
-            weight = rng.integers(0, np.iinfo(np.uint64).max, size=max(link.member_ptr.size - 1, 1),
-                                  dtype=np.uint64, endpoint=True)
-            per_query = (np.add.reduceat(weight[link.group_ids], link.indptr[:-1]) if link.group_ids.size
-                         else np.zeros(link.indptr.size - 1, dtype=np.uint64))
+            weight = rng.integers(
+                0, np.iinfo(np.uint64).max, size=max(link.member_ptr.size - 1, 1), dtype=np.uint64, endpoint=True
+            )
+            per_query = (
+                np.add.reduceat(weight[link.group_ids], link.indptr[:-1])
+                if link.group_ids.size
+                else np.zeros(link.indptr.size - 1, dtype=np.uint64)
+            )
             keys.append(per_query[link.query_of_row])
         from policycheck.methods.distinct_rows import distinct_rows
+
         _, cluster = distinct_rows(np.column_stack(keys))
         return cluster
 

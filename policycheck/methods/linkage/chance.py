@@ -88,7 +88,9 @@ class SecretMarginal:
     def position(self, true: np.ndarray) -> np.ndarray:
         """Index of each true value among ``values`` (the true values must be present ones)."""
         idx = np.searchsorted(self.values, true)
-        if idx.size and (np.any(idx >= self.values.size) or np.any(self.values[np.minimum(idx, self.values.size - 1)] != true)):
+        if idx.size and (
+            np.any(idx >= self.values.size) or np.any(self.values[np.minimum(idx, self.values.size - 1)] != true)
+        ):
             raise ValueError("every true value must be a present value of the marginal")
         return idx
 

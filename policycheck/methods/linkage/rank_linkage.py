@@ -238,7 +238,9 @@ def _link_min(o: np.ndarray, s: np.ndarray) -> Linkage:
     )
 
 
-def link_brute_force(original_ranks: np.ndarray, synthetic_ranks: np.ndarray, criterion: str) -> tuple[np.ndarray, list[np.ndarray]]:
+def link_brute_force(
+    original_ranks: np.ndarray, synthetic_ranks: np.ndarray, criterion: str
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """The paper's ``O(n^2 p)`` algorithm (sec. 3.2), as a reference for tests.
 
     Returns the minimal criterion value of each original record and the

@@ -88,7 +88,9 @@ def attribute_order(
         kind = "ordinal" if column_type is ColumnType.ORDINAL else "nominal"
         return AttributeOrder(column, kind, tuple(str(v) for v in policy_order), "order given by the policy")
     if column_type is ColumnType.ORDINAL and manifest_order is not None:
-        return AttributeOrder(column, "ordinal", tuple(str(v) for v in manifest_order), "order declared in the manifest")
+        return AttributeOrder(
+            column, "ordinal", tuple(str(v) for v in manifest_order), "order declared in the manifest"
+        )
     counts = original.dropna().astype(str).value_counts()
     # NOTE: sort by (-count, label) so the order does not depend on row order.
     labels = tuple(sorted(counts.index, key=lambda label: (-counts[label], label)))
@@ -142,7 +144,9 @@ def reverse_map_from_ranks(original: np.ndarray, synthetic: np.ndarray, ranks: n
     x = np.asarray(original, dtype=float)
     y = np.asarray(synthetic, dtype=float)
     if x.size != y.size:
-        raise ValueError(f"reverse mapping needs sets of equal size (original {x.size}, synthetic {y.size}); pre-sample first")
+        raise ValueError(
+            f"reverse mapping needs sets of equal size (original {x.size}, synthetic {y.size}); pre-sample first"
+        )
     z = x[rows_of_rank(x, ranks)]
     return ReverseMapped(np.asarray(ranks, dtype=np.int64), z, y - z)
 
@@ -162,7 +166,9 @@ def reverse_map_frame(
     their :class:`AttributeOrder`, like numbers.
     """
     if len(original) != len(synthetic):
-        raise ValueError(f"reverse mapping needs sets of equal size (original {len(original)}, synthetic {len(synthetic)}); pre-sample first")
+        raise ValueError(
+            f"reverse mapping needs sets of equal size (original {len(original)}, synthetic {len(synthetic)}); pre-sample first"
+        )
     columns = {}
     for col in original.columns:
         order = orders[col]

@@ -68,9 +68,13 @@ def attack_scores(item: tuple) -> dict[str, np.ndarray]:
     if np.unique(y[train]).size == 2 and train.size >= 4:
         from sklearn.ensemble import RandomForestClassifier
 
-        forest = RandomForestClassifier(n_estimators=config.n_estimators, min_samples_leaf=config.min_samples_leaf,
-                                        oob_score=True, random_state=int(np.random.default_rng(seed).integers(2**31 - 1)),
-                                        n_jobs=1)
+        forest = RandomForestClassifier(
+            n_estimators=config.n_estimators,
+            min_samples_leaf=config.min_samples_leaf,
+            oob_score=True,
+            random_state=int(np.random.default_rng(seed).integers(2**31 - 1)),
+            n_jobs=1,
+        )
         import warnings
 
         with warnings.catch_warnings():

@@ -104,7 +104,7 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
         rows[:, i] = (distance <= radius + 1e-12).sum(axis=1) / m
     rows[:, DENSITY] = np.exp(-p * distance).sum(axis=1) / m
     rows[:, RAREST] = frequency[np.arange(k_targets), space.rarest]
-    rows[:, len(TARGET_FEATURES):] = frequency
+    rows[:, len(TARGET_FEATURES) :] = frequency
     return rows
 
 

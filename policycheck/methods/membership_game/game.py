@@ -36,10 +36,12 @@ class MembershipGame:
 
 def choose_attacks(scores: dict[str, np.ndarray], coins: np.ndarray, train: np.ndarray) -> tuple[tuple[str, ...], dict]:
     """Per target, the attack with the largest AUC on the training rounds (earlier in ATTACKS on ties)."""
-    aucs = {a: np.array([training_auc(scores[a][:, t], coins[:, t], train) for t in range(coins.shape[1])])
-            for a in ATTACKS}
-    chosen = tuple(max(ATTACKS, key=lambda a: (round(aucs[a][t], 12), -ATTACKS.index(a)))
-                   for t in range(coins.shape[1]))
+    aucs = {
+        a: np.array([training_auc(scores[a][:, t], coins[:, t], train) for t in range(coins.shape[1])]) for a in ATTACKS
+    }
+    chosen = tuple(
+        max(ATTACKS, key=lambda a: (round(aucs[a][t], 12), -ATTACKS.index(a))) for t in range(coins.shape[1])
+    )
     return chosen, aucs
 
 
@@ -49,7 +51,7 @@ def play_membership_game(
     split_rng: np.random.Generator,
     classifier_seeds: list[np.random.SeedSequence],
     executor,
-    config: ClassifierConfig = ClassifierConfig(),
+    config: ClassifierConfig | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     round_executor=None,
 ) -> tuple[MembershipGame, dict[str, float]]:
@@ -66,8 +68,17 @@ def play_membership_game(
     rounds = play_rounds(setup, seeds, round_executor or executor, lambda d, t: report("membership game rounds", d, t))
     played = time.perf_counter()
     train, test = split_rounds(len(seeds), split_rng)
-    items = [(rounds.features[:, t, :], rounds.naive, rounds.coins[:, t], train, config, classifier_seeds[t])
-             for t in range(rounds.coins.shape[1])]
+    items = [
+        (
+            rounds.features[:, t, :],
+            rounds.naive,
+            rounds.coins[:, t],
+            train,
+            config or ClassifierConfig(),
+            classifier_seeds[t],
+        )
+        for t in range(rounds.coins.shape[1])
+    ]
     per_target = executor.map(attack_scores, items, lambda d, t: report("membership game attacks", d, t))
     scores = {a: np.stack([s[a] for s in per_target], axis=1) for a in ATTACKS}
     chosen, aucs = choose_attacks(scores, rounds.coins, train)

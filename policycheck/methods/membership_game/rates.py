@@ -74,7 +74,8 @@ def target_rates(
     trained = scores[train] >= threshold
     y_train = labels[train]
     training_advantage = (float(trained[y_train == 1].mean()) if (y_train == 1).any() else 0.0) - (
-        float(trained[y_train == 0].mean()) if (y_train == 0).any() else 0.0)
+        float(trained[y_train == 0].mean()) if (y_train == 0).any() else 0.0
+    )
     s, y = scores[test], labels[test]
     pos, neg = s[y == 1], s[y == 0]
     tp, fp = int((pos >= threshold).sum()), int((neg >= threshold).sum())
@@ -93,10 +94,19 @@ def target_rates(
     auc_interval = stats.bootstrap_interval(auc_of, len(y), rng, resamples=resamples, confidence=confidence)
     roc = stats.roc_curve(pos, neg)
     return TargetRates(
-        attack=attack, auc=auc, auc_interval=auc_interval, tpr_at_fpr=tpr_at_fpr(*roc),
-        advantage=tpr - fpr, advantage_interval=(max(-1.0, advantage_interval[0]), min(1.0, advantage_interval[1])),
-        threshold=threshold, tpr=tpr, fpr=fpr, training_advantage=training_advantage, positives=int(pos.size),
-        negatives=int(neg.size), roc=roc,
+        attack=attack,
+        auc=auc,
+        auc_interval=auc_interval,
+        tpr_at_fpr=tpr_at_fpr(*roc),
+        advantage=tpr - fpr,
+        advantage_interval=(max(-1.0, advantage_interval[0]), min(1.0, advantage_interval[1])),
+        threshold=threshold,
+        tpr=tpr,
+        fpr=fpr,
+        training_advantage=training_advantage,
+        positives=int(pos.size),
+        negatives=int(neg.size),
+        roc=roc,
     )
 
 

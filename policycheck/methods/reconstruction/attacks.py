@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
     import pandas as pd
-    from policycheck.methods.reconstruction import baselines
-    from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
-    from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
-    from policycheck.methods.reconstruction.queries import answer_queries, build_queries
-
 
 
 #: Attack names as policies write them.
@@ -77,11 +72,13 @@ def lp_reconstruction(
     normalised to sum to 1).
     """
     import numpy as np
+
     from policycheck.methods.distinct_rows import distinct_rows
     from policycheck.methods.reconstruction import baselines
     from policycheck.methods.reconstruction.encoding import describe_bins, fit_encoding
     from policycheck.methods.reconstruction.lp_attack import solve_l1_reconstruction
     from policycheck.methods.reconstruction.queries import answer_queries, build_queries
+
     encoding = fit_encoding(targets, quasi_identifiers, numeric, config.numeric_bins)
     codes_t, codes_s = encoding.codes(targets), encoding.codes(synthetic)
     # Records with the same codes are in the same cells: the query matrix gets a column per distinct
@@ -89,16 +86,15 @@ def lp_reconstruction(
     distinct, records = distinct_rows(codes_t)
     copies = np.bincount(records, minlength=len(distinct))
     queries = build_queries(distinct, encoding.radix, config.query_orders, config.n_queries, rng, weights=copies)
-    answers, answered = answer_queries(
-        queries, codes_s, synthetic_secret, n_classes, encoding.radix, config.scaling
-    )
+    answers, answered = answer_queries(queries, codes_s, synthetic_secret, n_classes, encoding.radix, config.scaling)
     matrix = queries.matrix[answered]
     solved = [1] if n_classes == 2 else range(n_classes)
     t = np.zeros((len(targets), n_classes))
     solves = []
     for k in solved:
-        t[:, k], info = solve_l1_reconstruction(matrix, answers[answered, k], config.time_limit, config.lp_form,
-                                                records=records)
+        t[:, k], info = solve_l1_reconstruction(
+            matrix, answers[answered, k], config.time_limit, config.lp_form, records=records
+        )
         solves.append(info.as_dict())
     if n_classes == 2:
         t[:, 0] = 1.0 - t[:, 1]
@@ -154,7 +150,9 @@ def run_attack(
         Every random choice of the attack.
     """
     import numpy as np
+
     from policycheck.methods.reconstruction import baselines
+
     classes = tuple(classes)
     k = len(classes)
     secret_codes = baselines.class_codes(synthetic[secret], np.array(classes, dtype=object))

@@ -188,7 +188,9 @@ def ml_inference(
     seed = int(rng.integers(2**31 - 1))
     # A forest's prediction depends on the row alone: identical targets are predicted once.
     rows, inverse = distinct_rows(features(targets))
-    classes, proba = forest_probabilities(features(synthetic.loc[keep]), synthetic_secret[keep], rows, n_estimators, seed)
+    classes, proba = forest_probabilities(
+        features(synthetic.loc[keep]), synthetic_secret[keep], rows, n_estimators, seed
+    )
     scores = np.zeros((len(targets), n_classes))
     scores[:, classes] = proba[inverse]
     return scores, best_class(scores, prior)

@@ -80,9 +80,7 @@ def run_external_synthesizer(
             raise ReconstructionError(f"synthesizer command {template!r} could not start: {exc}") from None
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["(no error output)"])[-1]
-            raise ReconstructionError(
-                f"synthesizer command {template!r} exited with code {done.returncode}: {last}"
-            )
+            raise ReconstructionError(f"synthesizer command {template!r} exited with code {done.returncode}: {last}")
         if not output_path.exists():
             raise ReconstructionError(f"synthesizer command {template!r} wrote no file at {{output}}")
         synthetic = pd.read_csv(output_path, keep_default_na=False, na_values=[""])

@@ -111,8 +111,15 @@ def play_repetition(item: tuple[GameSetup, np.random.SeedSequence]) -> tuple[np.
     # Steps 5-6: the LP reconstructs every record; the baselines need only the targets.
     attacked = data if setup.attack == "lp" else data.iloc[targets]
     outcome = run_attack(
-        setup.attack, attacked, synthetic, setup.quasi_identifiers, setup.numeric,
-        setup.secret, setup.classes, setup.config, rng,
+        setup.attack,
+        attacked,
+        synthetic,
+        setup.quasi_identifiers,
+        setup.numeric,
+        setup.secret,
+        setup.classes,
+        setup.config,
+        rng,
     )
     rows = targets if setup.attack == "lp" else np.arange(targets.size)
     return truth, outcome.guess[rows], outcome.scores[rows, 1]

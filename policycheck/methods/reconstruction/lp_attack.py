@@ -102,9 +102,7 @@ def choose_form(n_queries: int, n_records: int, form: str = "auto") -> str:
     return "dual" if n_queries > n_records else "primal"
 
 
-def merge_duplicate_queries(
-    matrix: sp.csr_matrix, answers: np.ndarray
-) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+def merge_duplicate_queries(matrix: sp.csr_matrix, answers: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     """Merge queries with the same records and the same answer into one, weighted.
 
     ``w |a t - b|`` replaces ``w`` equal terms, so the L1 objective and its
@@ -128,7 +126,6 @@ def merge_duplicate_queries(
     _, rows, weight = np.unique(group, return_index=True, return_counts=True)
     weight = weight.astype(float)
     return matrix[rows], answers[rows], weight
-
 
 
 def _quiet_solver() -> Any:
@@ -188,6 +185,7 @@ def solve_l1_reconstruction(
         When HiGHS does not report an optimal solution.
     """
     from policycheck.methods.reconstruction.identical_records import record_groups, split_group_sums
+
     # NOTE: queries equal over the columns are equal over the records the columns stand for.
     a, b, weight = merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, dtype=float))
     q = a.shape[0]

@@ -160,7 +160,9 @@ def build_queries(
         combo_of_query=np.concatenate(combo_of_query) if combo_of_query else np.array([], dtype=np.int64),
         cell_of_query=np.concatenate(cell_of_query) if cell_of_query else np.array([], dtype=np.int64),
         matrix=matrix,
-        original_counts=np.asarray(matrix.sum(axis=1)).ravel() if weights is None else matrix @ np.asarray(weights, float),
+        original_counts=np.asarray(matrix.sum(axis=1)).ravel()
+        if weights is None
+        else matrix @ np.asarray(weights, float),
         enumerated=int(total),
     )
 
@@ -236,7 +238,9 @@ _DIRECT_CELLS = 1 << 18
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_in_cells(codes, secret, weight, combo_columns, combo_start, radix, cells, bounds, class_count):  # pragma: no cover - compiled
+def _count_in_cells(
+    codes, secret, weight, combo_columns, combo_start, radix, cells, bounds, class_count
+):  # pragma: no cover - compiled
     """Add each synthetic record's weight to its query cell, per combination and class.
 
     ``codes`` is ``(d, m)``: one contiguous row per column, so a combination
@@ -328,14 +332,14 @@ def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(table, axis=0, return_counts=True)
 
 
-def _scale(
-    queries: QuerySet, class_count: np.ndarray, n: int, m: int, scaling: str
-) -> tuple[np.ndarray, np.ndarray]:
+def _scale(queries: QuerySet, class_count: np.ndarray, n: int, m: int, scaling: str) -> tuple[np.ndarray, np.ndarray]:
     """Turn synthetic counts into answers (see :func:`answer_queries`)."""
     synthetic_count = class_count.sum(axis=1)
     if scaling == "conditional":
         answered = synthetic_count > 0
-        share = np.divide(class_count, synthetic_count[:, None], out=np.zeros_like(class_count), where=answered[:, None])
+        share = np.divide(
+            class_count, synthetic_count[:, None], out=np.zeros_like(class_count), where=answered[:, None]
+        )
         return queries.original_counts[:, None] * share, answered
     if scaling == "marginal":
         return class_count * (n / max(m, 1)), np.ones(class_count.shape[0], dtype=bool)

@@ -107,14 +107,14 @@ def pack(predicates: Sequence[Predicate]) -> tuple[np.ndarray, np.ndarray, np.nd
     return cols, ops, vals
 
 
-def count_matches(
-    data: np.ndarray, predicates: Sequence[Predicate], executor: Executor, limit: int = 2
-) -> np.ndarray:
+def count_matches(data: np.ndarray, predicates: Sequence[Predicate], executor: Executor, limit: int = 2) -> np.ndarray:
     """Records of ``data`` each predicate matches, counted up to ``limit`` (singling out needs 0, 1 or more)."""
     if not predicates:
         return np.zeros(0, dtype=np.int64)
     cols, ops, vals = pack(predicates)
-    tasks = [(data, cols[s : s + CHUNK], ops[s : s + CHUNK], vals[s : s + CHUNK], limit) for s in range(0, len(cols), CHUNK)]
+    tasks = [
+        (data, cols[s : s + CHUNK], ops[s : s + CHUNK], vals[s : s + CHUNK], limit) for s in range(0, len(cols), CHUNK)
+    ]
     return np.concatenate(executor.map(_count_task, tasks))
 
 

@@ -90,9 +90,7 @@ class AttackCounts:
         return {
             "main": success_rate(self.n_attacks, self.n_success, confidence),
             "baseline": success_rate(self.n_baseline_attacks, self.n_baseline, confidence),
-            "control": None
-            if self.n_control is None
-            else success_rate(self.n_attacks, self.n_control, confidence),
+            "control": None if self.n_control is None else success_rate(self.n_attacks, self.n_control, confidence),
         }
 
     def risk(self, confidence: float) -> Risk:

@@ -85,7 +85,9 @@ def singling_out(
     executor: Executor,
 ) -> SinglingOut:
     """Run the main, baseline and control singling-out attacks (Giomi et al. 2023, sec. 3.1)."""
-    frames = [f[list(columns)].drop_duplicates() for f in (original, synthetic) + ((control,) if control is not None else ())]
+    frames = [
+        f[list(columns)].drop_duplicates() for f in (original, synthetic) + ((control,) if control is not None else ())
+    ]
     ori, syn = frames[0], frames[1]
     ctl = frames[2] if control is not None else None
     table = fit_table(frames, columns, numeric)
@@ -139,7 +141,7 @@ def univariate_predicates(
 ) -> tuple[list[Predicate], int]:
     """Rare values, extremes and a lone missing value of each column, shuffled; those singling out a synthetic record."""
     candidates: list[Predicate] = []
-    for j, name in enumerate(table.columns):
+    for j in range(len(table.columns)):
         column = x_syn[:, j]
         missing = np.isnan(column)
         if int(missing.sum()) == 1:

@@ -11,7 +11,6 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from pydantic import ValidationError
 
-from policycheck.release.mechanism import Mechanism
 from policycheck.methods.dp.composition import (
     advanced_composition,
     basic_composition,
@@ -19,6 +18,7 @@ from policycheck.methods.dp.composition import (
     pld_epsilon,
     rdp_epsilon,
 )
+from policycheck.release.mechanism import Mechanism
 
 
 def test_basic_composition_sums_epsilons_and_deltas():

@@ -25,7 +25,9 @@ def test_example_ledger_loads():
 
 
 def test_ledger_reads_yaml_1_2_floats_and_dates(tmp_path):
-    path = _write(tmp_path, """
+    path = _write(
+        tmp_path,
+        """
 ledger_version: 1
 releases:
   - id: q3
@@ -33,7 +35,8 @@ releases:
     mechanisms:
       - {epsilon: 1e-1}
       - {mechanism: approximate, epsilon: 0.5, delta: 1e-7}
-""")
+""",
+    )
     release = load_ledger(path).releases[0]
     assert release.released_on == dt.date(2025, 9, 30)
     assert release.mechanisms[0].epsilon == 0.1 and release.mechanisms[0].mechanism == "pure"

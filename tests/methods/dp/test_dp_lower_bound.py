@@ -94,16 +94,18 @@ def test_attribute_game_tpr_fpr_takes_the_better_direction_at_half_the_error():
 
 def test_a_perfect_test_on_ten_and_ten_trials_certifies_the_closed_form_epsilon():
     from policycheck.methods.dp.lower_bound import certifiable_epsilon
+
     # all 10 in flagged, none of 10 out: one-sided 97.5 % Clopper-Pearson ends are 0.025^(1/10) and 1 - 0.025^(1/10)
-    lower = 0.025 ** 0.1
+    lower = 0.025**0.1
     assert certifiable_epsilon(10, 10) == pytest.approx(math.log(lower / (1 - lower)), rel=1e-9)
     # 50 and 50: 2.57, the figure of the membership-game guide (about 2.6)
-    assert certifiable_epsilon(50, 50) == pytest.approx(math.log(0.025 ** 0.02 / (1 - 0.025 ** 0.02)), rel=1e-9)
+    assert certifiable_epsilon(50, 50) == pytest.approx(math.log(0.025**0.02 / (1 - 0.025**0.02)), rel=1e-9)
     assert round(certifiable_epsilon(50, 50), 2) == 2.57
 
 
 def test_a_selected_bound_takes_its_threshold_from_the_selection_trials_only():
     from policycheck.methods.dp.lower_bound import selected_bound, tpr_fpr_bound
+
     # selection: members at 0, 0, 0, 1, non-members at 1: "member when distance <= 0" is best there
     b = selected_bound([0, 0, 0, 1], [1, 1, 1, 1], [0, 0, 1, 1], [1, 1, 1, 0], 0.95)
     assert b.evidence["test"]["rule"] == "member when distance <= 0"

@@ -126,9 +126,13 @@ def test_neighbours_of_three_cell_tables_move_one_record():
     diffs = np.abs(tables[first] - tables[second]).sum(axis=1)
     assert set(diffs.tolist()) == {2}
     # Brute force over all pairs agrees.
-    brute = {(a, b) for a in range(len(tables)) for b in range(a + 1, len(tables))
-             if np.abs(tables[a] - tables[b]).sum() == 2}
-    assert set(zip(first.tolist(), second.tolist())) == brute
+    brute = {
+        (a, b)
+        for a in range(len(tables))
+        for b in range(a + 1, len(tables))
+        if np.abs(tables[a] - tables[b]).sum() == 2
+    }
+    assert set(zip(first.tolist(), second.tolist(), strict=False)) == brute
 
 
 def test_enumerate_tables_counts_stars_and_bars():

@@ -16,11 +16,13 @@ TYPES = {"a": ColumnType.NUMERIC, "b": ColumnType.CATEGORICAL, "s": ColumnType.N
 
 
 def random_frame(rng, n):
-    return pd.DataFrame({
-        "a": rng.integers(0, 6, n).astype(float),
-        "b": rng.choice(["x", "y", "z"], n),
-        "s": rng.integers(0, 9, n).astype(float),
-    })
+    return pd.DataFrame(
+        {
+            "a": rng.integers(0, 6, n).astype(float),
+            "b": rng.choice(["x", "y", "z"], n),
+            "s": rng.integers(0, 9, n).astype(float),
+        }
+    )
 
 
 def brute_force_attack(original: pd.DataFrame, synthetic: pd.DataFrame, criterion: str):
@@ -75,8 +77,13 @@ def test_attack_equals_an_independent_brute_force_of_the_paper(criterion):
     for _ in range(8):
         original = random_frame(rng, 25)
         sets = [random_frame(rng, 25) for _ in range(2)]
-        release = Release("r", Dataset("original", "original", original),
-                          tuple(Dataset("synthetic", f"s{m}", f) for m, f in enumerate(sets)), None, TYPES)
+        release = Release(
+            "r",
+            Dataset("original", "original", original),
+            tuple(Dataset("synthetic", f"s{m}", f) for m, f in enumerate(sets)),
+            None,
+            TYPES,
+        )
         orders = {c: attribute_order(c, TYPES[c], original[c]) for c in TYPES}
         attack = run_attack(release, "s", ["a", "b"], criterion, orders, [np.random.default_rng(0)] * 2)
         for m, synthetic in enumerate(sets):
@@ -89,8 +96,13 @@ def test_attack_equals_an_independent_brute_force_of_the_paper(criterion):
 def test_the_attack_on_holdout_records_reverse_maps_onto_the_holdout():
     original = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": list("xxyy"), "s": [10.0, 20, 30, 40]})
     holdout = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": list("xxyy"), "s": [10.0, 30, 20, 40]})
-    release = Release("r", Dataset("original", "original", original),
-                      (Dataset("synthetic", "copy", original.copy()),), Dataset("holdout", "holdout", holdout), TYPES)
+    release = Release(
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "copy", original.copy()),),
+        Dataset("holdout", "holdout", holdout),
+        TYPES,
+    )
     orders = {c: attribute_order(c, TYPES[c], original[c]) for c in TYPES}
     attack = run_attack(release, "s", ["a"], "sum", orders, [np.random.default_rng(0)], records="holdout")
     # The copy pairs a = 1..4 with the 1st..4th smallest holdout values 10, 20, 30, 40.

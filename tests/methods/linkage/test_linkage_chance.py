@@ -83,12 +83,12 @@ def test_closed_forms_equal_enumeration_of_every_draw(seed):
     support = np.unique(rng.integers(0, 12, size=int(rng.integers(1, 6))).astype(float))
     column = np.concatenate([rng.choice(support, size=20), [NAN] * int(rng.integers(0, 4))])
     marginal = SecretMarginal.of(column)
-    shares = dict(zip(marginal.values.tolist(), marginal.share.tolist()))
+    shares = dict(zip(marginal.values.tolist(), marginal.share.tolist(), strict=False))
     fraction = float(rng.choice([0.1, 0.25, 0.5, 1.0]))
     span = float(support.max() - support.min())
     for draws in (1, 2, 3):
         expected = [_enumerate(shares, marginal.missing, true, draws, fraction, span) for true in marginal.values]
-        for true, want in zip(marginal.values, expected):
+        for true, want in zip(marginal.values, expected, strict=False):
             # One record at a time: each record's window is summed directly.
             t, c = np.array([true]), np.array([draws])
             assert chance.narrowed(marginal, t, c, fraction, span)[0] == pytest.approx(want["narrowed"], abs=1e-12)

@@ -17,7 +17,9 @@ def make_release(*sets):
 
 def test_each_set_is_written_as_a_permutation_of_the_original(tmp_path):
     noisy = pd.DataFrame({"age": [41.5, 29.0, 70.2, 55.0], "job": ["c", "b", "a", "a"]})
-    paths = export_reverse_mapped(make_release(noisy, ORIGINAL), tmp_path, [np.random.default_rng(0), np.random.default_rng(1)])
+    paths = export_reverse_mapped(
+        make_release(noisy, ORIGINAL), tmp_path, [np.random.default_rng(0), np.random.default_rng(1)]
+    )
     assert [p.name for p in paths] == ["reverse_mapped_1_synthetic_1.csv", "reverse_mapped_2_synthetic_2.csv"]
     first = pd.read_csv(paths[0])
     # Ages rank 2, 1, 4, 3 -> 40, 30, 60, 50, printed as whole numbers.

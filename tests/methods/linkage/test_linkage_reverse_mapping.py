@@ -100,8 +100,9 @@ def test_ordinal_order_comes_from_the_manifest_and_policy_order_wins():
 def test_reverse_mapped_frame_keeps_every_marginal_of_the_original():
     original = pd.DataFrame({"n": [3.0, 1.0, 2.0, 2.0], "c": ["x", "y", "y", "z"]})
     synthetic = pd.DataFrame({"n": [10.0, -1.0, 5.0, 7.0], "c": ["z", "z", "x", "y"]})
-    orders = {c: attribute_order(c, t, original[c]) for c, t in
-              [("n", ColumnType.NUMERIC), ("c", ColumnType.CATEGORICAL)]}
+    orders = {
+        c: attribute_order(c, t, original[c]) for c, t in [("n", ColumnType.NUMERIC), ("c", ColumnType.CATEGORICAL)]
+    }
     z = reverse_map_frame(original, synthetic, orders)
     # n: synthetic ranks 4, 1, 2, 3 -> original sorted 1, 2, 2, 3.
     assert z["n"].tolist() == [3.0, 1.0, 2.0, 2.0]

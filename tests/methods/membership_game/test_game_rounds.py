@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from policycheck.execution.executor import SerialExecutor
-
 from policycheck.execution.local import LocalProcessExecutor
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_game.features import FeatureSpace
@@ -16,12 +15,18 @@ from policycheck.release.model import ColumnType
 
 
 def setup_of(population: pd.DataFrame, targets: int, sample: int, rows: int, name: str = "nonprivate") -> GameSetup:
-    types = {c: ColumnType.NUMERIC for c in population.columns}
+    types = dict.fromkeys(population.columns, ColumnType.NUMERIC)
     enc = fit_gower([population], types, {}, list(population.columns))
     encoded = enc.encode(population)
     space = FeatureSpace(enc, encoded[:targets], np.zeros(targets, dtype=np.int64))
-    return GameSetup(population.iloc[targets:].reset_index(drop=True), population.iloc[:targets].reset_index(drop=True),
-                     space, SynthesizerSpec("builtin", name), sample, rows)
+    return GameSetup(
+        population.iloc[targets:].reset_index(drop=True),
+        population.iloc[:targets].reset_index(drop=True),
+        space,
+        SynthesizerSpec("builtin", name),
+        sample,
+        rows,
+    )
 
 
 POPULATION = pd.DataFrame({"x": np.arange(300, dtype=float), "y": np.arange(300, dtype=float) ** 0.5})
@@ -47,12 +52,21 @@ def test_a_bootstrap_exposes_a_member_as_theory_says():
     q = 1 - (49 / 50) ** 50
     setup = setup_of(POPULATION, targets=20, sample=50, rows=50)
     seeds = np.random.SeedSequence(7).spawn(400)
-    game, _ = play_membership_game(setup, seeds, np.random.default_rng(1), np.random.SeedSequence(2).spawn(20),
-                                   SerialExecutor())
+    game, _ = play_membership_game(
+        setup, seeds, np.random.default_rng(1), np.random.SeedSequence(2).spawn(20), SerialExecutor()
+    )
     aucs, tprs, fprs = [], [], []
     for t in range(20):
-        rates = target_rates("closest_distance", game.scores["closest_distance"][:, t], game.coins[:, t], game.train,
-                             game.test, 0.95, np.random.default_rng(t), resamples=20)
+        rates = target_rates(
+            "closest_distance",
+            game.scores["closest_distance"][:, t],
+            game.coins[:, t],
+            game.train,
+            game.test,
+            0.95,
+            np.random.default_rng(t),
+            resamples=20,
+        )
         aucs.append(rates.auc)
         tprs.append(rates.tpr)
         fprs.append(rates.fpr)
@@ -67,8 +81,9 @@ def test_local_processes_give_the_numbers_of_the_serial_loop():
     runs = []
     for executor in (SerialExecutor(), LocalProcessExecutor(2)):
         with executor:
-            game, _ = play_membership_game(setup, seeds, np.random.default_rng(0), np.random.SeedSequence(1).spawn(3),
-                                           executor)
+            game, _ = play_membership_game(
+                setup, seeds, np.random.default_rng(0), np.random.SeedSequence(1).spawn(3), executor
+            )
         runs.append(game)
     assert np.array_equal(runs[0].coins, runs[1].coins)
     for attack, scores in runs[0].scores.items():

@@ -88,8 +88,17 @@ def test_every_attack_recovers_secrets_from_a_copy_of_the_original(attack):
     original = pd.DataFrame({c: rng.choice(list("abcdef"), n) for c in "pqrst"})
     original["s"] = rng.choice(["no", "yes"], n)
     synthetic = original.sample(n=10 * n, replace=True, random_state=1).reset_index(drop=True)
-    out = run_attack(attack, original, synthetic, list("pqrst"), [], "s", ("no", "yes"), AttackConfig(n_estimators=30),
-                     np.random.default_rng(0))
+    out = run_attack(
+        attack,
+        original,
+        synthetic,
+        list("pqrst"),
+        [],
+        "s",
+        ("no", "yes"),
+        AttackConfig(n_estimators=30),
+        np.random.default_rng(0),
+    )
     accuracy = (np.array(out.classes, dtype=object)[out.guess] == original["s"].to_numpy()).mean()
     assert accuracy > 0.85
     np.testing.assert_allclose(out.scores.sum(axis=1), 1.0)
@@ -101,8 +110,17 @@ def test_a_categorical_secret_is_attacked_one_class_against_the_rest():
     original = pd.DataFrame({c: rng.choice(list("abcdef"), n) for c in "pqrs"})
     original["job"] = rng.choice(["clerk", "nurse", "pilot"], n)
     synthetic = original.sample(n=10 * n, replace=True, random_state=3).reset_index(drop=True)
-    out = run_attack("lp", original, synthetic, list("pqrs"), [], "job", ("clerk", "nurse", "pilot"),
-                     AttackConfig(query_orders=(3, 4)), np.random.default_rng(0))
+    out = run_attack(
+        "lp",
+        original,
+        synthetic,
+        list("pqrs"),
+        [],
+        "job",
+        ("clerk", "nurse", "pilot"),
+        AttackConfig(query_orders=(3, 4)),
+        np.random.default_rng(0),
+    )
     assert len(out.info["solves"]) == 3
     accuracy = (np.array(out.classes, dtype=object)[out.guess] == original["job"].to_numpy()).mean()
     assert accuracy > 0.8

@@ -18,10 +18,22 @@ data.sample(n=int(args["--rows"]), replace=True, random_state=int(args["--seed"]
 def test_placeholders_are_filled_inside_arguments_without_a_shell():
     args = command_arguments(
         "python synth.py --input {input} --output={output} --rows {rows} --seed {seed}",
-        Path("/tmp/in put.csv"), Path("/tmp/out.csv"), 10, 7,
+        Path("/tmp/in put.csv"),
+        Path("/tmp/out.csv"),
+        10,
+        7,
     )
-    assert args == ["python", "synth.py", "--input", "/tmp/in put.csv", "--output=/tmp/out.csv", "--rows", "10",
-                    "--seed", "7"]
+    assert args == [
+        "python",
+        "synth.py",
+        "--input",
+        "/tmp/in put.csv",
+        "--output=/tmp/out.csv",
+        "--rows",
+        "10",
+        "--seed",
+        "7",
+    ]
 
 
 def test_a_template_without_output_placeholder_is_refused():

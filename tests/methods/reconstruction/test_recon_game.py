@@ -22,16 +22,18 @@ def _setup(synthesizer, attack="exact", **kw):
 def test_a_bootstrap_synthesizer_with_many_records_leaks_every_target():
     # With m = 20n the target is copied into S with probability 1 - e^-20, and its
     # quasi-identifiers are unique: the exact-match attack reads its randomised bit.
-    game = play_game(_setup("nonprivate", synthetic_size=4000), list(np.random.SeedSequence(0).spawn(40)),
-                     SerialExecutor())
+    game = play_game(
+        _setup("nonprivate", synthetic_size=4000), list(np.random.SeedSequence(0).spawn(40)), SerialExecutor()
+    )
     assert game.truth.size == 40
     assert (game.truth == game.guess).all()
     assert set(np.unique(game.truth)) == {0, 1}
 
 
 def test_independent_histograms_leave_the_attack_at_chance():
-    game = play_game(_setup("indhist", targets_per_repetition=20), list(np.random.SeedSequence(1).spawn(20)),
-                     SerialExecutor())
+    game = play_game(
+        _setup("indhist", targets_per_repetition=20), list(np.random.SeedSequence(1).spawn(20)), SerialExecutor()
+    )
     accuracy = (game.truth == game.guess).mean()
     # 400 targets: a 99.9 % binomial band around 0.5 is about +-0.08.
     assert abs(accuracy - 0.5) < 0.09
@@ -39,8 +41,9 @@ def test_independent_histograms_leave_the_attack_at_chance():
 
 def test_only_records_with_unique_quasi_identifiers_are_targets():
     original = pd.DataFrame({"q": ["a", "a", "b", "c", "c"], "sex": ["F", "M", "F", "M", "F"]})
-    setup = GameSetup(original, ("q",), (), "sex", ("F", "M"), "exact", AttackConfig(), "nonprivate",
-                      synthetic_size=500)
+    setup = GameSetup(
+        original, ("q",), (), "sex", ("F", "M"), "exact", AttackConfig(), "nonprivate", synthetic_size=500
+    )
     for seed in range(10):
         truth, guess, _ = play_repetition((setup, np.random.SeedSequence(seed)))
         # Only record 2 ("b") is unique: the attack sees its copies and their randomised bit.

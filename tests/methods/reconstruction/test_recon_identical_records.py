@@ -59,8 +59,9 @@ def attack_lps(targets, synthetic, qis, numeric, secret, n_queries=None, orders=
     out = []
     for rows, weights in ((codes, None), (distinct, copies)):
         queries = build_queries(rows, encoding.radix, list(orders), n_queries, np.random.default_rng(4), weights)
-        answers, answered = answer_queries(queries, encoding.codes(synthetic), secret_codes, len(classes),
-                                           encoding.radix)
+        answers, answered = answer_queries(
+            queries, encoding.codes(synthetic), secret_codes, len(classes), encoding.radix
+        )
         out.append((queries.matrix[answered], answers[answered]))
     (matrix, answers), (distinct_matrix, distinct_answers) = out
     np.testing.assert_array_equal(answers, distinct_answers)
@@ -70,8 +71,10 @@ def attack_lps(targets, synthetic, qis, numeric, secret, n_queries=None, orders=
 
 def assert_same_solution(matrix, answers, distinct_matrix, records):
     expected, objective = solve_unmerged(matrix, answers)
-    for t, info in (lp_attack.solve_l1_reconstruction(matrix, answers),
-                    lp_attack.solve_l1_reconstruction(distinct_matrix, answers, records=records)):
+    for t, info in (
+        lp_attack.solve_l1_reconstruction(matrix, answers),
+        lp_attack.solve_l1_reconstruction(distinct_matrix, answers, records=records),
+    ):
         assert info.form == "primal"
         assert info.solved[1] < info.columns  # something was merged
         # The LP as posed: a column per record and two per (merged) query, as before merging records.
@@ -176,9 +179,12 @@ def test_the_dual_form_over_distinct_rows_is_the_dual_over_records():
     # The dual (a row per record) merges nothing: given distinct rows, it expands them back.
     original = read(TRAINING).iloc[:400]
     synthetic = BUILTIN["nonprivate"](original, 400, np.random.default_rng(2))
-    (matrix, answers, distinct_matrix, records), = attack_lps(original, synthetic, ADULT_QIS, ["age"], "income",
-                                                              orders=(3, 4))
+    ((matrix, answers, distinct_matrix, records),) = attack_lps(
+        original, synthetic, ADULT_QIS, ["age"], "income", orders=(3, 4)
+    )
     t, info = lp_attack.solve_l1_reconstruction(matrix, answers, form="dual")
-    t_distinct, info_distinct = lp_attack.solve_l1_reconstruction(distinct_matrix, answers, form="dual", records=records)
+    t_distinct, info_distinct = lp_attack.solve_l1_reconstruction(
+        distinct_matrix, answers, form="dual", records=records
+    )
     assert info.form == info_distinct.form == "dual"
     assert np.array_equal(t, t_distinct) and info.as_dict() | {"seconds": 0} == info_distinct.as_dict() | {"seconds": 0}

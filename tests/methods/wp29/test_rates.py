@@ -2,8 +2,8 @@
 
 import pytest
 
-from policycheck.methods.wp29.rates import AttackCounts, bound, residual_success, success_rate
 from policycheck.core.stats import bonferroni
+from policycheck.methods.wp29.rates import AttackCounts, bound, residual_success, success_rate
 
 Z2 = 1.959963984540054**2  # z of 95 %, squared
 

@@ -12,8 +12,17 @@ ORIGINAL = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0, 60.0], "city": ["a", "b
 
 def run(original, synthetic, control, mode="univariate", n=10):
     return singling_out(
-        original, synthetic, control, ["age", "city"], [True, False], mode, n, 2, 1000,
-        np.random.default_rng(0), SerialExecutor(),
+        original,
+        synthetic,
+        control,
+        ["age", "city"],
+        [True, False],
+        mode,
+        n,
+        2,
+        1000,
+        np.random.default_rng(0),
+        SerialExecutor(),
     )
 
 
