@@ -155,7 +155,8 @@ def game_rules(rounds: int, claims: bool, data: CalibrationData) -> str:
 def domain(data: CalibrationData) -> dict[str, list]:
     """indhist_dp's public domain: every value of the training and holdout records (dates as days)."""
     both = pd.concat([data.training, data.holdout], ignore_index=True)[data.analysed].copy()
-    both[data.date_column] = to_days(both[data.date_column])
+    if data.date_column is not None:
+        both[data.date_column] = to_days(both[data.date_column])
     return {c: list(dict.fromkeys(both[c].tolist())) for c in both.columns}
 
 
