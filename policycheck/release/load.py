@@ -230,11 +230,13 @@ def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
     """:func:`checks.value_kind` of each column of a streamed Parquet set, from its first batch (one Arrow type per column)."""
     import pyarrow.parquet as pq
 
-    from policycheck.release.read import arrow_to_frame
+    from policycheck.release.read import arrow_to_frame, restore_range_indexes, stored_columns
     from policycheck.release.stream import BATCH_ROWS
 
-    batch = next(pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=False))
-    frame = arrow_to_frame(batch)
+    source = pq.ParquetFile(path)
+    read = stored_columns(source.schema_arrow, columns)
+    batch = next(source.iter_batches(batch_size=BATCH_ROWS, columns=read, use_threads=False))
+    frame = restore_range_indexes(arrow_to_frame(batch), source.schema_arrow, columns)
     return {c: checks.value_kind(frame[c]) for c in columns}
 
 

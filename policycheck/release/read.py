@@ -15,8 +15,10 @@ schema, an in-memory DataFrame by its values, a CSV by its header.
 
 A Parquet or Feather file written by pandas keeps its index: an unnamed one
 (``__index_level_0__``, a shuffled frame's row labels) is not a column and
-is not read; a named one is the column it names. Files are only read, never
-written.
+is not read; a named one is the column it names, also when pandas stored it
+only as a start and a step in its metadata (a named ``RangeIndex``: pandas 3
+makes one of ``set_index("id")`` when the ids are evenly spaced). Files are
+only read, never written.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -123,9 +126,10 @@ def arrow_kinds(schema: Any, skip: frozenset[str] = frozenset()) -> list[tuple[s
     An unnamed pandas index is not a data column; columns in ``skip`` are
     not read, so they may hold anything.
     """
-    return [
-        (column, None if column in skip else _arrow_refused(field.type))
-        for column, field in zip(data_column_names(schema), _data_fields(schema), strict=False)
+    ranges: list[tuple[str, str | None]] = [(index.name, None) for index in range_indexes(schema)]
+    return ranges + [
+        (str(field.name), None if str(field.name) in skip else _arrow_refused(field.type))
+        for field in _data_fields(schema)
     ]
 
 
@@ -134,8 +138,62 @@ def _data_fields(schema: Any) -> list[Any]:
 
 
 def data_column_names(schema: Any) -> list[str]:
-    """The columns of an Arrow schema a user means: all but an unnamed pandas index."""
-    return [str(field.name) for field in _data_fields(schema)]
+    """The columns of an Arrow schema a user means: all but an unnamed pandas index, a named one included."""
+    return [index.name for index in range_indexes(schema)] + [str(field.name) for field in _data_fields(schema)]
+
+
+@dataclass(frozen=True)
+class RangeIndex:
+    """A named pandas ``RangeIndex`` written to Arrow: no column, only its name, start and step in the metadata."""
+
+    name: str
+    start: int
+    step: int
+
+    def values(self, first_row: int, rows: int) -> Any:
+        """The index's values for ``rows`` rows from row ``first_row`` of the file."""
+        import numpy as np
+
+        return self.start + self.step * (first_row + np.arange(rows, dtype=np.int64))
+
+
+def range_indexes(schema: Any) -> list[RangeIndex]:
+    """The named ``RangeIndex``es a pandas writer kept only in an Arrow schema's metadata (none if unreadable).
+
+    pandas stores a ``RangeIndex`` as ``{"kind": "range", "name", "start",
+    "step"}`` instead of a column; a named one is a column the user meant
+    (``set_index("age")``), an unnamed one is row labels, as
+    ``__index_level_0__`` is.
+    """
+    try:
+        entries = (schema.pandas_metadata or {}).get("index_columns", [])
+    except Exception:  # metadata that is not pandas' JSON: there is no index to restore
+        return []
+    names = set(schema.names)
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or entry.get("kind") != "range":
+            continue
+        name, start, step = entry.get("name"), entry.get("start"), entry.get("step")
+        if isinstance(name, str) and name not in names and isinstance(start, int) and isinstance(step, int):
+            found.append(RangeIndex(name, start, step))
+    return found
+
+
+def stored_columns(schema: Any, wanted: list[str]) -> list[str]:
+    """Of the columns ``wanted``, those stored in the file (a :class:`RangeIndex` is not)."""
+    virtual = {index.name for index in range_indexes(schema)}
+    return [column for column in wanted if column not in virtual]
+
+
+def restore_range_indexes(frame: pd.DataFrame, schema: Any, wanted: list[str], first_row: int = 0) -> pd.DataFrame:
+    """``frame`` (rows from ``first_row`` on) with the :class:`RangeIndex` columns in ``wanted``, in that order."""
+    indexes = [index for index in range_indexes(schema) if index.name in wanted]
+    if not indexes:
+        return frame
+    for index in indexes:
+        frame.insert(0, index.name, index.values(first_row, len(frame)))
+    return frame[[c for c in wanted if c in frame.columns] + [c for c in frame.columns if c not in wanted]]
 
 
 def _arrow_refused(kind: Any) -> str | None:
@@ -217,18 +275,19 @@ def arrow_schema(path: Path) -> Any:
 
 
 def _read_arrow(path: Path, suffix: str, skip: frozenset[str]) -> pd.DataFrame:
-    names = check_columns(display_path(path), arrow_kinds(arrow_schema(path), skip))
+    schema = arrow_schema(path)
+    names = check_columns(display_path(path), arrow_kinds(schema, skip))
     wanted = [c for c in names if c not in skip] or names
     with open_regular(path, "data") as fh:
         if suffix == ".feather":
             import pyarrow.feather as feather
 
-            table = feather.read_table(fh, columns=wanted)
+            table = feather.read_table(fh, columns=stored_columns(schema, wanted))
         else:
             import pyarrow.parquet as pq
 
-            table = pq.read_table(fh, columns=wanted)
-    return arrow_to_frame(table)
+            table = pq.read_table(fh, columns=stored_columns(schema, wanted))
+    return restore_range_indexes(arrow_to_frame(table), schema, wanted)
 
 
 def arrow_to_frame(table: Any) -> pd.DataFrame:

@@ -81,15 +81,18 @@ class ParquetSource:
         import pyarrow.parquet as pq
 
         from policycheck.release.convert import coerce_frame, to_labels
-        from policycheck.release.read import arrow_to_frame
+        from policycheck.release.read import arrow_to_frame, restore_range_indexes, stored_columns
 
         wanted = list(self.types) if columns is None else list(columns)
         ids = list(self.ids) if with_ids else []
         noted: dict[str, str] = {}
         offset = 0
         source = pq.ParquetFile(self.path)
-        for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=wanted + ids, use_threads=False):
-            raw = arrow_to_frame(batch)  # a named pandas index is a column here too
+        schema = source.schema_arrow
+        read = stored_columns(schema, wanted + ids)
+        for batch in source.iter_batches(batch_size=BATCH_ROWS, columns=read, use_threads=False):
+            # a named pandas index is a column here too, also when stored as a range
+            raw = restore_range_indexes(arrow_to_frame(batch), schema, wanted + ids, first_row=offset)
             said: list[str] = []
             frame = coerce_frame(
                 self.path,

@@ -172,6 +172,23 @@ def test_parquet_with_a_named_pandas_index_reads_it_as_a_column(tmp_path):
     assert frame["age"].tolist() == _frame()["age"].tolist()
 
 
+@pytest.mark.parametrize("kind", ["parquet", "feather"])
+def test_a_named_range_index_kept_only_in_pandas_metadata_reads_as_its_column(tmp_path, kind):
+    # pandas stores a RangeIndex as start/stop/step, not as a column (pandas 3 makes one of set_index("age")
+    # when the ages are evenly spaced): 20, 23, ..., 53 must come back as the column "age", first as pandas had it
+    frame = _frame().drop(columns="age").set_index(pd.RangeIndex(20, 56, 3, name="age"))
+    table = pa.Table.from_pandas(frame)
+    assert "age" not in table.schema.names
+    frame_read = read_table(_write(kind, table, tmp_path / f"s.{kind}"))
+    assert list(frame_read.columns) == ["age", "sex", "income"]
+    assert frame_read["age"].tolist() == [20 + 3 * i for i in range(12)]
+
+
+def test_an_unnamed_range_index_is_not_a_column(tmp_path):
+    table = pa.Table.from_pandas(_frame().set_index(pd.RangeIndex(5, 17)))
+    assert list(read_table(_write("parquet", table, tmp_path / "s.parquet")).columns) == ["age", "sex", "income"]
+
+
 def test_a_release_of_pandas_indexed_parquet_files_loads(tmp_path):
     _frame().sample(frac=1, random_state=3).to_parquet(tmp_path / "o.parquet")
     _frame().set_index("sex").to_parquet(tmp_path / "s.parquet")

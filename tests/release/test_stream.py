@@ -122,3 +122,19 @@ def test_a_streamed_set_described_anew_is_still_not_read_whole(tmp_path, small_b
     syn = load_manifest(write_release(tmp_path, people(500, rng, 10_000), people(300, rng))).synthetic[0]
     renamed = syn.with_synthesizer(dataclasses.replace(syn.synthesizer, name="copula"))
     assert (renamed.synthesizer.name, renamed.n_rows, renamed.loaded, syn.loaded) == ("copula", 500, False, False)
+
+
+def test_a_streamed_set_restores_a_named_range_index_batch_by_batch(tmp_path, small_batches):
+    rng = np.random.default_rng(4)
+    train, synthetic = people(300, rng), people(500, rng, 10_000)
+    # person_id 10,000..10,499 kept by pandas only as a RangeIndex's start and step
+    table = pa.Table.from_pandas(
+        synthetic.set_index(pd.RangeIndex(10_000, 10_500, name="person_id")).drop(columns="person_id")
+    )
+    assert "person_id" not in table.schema.names
+    manifest = write_release(tmp_path, synthetic, train)
+    pq.write_table(table, tmp_path / "synthetic.parquet", row_group_size=170)
+    syn = load_manifest(manifest).synthetic[0]
+    assert isinstance(syn, StreamedDataset)
+    ids = pd.concat([piece.ids for piece in syn.pieces()])
+    assert ids["person_id"].tolist() == [str(i) for i in range(10_000, 10_500)]  # ids are read as labels
