@@ -165,7 +165,8 @@ def sdmetrics_measures(args, release, train, hold, syn, python, folder) -> None:
         peer = run_peer(python, [spec], folder)[0]
         extrapolated = peer["seconds"] * args.rows / c
         print(
-            f"cap_disclosure_protection  SDMetrics on a {c:,}-row subsample: {peer['score']:.6f} in {peer['seconds']:.1f} s; "
+            f"cap_disclosure_protection  SDMetrics on a {c:,}-row subsample: {peer['score']:.6f} "
+            f"in {peer['seconds']:.1f} s; "
             f"ours on it {cap_sub.value:.6f} in {t_cap_sub:.2f} s ({peer['seconds'] / t_cap_sub:.0f}x). "
             f"Full {args.rows:,}: ours {result.value:.4f} in {t_ours:.1f} s; SDMetrics extrapolated (cost ~ rows) "
             f"{extrapolated:.0f} s ({extrapolated / t_ours:.0f}x)",
@@ -192,9 +193,11 @@ def sdmetrics_measures(args, release, train, hold, syn, python, folder) -> None:
         peer = run_peer(python, [spec], folder)[0]
         extrapolated = peer["seconds"] * (args.rows / m) ** 2
         print(
-            f"dcr_baseline_protection  SDMetrics on a {m:,} x {m:,} subsample: {peer['score']:.4f} in {peer['seconds']:.1f} s; "
+            f"dcr_baseline_protection  SDMetrics on a {m:,} x {m:,} subsample: {peer['score']:.4f} "
+            f"in {peer['seconds']:.1f} s; "
             f"ours on it {sub_result.value:.4f} in {t_sub:.2f} s ({peer['seconds'] / t_sub:.0f}x). "
-            f"Full {args.rows:,} x {args.rows:,}: ours {full_result.value:.4f} in {t_full:.1f} s; SDMetrics extrapolated "
+            f"Full {args.rows:,} x {args.rows:,}: ours {full_result.value:.4f} in {t_full:.1f} s; "
+            "SDMetrics extrapolated "
             f"(cost ~ rows^2) {extrapolated / 3600:.1f} h ({extrapolated / t_full:.0f}x)",
             flush=True,
         )

@@ -110,7 +110,8 @@ def main() -> None:
             r = run_case(original, synthetic, orders, budget)
             print(
                 f"{name:<11}{label:<16}{r['queries']:>8}{r['answered']:>9}{r['build_s']:>9.2f}{r['answer_s']:>9.2f}"
-                f"{r['solve_s']:>8.2f}{r['total_s']:>9.2f}{r['cpu_s']:>7.2f}  {r['form']:<7}{r['nnz']:>9}  {r['status']:<8}"
+                f"{r['solve_s']:>8.2f}{r['total_s']:>9.2f}{r['cpu_s']:>7.2f}  {r['form']:<7}{r['nnz']:>9}  "
+                f"{r['status']:<8}"
                 f"{r['accuracy']:>6.3f}{peak_rss_mib():>10.0f}"
             )
 

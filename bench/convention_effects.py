@@ -106,7 +106,7 @@ def rule_of(side: tuple) -> tuple[str, dict[str, Any]]:
 
 
 def anonymeter_correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tolerance: float) -> np.ndarray:
-    """anonymeter 1.1's success test (``evaluators/inference_evaluator.py``, ``regression=True``) in our function's place.
+    """anonymeter 1.1's success test (``evaluators/inference_evaluator.py``, ``regression=True``) in ours' place.
 
     A numeric guess is right when ``|guess - secret| / (guess + 1e-12) <= tolerance``: relative to the guess,
     and any negative guess passes. Categorical secrets and missing values as ours.
@@ -137,7 +137,9 @@ MEASURES = {
     "dcr_share/numeric-ranges": "DCR share over untied records, numeric ranges per call (SURE) against one range",
     "mi_risk/quantile-rule": "MI risk with SURE's thresholds and strict guess, all else ours",
     "mi_risk/precision-floor": "MI risk with SURE's floor of each precision at 0.5 and clip at 0, all else ours",
-    "mi_risk/adversary-set": "MI risk on SURE's adversary set (600 + 600 records, its own numeric ranges), all else ours",
+    "mi_risk/adversary-set": (
+        "MI risk on SURE's adversary set (600 + 600 records, its own numeric ranges), all else ours"
+    ),
     "mi_risk/sure": "MI risk with all of SURE's conventions at once",
 }
 
@@ -190,7 +192,10 @@ def sure_mi_risk(d_members: np.ndarray, d_non_members: np.ndarray, *, quantile_r
 
 
 def sure_adversary_set(release: Release) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """SURE's ``adversary_dataset``: ``min(int(0.2 (n_train + n_holdout) / 2), n_holdout)`` records of each, random_state 42."""
+    """SURE's ``adversary_dataset``: ``min(int(0.2 (n_train + n_holdout) / 2), n_holdout)`` records of each.
+
+    Each drawn with random_state 42, as SURE draws them.
+    """
     train, hold = release.original.frame, release.holdout.frame
     m = min(int(0.2 * (len(train) + len(hold)) / 2), len(hold))
     return train.sample(n=m, random_state=42), hold.sample(n=m, random_state=42)

@@ -353,7 +353,8 @@ import resource
 t0 = time.perf_counter()
 distance_to_closest_record("synth_train", syn, train, parallel=True, save_data=False)
 distance_to_closest_record("synth_val", syn, hold, parallel=True, save_data=False)
-print(json.dumps({"wall": time.perf_counter() - t0, "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+print(json.dumps({"wall": time.perf_counter() - t0,
+                  "rss_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
 
@@ -677,7 +678,10 @@ def main() -> None:
     rows = [r for r in rows if not args.case or r["case"] == args.case]
     rows = [r for r in rows if not args.rows or r["rows"] == args.rows]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    header = f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}{'rss worker':>11}{'ratio':>8}  note"
+    header = (
+        f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}"
+        f"{'rss worker':>11}{'ratio':>8}  note"
+    )
     print(header)
     results, mine, demo_walls = [], {}, {}
     for spec in rows:

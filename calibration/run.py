@@ -763,9 +763,9 @@ def render_game_markdown(summary: dict[str, Any]) -> str:
         + (
             ""
             if len(sweep["seeds"]) >= len(FULL.seeds)
-            else f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early (2 cores "
-            "shared with other work, a seed of Adult took about 20 minutes); `python -m calibration.run --game-doc` "
-            "measures all of them."
+            else f" **Only {len(sweep['seeds'])} of the {len(FULL.seeds)} seeds**: the sweep was stopped early "
+            "(2 cores shared with other work, a seed of Adult took about 20 minutes); "
+            "`python -m calibration.run --game-doc` measures all of them."
         ),
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items())

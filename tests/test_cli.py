@@ -443,7 +443,10 @@ def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric
     manifest.write_text(manifest.read_text() + "columns:\n  sex: {type: ignore}\n")
     result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "-r", manifest)
     assert result.exit_code == 2
-    message = "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; choose an analysed column"
+    message = (
+        "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; "
+        "choose an analysed column"
+    )
     assert result.stderr.splitlines() == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
 
 

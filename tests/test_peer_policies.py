@@ -16,8 +16,12 @@ SEED = 20261121
 def reports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("peer-policies")
     policy = folder / "adult.policy.yaml"
+    regulators = [
+        ROOT / "policies" / "gdpr-three-criteria.policy.yaml",
+        ROOT / "policies" / "ons-disclosure.policy.yaml",
+    ]
     policy.write_text(
-        f"""extends: [{ROOT / "policies" / "gdpr-three-criteria.policy.yaml"}, {ROOT / "policies" / "ons-disclosure.policy.yaml"}]
+        f"""extends: [{regulators[0]}, {regulators[1]}]
 metadata: {{id: adult-regulators, title: Adult under the regulators' measures, version: "1.0", owner: test}}
 attacker:
   model: maximum-knowledge

@@ -111,7 +111,8 @@ def test_rule_relying_on_a_claim_another_rule_refutes_fails(fixed_metric, write,
         """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 4.5, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 0}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
+     threshold: {fail_above: 3}}
 """,
     )
     budget = got["dp-budget"]
@@ -126,7 +127,8 @@ def test_refutation_counts_even_when_the_refuting_rule_passes_its_threshold(fixe
         """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 0.4, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 1}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
+     threshold: {fail_above: 3}}
 """,
     )
     assert (got["dp-claim"].verdict, got["dp-budget"].verdict) == ("pass", "fail")
@@ -139,7 +141,8 @@ def test_claims_nobody_refutes_leave_the_verdict_alone(fixed_metric, write, toy_
         """\
 rules:
   - {id: dp-claim, metric: fixed, params: {value: 0, refutes: ["synthetic[1]:epsilon"]}, threshold: {fail_above: 0}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 3}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
+     threshold: {fail_above: 3}}
 """,
     )
     assert got["dp-budget"].verdict == "pass" and got["dp-budget"].reason is None

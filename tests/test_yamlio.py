@@ -100,7 +100,8 @@ def test_character_yaml_forbids_is_located_on_one_line():
     with pytest.raises(InvalidInput) as exc:
         parse_yaml('a: 1\nb: "x\x1by"\n', "p.yaml")
     assert [str(p) for p in exc.value.problems] == [
-        "p.yaml:2:6: invalid YAML: character U+001B is not allowed in YAML (write it as an escape in a double-quoted string)"
+        "p.yaml:2:6: invalid YAML: character U+001B is not allowed in YAML "
+        "(write it as an escape in a double-quoted string)"
     ]
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -52,7 +53,7 @@ class ReferenceEncoding:
     kinds: np.ndarray
     minimum: dict[str, float]
     span: dict[str, float]
-    levels: dict[str, list]
+    levels: dict[str, list[Any]]
 
     def encode(self, frame: pd.DataFrame) -> np.ndarray:
         out = np.empty((len(frame), len(self.columns)), dtype=np.float64)
@@ -129,11 +130,14 @@ def sdmetrics_dcr(
 
 def _clipped_task(task: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
     queries, reference, kinds = task
-    return _clipped_min(queries, reference, kinds == CATEGORY)
+    out: np.ndarray = _clipped_min(queries, reference, kinds == CATEGORY)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _clipped_min(queries, reference, is_category):  # pragma: no cover - compiled
+def _clipped_min(
+    queries: np.ndarray, reference: np.ndarray, is_category: np.ndarray
+) -> np.ndarray:  # pragma: no cover - compiled
     n_q, p = queries.shape
     out = np.empty(n_q, dtype=np.float64)
     for i in range(n_q):
@@ -172,6 +176,7 @@ def uniform_random_records(
     columns = {}
     for col in real.columns:
         values = real[col]
+        drawn: np.ndarray
         if pd.api.types.is_integer_dtype(values):
             drawn = rng.integers(low=values.min(), high=values.max() + 1, size=n)
         elif pd.api.types.is_float_dtype(values):

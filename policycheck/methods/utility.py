@@ -38,7 +38,7 @@ class MarginalErrors:
     MRE is their mean); ``tvd`` holds one distance per triple.
     """
 
-    triples: tuple[tuple[str, str, str], ...]
+    triples: tuple[tuple[str, ...], ...]
     abs_relative_error: np.ndarray
     cells_per_triple: np.ndarray
     tvd: np.ndarray
@@ -59,7 +59,7 @@ def choose_triples(columns: Sequence[str], n_triples: int | None, rng: np.random
     The authors draw 100 random triples (notes sec. 4, item 17); with few
     columns enumerating all is cheap and removes the sampling noise.
     """
-    every = list(combinations(columns, 3))
+    every: list[tuple[str, ...]] = list(combinations(columns, 3))
     if n_triples is None or n_triples >= len(every):
         return every
     return [every[i] for i in np.sort(rng.choice(len(every), size=n_triples, replace=False))]

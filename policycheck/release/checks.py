@@ -30,6 +30,8 @@ sentence the report and the console show beside the verdicts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -128,7 +130,7 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
 
 def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str]:
     """Synthetic ids that are ids of original records."""
-    findings = []
+    findings: list[str] = []
     if original.id_frame is None:
         return findings
     for syn in synthetic:
@@ -144,6 +146,7 @@ def check_id_leak(original: Dataset, synthetic: tuple[Dataset, ...]) -> list[str
         shared_rows = dict.fromkeys(columns, 0)
         copies = dict.fromkeys(columns, 0)
         for piece in syn.pieces():  # a streamed set batch by batch
+            assert piece.ids is not None  # the set has id columns, so each piece carries them
             for column in columns:
                 ids = piece.ids[column]
                 rows = np.flatnonzero(ids.notna().to_numpy() & ids.isin(known[column]).to_numpy())
@@ -321,7 +324,7 @@ def _labels(data: Dataset, column: str) -> set[str]:
     return out
 
 
-def _some(labels) -> str:
+def _some(labels: Collection[Any]) -> str:
     shown = sorted(labels)[:3]
     return ", ".join(repr(label) for label in shown) + (", ..." if len(labels) > 3 else "")
 
@@ -332,7 +335,8 @@ def _the(data: Dataset) -> str:
 
 def row_hashes(frame: pd.DataFrame) -> np.ndarray:
     """A 64-bit hash of each whole row (missing values hash alike)."""
-    return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    hashes: np.ndarray = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    return hashes
 
 
 def _rows_equal(a: pd.DataFrame, rows_a: np.ndarray, b: pd.DataFrame, rows_b: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType
 from policycheck.release.roles import MISSING_WORDS, row_number
 
@@ -26,7 +27,7 @@ INT64_MAX = 2**63 - 1
 
 
 def to_numbers(
-    path: Path, column: str, series: pd.Series, notes: list[str], label: str, first_row: int = 0
+    path: Path | InMemoryTable, column: str, series: pd.Series, notes: list[str], label: str, first_row: int = 0
 ) -> np.ndarray:
     """A numeric column as float64; integers beyond 64 bits are read as floats and noted.
 
@@ -35,6 +36,7 @@ def to_numbers(
     name = display_path(path)
     if pd.api.types.is_bool_dtype(series):
         raise InvalidInput(Problem(name, f"column {column!r} is numeric but holds true/false values"))
+    values: np.ndarray
     if pd.api.types.is_numeric_dtype(series):
         values = series.to_numpy(dtype=float, na_value=np.nan)
     else:
@@ -74,7 +76,8 @@ def to_labels(series: pd.Series) -> np.ndarray:
     labels = np.empty(len(uniques) + 1, dtype=object)
     labels[:-1] = [label(v) for v in uniques]
     labels[-1] = None  # code -1: missing
-    return labels[codes]
+    out: np.ndarray = labels[codes]
+    return out
 
 
 def label(value: Any) -> str:
@@ -84,7 +87,9 @@ def label(value: Any) -> str:
     return str(value)
 
 
-def to_days(path: Path, column: str, series: pd.Series, fmt: str | None, first_row: int = 0) -> np.ndarray:
+def to_days(
+    path: Path | InMemoryTable, column: str, series: pd.Series, fmt: str | None, first_row: int = 0
+) -> np.ndarray:
     """A datetime column as float days since 1970-01-01 (UTC); ``first_row`` as in :func:`to_numbers`."""
     if pd.api.types.is_datetime64_any_dtype(series):
         stamps = pd.to_datetime(series, utc=True)
@@ -109,17 +114,17 @@ def to_days(path: Path, column: str, series: pd.Series, fmt: str | None, first_r
             raise InvalidInput(
                 Problem(
                     display_path(path),
-                    (
-                        f"column {column!r} is a datetime but row {row_number(first_row + row)} holds {label(series.iloc[row])!r}, not {wanted}"
-                    ),
+                    f"column {column!r} is a datetime but row {row_number(first_row + row)} holds "
+                    f"{label(series.iloc[row])!r}, not {wanted}",
                 )
             )
     epoch = pd.Timestamp("1970-01-01", tz="UTC")
-    return ((stamps - epoch) / pd.Timedelta(days=1)).to_numpy(dtype=float, na_value=np.nan)
+    days: np.ndarray = ((stamps - epoch) / pd.Timedelta(days=1)).to_numpy(dtype=float, na_value=np.nan)
+    return days
 
 
 def coerce_frame(
-    path: Path,
+    path: Path | InMemoryTable,
     frame: pd.DataFrame,
     types: dict[str, ColumnType],
     roles: dict[str, str],

@@ -17,6 +17,7 @@ batch by batch and left on disk (:mod:`policycheck.release.stream`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.suggest import suggest
+from policycheck.io.files import sha256_file
 from policycheck.io.yamlio import load_yaml
 from policycheck.release import checks
 from policycheck.release.convert import coerce_frame, to_labels
@@ -33,7 +35,7 @@ from policycheck.release.mechanism import InvalidMechanism
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
-from policycheck.release.read import check_flat_parquet, parquet_columns, read_table, sha256_file
+from policycheck.release.read import check_flat_parquet, parquet_columns, read_table
 from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
 
@@ -63,7 +65,7 @@ def load_manifest(path: Path) -> Release:
                 block = located.data["synthetic"][loc[1]]["synthesizer"]
                 key = invalid.key or ("mechanism" if "mechanism" in block else None)
                 loc = loc + ((key,) if key else ())
-                msg = f"synthetic set {_set_name(located.data, loc[1])!r} declares an {invalid}"
+                msg = f"synthetic set {_set_name(located.data, int(loc[1]))!r} declares an {invalid}"
             else:
                 label = ".".join(str(p) for p in loc if not isinstance(p, int))
                 msg = f"{label}: {msg}"
@@ -104,7 +106,7 @@ def _set_name(data: dict[str, Any], index: int) -> str:
 def build_release(
     release_id: str,
     original: Path | InMemoryTable,
-    synthetic: list[tuple[Path | InMemoryTable, str, SynthesizerInfo]],
+    synthetic: Sequence[tuple[Path | InMemoryTable, str, SynthesizerInfo]],
     holdout: Path | InMemoryTable | None = None,
     columns: dict[str, ColumnDecl] | None = None,
     metadata: Path | None = None,
@@ -149,7 +151,9 @@ def build_release(
     optional = [c for c in names if c not in analysed]
     original_kinds = {c: checks.value_kind(orig_frame[c]) for c in analysed}
 
-    def dataset(path: Path, role: str, label: str, frame: pd.DataFrame, info=None) -> Dataset:
+    def dataset(
+        path: Path | InMemoryTable, role: str, label: str, frame: pd.DataFrame, info: SynthesizerInfo | None = None
+    ) -> Dataset:
         _check_columns(path, list(frame.columns), analysed, optional)
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named)
@@ -186,6 +190,8 @@ def build_release(
             raise InvalidInput(
                 Problem(display_path(path), f"cannot read data file: {type(exc).__name__}: {exc}")
             ) from None
+        rows = parquet_rows(path)
+        assert rows is not None  # is_streamed read it
         data = StreamedDataset(
             "synthetic",
             label,
@@ -194,7 +200,7 @@ def build_release(
             sha256=sha256_file(path, "data"),
             synthesizer=info,
             source=source,
-            rows=parquet_rows(path),
+            rows=rows,
         )
         checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
         return data
@@ -202,7 +208,9 @@ def build_release(
     orig = dataset(original, "original", "original", orig_frame)
     _check_not_constant(original, orig.frame)
     syn = tuple(
-        streamed(p, label, info) if is_streamed(p) else dataset(p, "synthetic", label, read_table(p, skip), info)
+        streamed(p, label, info)
+        if not isinstance(p, InMemoryTable) and is_streamed(p)
+        else dataset(p, "synthetic", label, read_table(p, skip), info)
         for p, label, info in synthetic
     )
     hold = dataset(holdout, "holdout", "holdout", read_table(holdout, skip)) if holdout is not None else None
@@ -227,7 +235,10 @@ def build_release(
 
 
 def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
-    """:func:`checks.value_kind` of each column of a streamed Parquet set, from its first batch (one Arrow type per column)."""
+    """:func:`checks.value_kind` of each column of a streamed Parquet set, from its first batch.
+
+    A Parquet column has one Arrow type, so its first batch tells its kind.
+    """
     import pyarrow.parquet as pq
 
     from policycheck.release.read import arrow_to_frame, restore_range_indexes, stored_columns
@@ -240,7 +251,9 @@ def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:
     return {c: checks.value_kind(frame[c]) for c in columns}
 
 
-def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[str], where: str) -> None:
+def _check_declared(
+    source: Path | InMemoryTable, declared: dict[str, ColumnDecl], names: list[str], where: str
+) -> None:
 
     for col in declared:
         if col not in names:
@@ -251,7 +264,7 @@ def _check_declared(source: Path, declared: dict[str, ColumnDecl], names: list[s
             )
 
 
-def _check_columns(path: Path, present: list[str], names: list[str], optional: list[str]) -> None:
+def _check_columns(path: Path | InMemoryTable, present: list[str], names: list[str], optional: list[str]) -> None:
     """Every analysed column, and no column the original lacks (id and ignore columns may be left out)."""
     missing = [c for c in names if c not in present]
     extra = [c for c in present if c not in names and c not in optional]
@@ -281,13 +294,14 @@ def coerce_like_loader(
     return coerce_frame(path, frame, types, roles, orders, formats, [], display_path(path))
 
 
-def _check_not_constant(path: Path, frame: pd.DataFrame) -> None:
+def _check_not_constant(path: Path | InMemoryTable, frame: pd.DataFrame) -> None:
     for col in frame.columns:
         values = frame[col]
         if len(frame) > 1 and values.notna().all() and (values == values.iloc[0]).all():
             raise InvalidInput(
                 Problem(
                     display_path(path),
-                    f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; drop it or declare it `type: ignore`",
+                    f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; "
+                    "drop it or declare it `type: ignore`",
                 )
             )

@@ -23,12 +23,12 @@ from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.io.files import read_json
-from policycheck.release.manifest import ColumnDecl
+from policycheck.release.manifest import ColumnDecl, ColumnRole
 
 #: Largest metadata file read, in bytes (a table of 10,000 columns is about 1 MB).
 MAX_METADATA_BYTES = 16_000_000
 
-SDTYPE_ROLES = {
+SDTYPE_ROLES: dict[str, ColumnRole] = {
     "id": "id",
     "numerical": "numeric",
     "categorical": "categorical",
@@ -51,7 +51,7 @@ def read_sdv_metadata(path: Path, data_columns: list[str] | None = None) -> dict
     for column, spec in columns.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("sdtype"), str):
             raise InvalidInput(Problem(name, f'column {column!r}: expected {{"sdtype": ...}}, got {spec!r}'))
-        role = "id" if column in keys else SDTYPE_ROLES.get(spec["sdtype"], "ignore")
+        role: ColumnRole = "id" if column in keys else SDTYPE_ROLES.get(spec["sdtype"], "ignore")
         fmt = spec.get("datetime_format") if role == "datetime" else None
         decls[str(column)] = ColumnDecl(type=role, format=fmt)
     return decls

@@ -31,12 +31,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.io.files import open_regular, sha256_file, stat_input  # noqa: F401 - read.sha256_file is the loaders' name for it
+from policycheck.io.files import open_regular, stat_input
 from policycheck.release.memory import InMemoryTable
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
@@ -306,7 +306,7 @@ def _open_binary(path: Path, compression: str | None) -> Iterator[IO[bytes]]:
             import gzip
 
             with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
-                yield stream
+                yield cast(IO[bytes], stream)
         elif compression == "bz2":
             import bz2
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.release.memory import InMemoryTable
 
 #: Words read as a missing value in a numeric or datetime column. In a
 #: categorical column they stay labels (``NA`` may be a country code).
@@ -48,7 +49,7 @@ def row_number(i: int) -> int:
     return i + 2
 
 
-def infer_role(path: Path, column: str, series: pd.Series) -> str:
+def infer_role(path: Path | InMemoryTable, column: str, series: pd.Series) -> str:
     """The role of an undeclared column of the original, from its values."""
     if pd.api.types.is_bool_dtype(series):
         return "categorical"
@@ -92,7 +93,7 @@ def infer_role(path: Path, column: str, series: pd.Series) -> str:
     return "categorical"
 
 
-def check_present(path: Path, column: str, series: pd.Series, role: str) -> None:
+def check_present(path: Path | InMemoryTable, column: str, series: pd.Series, role: str) -> None:
     """An analysed column must have at least one value in the original."""
     if role in ANALYSED and series.isna().all():
         raise InvalidInput(
@@ -141,7 +142,7 @@ def identifier_evidence(series: pd.Series, role: str) -> str | None:
     return None
 
 
-def refuse_identifier(path: Path, column: str, evidence: str) -> InvalidInput:
+def refuse_identifier(path: Path | InMemoryTable, column: str, evidence: str) -> InvalidInput:
     return InvalidInput(
         Problem(
             display_path(path),

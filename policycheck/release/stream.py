@@ -151,11 +151,12 @@ class ColumnReader:
 class StreamedDataset(Dataset):
     """A synthetic set read from its Parquet file in pieces; ``frame`` reads it whole, once, on first use."""
 
-    source: ParquetSource | None = None
-    rows: int = 0
+    # Keyword-only: Dataset's fields before them have defaults.
+    source: ParquetSource = field(kw_only=True)
+    rows: int = field(default=0, kw_only=True)
     _frame: Any = field(default=None, init=False, compare=False)
 
-    @property  # type: ignore[override]  # a dataclass field of Dataset, a lazy attribute here
+    @property  # type: ignore[misc]  # a dataclass field of Dataset, a lazy attribute here
     def frame(self) -> pd.DataFrame:
         if self._frame is None:
             object.__setattr__(self, "_frame", self.source.read())

@@ -6,7 +6,8 @@ import pytest
 from policycheck.methods.synthpop_disclosure import disclosure
 
 # Keys (sex, age), target income. Original, 6 records:
-#   (F,30,lo) unique; (F,40,hi) unique; (M,30,lo) x2 both lo; (M,50,hi), (M,50,lo) mixed; and None key (F,None,hi) unique.
+#   (F,30,lo) unique; (F,40,hi) unique; (M,30,lo) x2 both lo; (M,50,hi), (M,50,lo) mixed;
+#   and None key (F,None,hi) unique.
 ORIGINAL = pd.DataFrame(
     {
         "sex": ["F", "F", "M", "M", "M", "M", "F"],

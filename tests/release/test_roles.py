@@ -177,6 +177,7 @@ def test_numbers_in_a_datetime_column_are_dates_by_format_never_nanoseconds(tmp_
 def test_declared_column_not_in_the_data_is_refused(tmp_path):
     with pytest.raises(
         InvalidInput,
-        match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data \(did you mean 'seqn'\?\)",
+        match=r"o.csv: column 'sqen' declared in `columns:` or --column-type is not in the data "
+        r"\(did you mean 'seqn'\?\)",
     ):
         build(tmp_path, people(), columns={"sqen": ColumnDecl(type="id")})

@@ -55,27 +55,36 @@ PROBE = """<script>
 window.__errors = [];
 window.addEventListener('error', function (e) {
   var t = e.target;
-  window.__errors.push(t && t !== window && (t.src || t.href) ? 'failed to load ' + (t.src || t.href) : 'error: ' + e.message);
+  window.__errors.push(
+    t && t !== window && (t.src || t.href) ? 'failed to load ' + (t.src || t.href) : 'error: ' + e.message
+  );
 }, true);
 window.addEventListener('unhandledrejection', function (e) { window.__errors.push('rejection: ' + e.reason); });
 window.addEventListener('load', function () {
   var de = document.documentElement, width = de.clientWidth, wide = [], clipped = [];
   document.querySelectorAll('body *').forEach(function (el) {
     var r = el.getBoundingClientRect();
-    if (r.width > 0 && (r.right > width + 0.5 || r.left < -0.5)) { wide.push(el.tagName + ' ' + (el.textContent || '').slice(0, 40)); }
+    if (r.width > 0 && (r.right > width + 0.5 || r.left < -0.5)) {
+      wide.push(el.tagName + ' ' + (el.textContent || '').slice(0, 40));
+    }
   });
   document.querySelectorAll('svg text').forEach(function (t) {
     var box = t.ownerSVGElement.getBoundingClientRect(), r = t.getBoundingClientRect();
-    if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)) {
+    if (r.width > 0
+        && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)) {
       clipped.push((t.textContent || '').slice(0, 40));
     }
   });
   // SVG labels that overlap another label of the same drawing (by the browser's own text geometry)
   var overlaps = [];
   document.querySelectorAll('svg').forEach(function (svg) {
-    var boxes = Array.prototype.map.call(svg.querySelectorAll('text'), function (t) { return [t, t.getBoundingClientRect()]; })
+    var boxes = Array.prototype.map.call(svg.querySelectorAll('text'), function (t) {
+      return [t, t.getBoundingClientRect()];
+    })
       // turned labels (a heat map's columns) are left out: their axis-aligned boxes overlap where their glyphs do not
-      .filter(function (b) { return b[1].width > 0 && (b[0].textContent || '').trim() && !b[0].hasAttribute('transform'); });
+      .filter(function (b) {
+        return b[1].width > 0 && (b[0].textContent || '').trim() && !b[0].hasAttribute('transform');
+      });
     for (var i = 0; i < boxes.length; i++) {
       for (var j = i + 1; j < boxes.length; j++) {
         var a = boxes[i][1], b = boxes[j][1];
@@ -88,7 +97,8 @@ window.addEventListener('load', function () {
   window.__probe = {
     overlaps: overlaps.slice(0, 10),
     scrollWidth: de.scrollWidth, clientWidth: width, errors: window.__errors, wide: wide.slice(0, 10),
-    clipped: clipped.slice(0, 10), resources: performance.getEntriesByType('resource').map(function (e) { return e.name; }),
+    clipped: clipped.slice(0, 10),
+    resources: performance.getEntriesByType('resource').map(function (e) { return e.name; }),
     scripts: document.scripts.length, title: document.title
   };
 });
@@ -236,7 +246,8 @@ rules:
     params: {column: sex, value: Male, explode: true}
     threshold: {fail_above: 0.5, compare: estimate}
 waivers:
-  - {rule: waived, reason: "Accepted for the pilot; <i>see</i> the ticket", approved_by: Jane Roe, expires: 2099-12-31, ticket: PRIV-1}
+  - {rule: waived, reason: "Accepted for the pilot; <i>see</i> the ticket", approved_by: Jane Roe, expires: 2099-12-31,
+     ticket: PRIV-1}
 """
 
 

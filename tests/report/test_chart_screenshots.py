@@ -55,7 +55,8 @@ def page_of(kind: str, folder: Path) -> tuple[Path, tuple[int, int]]:
     page = folder / f"{kind}.html"
     page.write_text(
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{kind}</title><style>{render_html_css()}"
-        f"html, body {{ margin: 0; background: #fff; }} svg {{ display: block; width: {size[0]}px; height: {size[1]}px; }}"
+        f"html, body {{ margin: 0; background: #fff; }} "
+        f"svg {{ display: block; width: {size[0]}px; height: {size[1]}px; }}"
         f"</style></head><body>{svg}</body></html>",
         encoding="utf-8",
     )

@@ -23,16 +23,18 @@ metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
 attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
 rules:
   - {id: passes, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, compare: estimate}}
-  - {id: warns, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}}
+  - {id: warns, metric: toy_share, params: {column: sex, value: Male},
+     threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}}
   - {id: fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate}}
-  - {id: advisory-fails, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate},
-     severity: advisory}
+  - {id: advisory-fails, metric: toy_share, params: {column: sex, value: Male},
+     threshold: {fail_above: 0.5, compare: estimate}, severity: advisory}
   - {id: inconclusive-warns, metric: toy_share, params: {column: sex, value: Male},
      threshold: {fail_above: 0.9, compare: upper}}
   - {id: inconclusive-fails, metric: toy_share, params: {column: sex, value: Male},
      threshold: {fail_above: 0.9, compare: upper}, on_inconclusive: fail}
   - {id: waived, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.5, compare: estimate}}
-  - {id: errors, metric: toy_share, params: {column: sex, value: Male, explode: true}, threshold: {fail_above: 0.5, compare: estimate}}
+  - {id: errors, metric: toy_share, params: {column: sex, value: Male, explode: true},
+     threshold: {fail_above: 0.5, compare: estimate}}
 waivers:
   - {rule: waived, reason: pilot, approved_by: Jane Roe, expires: 2099-12-31}
 """

@@ -10,7 +10,10 @@ from conftest import TOY_POLICY
 
 from policycheck.interfaces.cli import cli
 
-HEAD = 'metadata: {id: x, title: X, version: "1", owner: o}\nattacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}\n'
+HEAD = (
+    'metadata: {id: x, title: X, version: "1", owner: o}\n'
+    "attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}\n"
+)
 RULE = "rules:\n  - {id: r, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9}}\n"
 
 
@@ -187,7 +190,8 @@ def test_the_game_synthetic_size_is_bounded(write):
     write(
         "p.yaml",
         HEAD.replace("no-box", "maximum-knowledge") + "rules:\n  - id: g\n    metric: attribute_inference_advantage\n"
-        "    params: {secret: income, synthesizer: bootstrap, synthetic_size: 10000000}\n    threshold: {fail_above: 0.5}\n",
+        "    params: {secret: income, synthesizer: bootstrap, synthetic_size: 10000000}\n"
+        "    threshold: {fail_above: 0.5}\n",
     )
     code, _, err = _run("validate", "p.yaml")
     assert code == 2 and "synthetic_size: input should be less than or equal to 1000000" in err
@@ -238,9 +242,8 @@ def test_terminal_escapes_from_a_policy_are_escaped_in_every_report_format(toy_m
     write(
         "p.yaml",
         TOY_POLICY.replace("title: Toy policy", 'title: "Toy\\e]0;pwned\\a policy"')
-        + (
-            'waivers:\n  - {rule: male-share, reason: "x\\e[31m", approved_by: "\\e[2J\\e[Hboss", expires: 2099-01-01}\n'
-        ),
+        + 'waivers:\n  - {rule: male-share, reason: "x\\e[31m", approved_by: "\\e[2J\\e[Hboss",\n'
+        + "     expires: 2099-01-01}\n",
     )
     code, _, err = _run(
         "check",

@@ -20,7 +20,8 @@ SYNTH = """\
 import sys, pandas as pd
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 frame = pd.read_csv(args["--input"])
-frame.sample(n=int(args["--rows"]), replace=True, random_state=int(args["--seed"]) % 2**32).to_csv(args["--output"], index=False)
+sample = frame.sample(n=int(args["--rows"]), replace=True, random_state=int(args["--seed"]) % 2**32)
+sample.to_csv(args["--output"], index=False)
 """
 
 POLICY = """\

@@ -1,0 +1,108 @@
+"""What synthpop's measures share: references, registration defaults, the key params and each set's measures."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from policycheck.core.errors import EvaluationError
+from policycheck.metrics.base import EvaluationContext
+from policycheck.metrics.details import Details, detail
+from policycheck.metrics.registry import Convention, Params, metric
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import pandas as pd
+
+    from policycheck.methods.synthpop_disclosure import Disclosure, DisclosureCounts
+
+
+REFERENCES = (
+    "G. M. Raab, B. Nowok, C. Dibben: Practical privacy metrics for synthetic data, arXiv:2406.16826 (2024); "
+    "synthpop 1.9 disclosure().",
+    "J. Taub, M. Elliot, M. Pampaka, D. Smith: Differential correct attribution probability for synthetic data: "
+    "an exploration, Privacy in Statistical Databases 2018.",
+)
+
+synthpop_metric = partial(
+    metric,
+    family="synthpop",
+    inputs={"original", "synthetic"},
+    optional_inputs={"holdout"},
+    value_range=(-1.0, 1.0),
+    references=REFERENCES,
+)
+
+#: Where repU and DiSCO differ from synthpop: the holdout's share is subtracted (the methods section).
+SYNTHPOP_BASELINE = Convention(
+    topic="chance",
+    peer="synthpop 1.9 disclosure()",
+    theirs="the raw share of the original records",
+    ours="minus the same measure with the holdout records in the original's place (baseline: none, the raw share)",
+)
+
+
+class KeysParams(Params):
+    keys: list[str] | None = Field(
+        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
+    )
+    baseline: Literal["holdout", "none"] = Field(
+        "holdout",
+        description="holdout: the value is the excess over the same measure with the holdout records in the "
+        "original's place (what the synthetic data matches by chance); none: synthpop's raw share.",
+    )
+    confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the Clopper-Pearson interval.")
+
+
+class SynthpopMeasures(Details):
+    """synthpop's table for one synthetic set, every measure a share in [0, 1] (synthpop prints percentages).
+
+    Raab, Nowok and Dibben 2024, sec. 3: shares of the original records, but
+    UiS and Dsyn, shares of the synthetic records.
+    """
+
+    UiO: float = detail("Unique in the original (UiO)", format="share")
+    UiS: float = detail("Unique in the synthetic data (UiS)", format="share", help="A share of the synthetic records.")
+    UiOiS: float = detail("Unique in the original, key in the synthetic data (UiOiS)", format="share")
+    repU: float = detail("Replicated uniques (repU)", format="share")
+    DiO: float = detail("Target disclosed by the original (DiO)", format="share")
+    Dsyn: float = detail(
+        "Synthetic records whose key fixes the target (Dsyn)", format="share", help="A share of the synthetic records."
+    )
+    iS: float = detail("Key in the synthetic data (iS)", format="share")
+    DiS: float = detail("Some target disclosed by the synthetic data (DiS)", format="share")
+    DiSCO: float = detail("Disclosive in synthetic, correct in original (DiSCO)", format="share")
+    DiSDiO: float = detail("DiSCO and DiO together (DiSDiO)", format="share")
+    synthpop_TCAP: float = detail("synthpop 1.9's TCAP column: DiSCO / iS", format="share")
+
+    @classmethod
+    def of(cls, counts: DisclosureCounts) -> SynthpopMeasures:
+        return cls(**counts.shares())
+
+
+def disclosure_per_set(
+    ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: pd.DataFrame | None = None
+) -> tuple[list[str], str, list[Disclosure]]:
+    """The keys and target used, and synthpop's counts of every synthetic set against ``real`` (the original).
+
+    Keys default to the attacker's quasi-identifiers and the target to its
+    first secret; a target among the keys leaves them.
+    """
+    from policycheck.methods.synthpop_disclosure import disclosure
+
+    keys = list(keys or ctx.attacker.quasi_identifiers)
+    if not keys:
+        raise EvaluationError(
+            "synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers."
+        )
+    if target is None:
+        if ctx.attacker.secrets:
+            target = ctx.attacker.secrets[0]
+        else:
+            # Identity disclosure needs no target; any non-key column serves the shared computation.
+            target = next((c for c in ctx.release.columns if c not in keys), keys[0])
+    keys = [k for k in keys if k != target]
+    real = ctx.release.original.frame if real is None else real
+    results = [disclosure(real, d.frame, keys, target) for d in ctx.release.synthetic]
+    return keys, target, results
