@@ -94,7 +94,7 @@ def individual_risk_needs(params: IndividualRiskParams, release: Release) -> lis
 def reconstruction_individual_risk(
     ctx: EvaluationContext, params: IndividualRiskParams, needs: Mapping[Need, Any]
 ) -> MetricResult:
-    """Holdout-controlled attribute-inference risk, ``(acc - acc_control) / (1 - acc_control)``, worst pair.
+    """Holdout-controlled attribute-inference risk (acc - acc_control) / (1 - acc_control), worst over attacks and sets.
 
     Each (set, attack) risk has Koopman's score interval at the Bonferroni
     level for the number of alternatives (:func:`policycheck.metrics.combinators.worst_of`,

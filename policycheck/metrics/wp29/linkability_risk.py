@@ -95,7 +95,7 @@ class LinkabilityDetails(Wp29Details):
     ),
 )
 def linkability_risk(ctx: EvaluationContext, params: LinkabilityParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Linkability risk (anonymeter): a record's two halves joined through their nearest synthetic records."""
+    """Linkability risk (anonymeter): a record's halves joined through nearest synthetic records, beyond the control."""
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.wp29.linkability import linkability
 
