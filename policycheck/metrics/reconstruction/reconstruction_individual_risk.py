@@ -63,7 +63,11 @@ class IndividualRiskParams(AttackParams):
 
 
 class IndividualRiskDetails(ReconstructionDetails):
-    control_records: int = detail("Holdout records with a secret", unit="records")
+    control_records: int = detail(
+        "Records in the holdout control",
+        unit="records",
+        help="the control's denominator: holdout records with a secret",
+    )
     interval_method: str = detail("Interval")
 
 
