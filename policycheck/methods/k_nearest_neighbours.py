@@ -72,11 +72,14 @@ def k_nearest(
 
 def _scan_chunk(task: tuple[np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
     queries, reference, kinds, k = task
-    return _top_k(queries, reference, kinds == CATEGORY, k)
+    found: np.ndarray = _top_k(queries, reference, kinds == CATEGORY, k)
+    return found
 
 
 @numba.njit(cache=True, nogil=True)
-def _top_k(queries, reference, is_category, k):  # pragma: no cover - compiled
+def _top_k(  # pragma: no cover - compiled
+    queries: np.ndarray, reference: np.ndarray, is_category: np.ndarray, k: int
+) -> np.ndarray:
     n_q, p = queries.shape
     n_r = reference.shape[0]
     out = np.empty((n_q, k), dtype=np.int64)

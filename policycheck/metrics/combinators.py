@@ -1,18 +1,27 @@
-"""Combinators every family shares: the worst of several synthetic sets, at the Bonferroni level.
+"""Combinators every family shares: the worst of several alternatives, and an attack against its control.
 
-A release discloses what its most disclosive set does, so a rule over several
-synthetic sets reports the worst; as that is the worst of k intervals, each is
-taken at the Bonferroni level 1 - (1 - confidence) / k
+Worst of several. A release discloses what its most disclosive set does, so a
+rule over several synthetic sets reports the worst; as that is the worst of k
+intervals, each is taken at the Bonferroni level 1 - (1 - confidence) / k
 (:func:`policycheck.core.stats.bonferroni`), so the one reported holds at the
-rule's confidence. :func:`worst_of_sets` measures and picks;
+rule's confidence. :func:`worst_of_sets` measures every synthetic set and
+picks; :func:`worst_of` does the same over any alternatives (the mappings of
+a linkage attack, the (set, attack) pairs of a reconstruction rule);
 :class:`BonferroniNote` is the evidence a report prints about it.
+
+Against a control. Part of what an attack gets right it would get for anyone:
+the same attack on holdout records, which the synthesizer never saw, measures
+that part (the control), and so, less closely, does chance.
+:func:`against_control` runs the attack on both record sets, picks the
+baseline and combines the two with the family's own statistic (a difference
+of rates, a ratio of error rates, anonymeter's residual risk).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from policycheck.metrics.details import Details, detail
 
@@ -76,16 +85,151 @@ def worst_of_sets(
     for protections, where the lowest is worst. Of equal scores the first
     set's wins.
     """
+    sets = list(enumerate(ctx.release.synthetic))
+    found = worst_of(sets, confidence, lambda item, level: measure(item[0], item[1], level), score, higher_is_worse)
+    return WorstOfSets(found.level, found.each, found.worst)
+
+
+#: One of the alternatives a rule takes the worst of (see :func:`worst_of`).
+A = TypeVar("A")
+
+
+@dataclass(frozen=True)
+class WorstOf(Generic[T]):
+    """Every alternative's measurement, in the order given, and the worst of them."""
+
+    #: Confidence of each alternative's interval: the rule's, Bonferroni-corrected over the alternatives.
+    level: float
+    each: list[T]
+    #: None when no alternative could be measured.
+    worst: T | None
+
+
+def worst_of(
+    alternatives: Sequence[A],
+    confidence: float,
+    measure: Callable[[A, float], T],
+    score: Callable[[T], float | None],
+    higher_is_worse: bool = True,
+) -> WorstOf[T]:
+    """Measure every alternative at the Bonferroni level and pick the worst (of equal scores, the first).
+
+    As :func:`worst_of_sets`, over any alternatives: ``measure(alternative,
+    level)`` measures one with its intervals at ``level``, the rule's
+    confidence Bonferroni-corrected for ``len(alternatives)``; ``score`` gives
+    the number compared (None: passed over).
+    """
     import numpy as np
 
     from policycheck.core.stats import bonferroni
 
-    sets = ctx.release.synthetic
-    level = bonferroni(confidence, len(sets))
-    per_set = [measure(i, dataset, level) for i, dataset in enumerate(sets)]
-    scored = [(value, m) for m in per_set if (value := score(m)) is not None]
+    level = bonferroni(confidence, len(alternatives))
+    each = [measure(alternative, level) for alternative in alternatives]
+    scored = [(value, m) for m in each if (value := score(m)) is not None]
     if not scored:
-        return WorstOfSets(level, per_set, None)
+        return WorstOf(level, each, None)
     values = [value for value, _ in scored]
     worst = np.argmax(values) if higher_is_worse else np.argmin(values)
-    return WorstOfSets(level, per_set, scored[int(worst)][1])
+    return WorstOf(level, each, scored[int(worst)][1])
+
+
+# ---------------------------------------------------------------- an attack against its control
+
+#: Whose records an attack is run on: the training records the release was made from, or the holdout ones.
+Records = Literal["original", "holdout"]
+#: What one attack measures on one record set (a count of hits, an accuracy, a success rate).
+M = TypeVar("M")
+
+
+@dataclass(frozen=True)
+class Baseline(Generic[M]):
+    """What an attacker gets without the release's individual information, on the rate's scale."""
+
+    #: "holdout": the same attack on holdout records (the control); "chance": the family's chance rate.
+    name: Literal["holdout", "chance"]
+    rate: float
+    #: The attack's measurement on the holdout records (the holdout baseline only).
+    control: M | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic's value and its interval."""
+
+    value: float
+    interval: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class AgainstControl(Generic[M]):
+    """An attack on the training records set against its baseline: what a rule compares, and why."""
+
+    #: The attack's measurement on the training records, and on the holdout records (None: no holdout).
+    main: M
+    control: M | None
+    #: The attack's rate on the training records.
+    raw: float
+    #: The baseline the value is measured against (of those considered, the better for the attacker).
+    baseline: Baseline[M]
+    considered: tuple[Baseline[M], ...]
+    #: Confidence of the interval against each considered baseline; None when the baseline is reported only.
+    level: float | None
+    value: float
+    interval: tuple[float, float]
+
+
+def against_control(
+    attack: Callable[[Records], M | None],
+    rate: Callable[[M], float],
+    statistic: Callable[[M, Baseline[M] | None, float], Estimate],
+    confidence: float,
+    *,
+    chance: float | None = None,
+    pick: Literal["holdout", "better"] = "holdout",
+    compare: bool = True,
+    higher_is_worse: bool = True,
+) -> AgainstControl[M]:
+    """Run an attack on the training and the holdout records and measure the first against a baseline.
+
+    ``attack(records)`` measures the attack on the ``"original"`` (training)
+    or the ``"holdout"`` records: it runs it, or reads the shared result that
+    did; None for the holdout means there is no control. The baselines
+    considered are, with ``pick="holdout"``, the holdout control, or chance
+    (``chance``, on ``rate``'s scale) when there is no holdout; with
+    ``pick="better"``, chance and the control both, the better for the
+    attacker (the larger rate when ``higher_is_worse``, else the smaller;
+    chance among equals) being the one reported.
+
+    ``statistic(main, baseline, level)`` is the family's: the value and its
+    interval at ``level`` (a difference of rates, one minus a ratio of error
+    rates, a residual risk). Against several baselines each interval is at
+    the Bonferroni level (:func:`policycheck.core.stats.bonferroni`) and the
+    interval is that of the worst value (the smallest excess when
+    ``higher_is_worse``, :func:`policycheck.core.stats.worst_interval`).
+    ``compare=False`` reports the baseline without measuring against it: the
+    value is ``statistic(main, None, confidence)``.
+    """
+    from policycheck.core.stats import bonferroni, worst_interval
+
+    main = attack("original")
+    if main is None:
+        raise ValueError("the attack on the training records measured nothing")
+    control = attack("holdout")
+    holdout = None if control is None else Baseline("holdout", rate(control), control)
+    by_chance: Baseline[M] | None = None if chance is None else Baseline("chance", chance)
+    candidates = (by_chance, holdout) if pick == "better" else (holdout or by_chance,)
+    considered = tuple(b for b in candidates if b is not None)
+    if not considered:
+        raise ValueError("no baseline to measure the attack against: neither a holdout control nor chance")
+    better = max if higher_is_worse else min
+    chosen = better(range(len(considered)), key=lambda i: considered[i].rate)
+    baseline = considered[chosen]
+    raw = rate(main)
+    if not compare:
+        own = statistic(main, None, confidence)
+        return AgainstControl(main, control, raw, baseline, considered, None, own.value, own.interval)
+    level = bonferroni(confidence, len(considered))
+    estimates = [statistic(main, b, level) for b in considered]
+    value = estimates[chosen].value
+    interval = worst_interval([e.interval for e in estimates], "min" if higher_is_worse else "max")
+    return AgainstControl(main, control, raw, baseline, considered, level, value, interval)

@@ -1,10 +1,10 @@
-"""worst_of_sets: every synthetic set measured at the Bonferroni level, the worst one reported."""
+"""The combinators: the worst of several alternatives at the Bonferroni level, and an attack against its control."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from policycheck.metrics.combinators import worst_of_sets
+from policycheck.metrics.combinators import Estimate, against_control, worst_of, worst_of_sets
 
 
 def _ctx(*names):
@@ -50,3 +50,77 @@ def test_a_set_that_cannot_be_measured_is_passed_over():
 def test_no_worst_set_when_none_can_be_measured():
     sets = worst_of_sets(_ctx("a", "b"), 0.95, _scores(a=None, b=None), lambda m: m["score"])
     assert sets.worst is None
+
+
+# ---------------------------------------------------------------- worst_of: any alternatives
+
+
+def test_worst_of_measures_each_alternative_at_the_bonferroni_level_in_order():
+    found = worst_of(["reverse", "released"], 0.95, lambda name, level: (name, level), lambda m: len(m[0]))
+    assert found.level == pytest.approx(0.975)
+    assert found.each == [("reverse", found.level), ("released", found.level)]
+    assert found.worst == ("released", found.level)
+
+
+def test_worst_of_equal_scores_is_the_first_and_a_protection_takes_the_lowest():
+    scores = {"a": 0.5, "b": 0.5, "c": 0.2}
+    assert worst_of(list(scores), 0.9, lambda k, level: k, scores.get).worst == "a"
+    assert worst_of(list(scores), 0.9, lambda k, level: k, scores.get, higher_is_worse=False).worst == "c"
+
+
+# ---------------------------------------------------------------- against_control: an attack against its baseline
+
+
+def _difference(main, baseline, level):
+    """A rate minus its baseline, its interval +-(1 - level) around it: so a test sees the level each was taken at."""
+    value = main - (0.0 if baseline is None else baseline.rate)
+    return Estimate(value, (value - (1 - level), value + (1 - level)))
+
+
+def _attack(original, holdout=None):
+    return {"original": original, "holdout": holdout}.__getitem__
+
+
+def test_the_holdout_control_is_the_baseline_when_there_is_one():
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7)
+    assert [b.name for b in found.considered] == ["holdout"]
+    assert (found.raw, found.baseline.rate, found.baseline.control) == (0.9, 0.6, 0.6)
+    assert found.value == pytest.approx(0.3) and found.level == 0.95
+    assert found.interval == pytest.approx((0.25, 0.35))
+
+
+def test_chance_is_the_baseline_without_a_holdout():
+    found = against_control(_attack(0.9), lambda r: r, _difference, 0.95, chance=0.7)
+    assert (found.baseline.name, found.control) == ("chance", None)
+    assert found.value == pytest.approx(0.2)
+
+
+def test_the_better_of_chance_and_the_control_for_the_attacker_with_each_interval_at_the_bonferroni_level():
+    # Risks: the larger baseline (0.7, chance) is the attacker's better; the interval of the smaller difference.
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7, pick="better")
+    assert [b.name for b in found.considered] == ["chance", "holdout"]
+    assert found.baseline.name == "chance" and found.level == pytest.approx(0.975)
+    assert found.value == pytest.approx(0.2)
+    assert found.interval == pytest.approx((0.2 - 0.025, 0.2 + 0.025))
+    # A protection (higher is safer): the smaller baseline, the interval of the larger difference.
+    safe = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7, pick="better",
+                           higher_is_worse=False)  # fmt: skip
+    assert safe.baseline.name == "holdout" and safe.value == pytest.approx(0.3)
+    assert safe.interval == pytest.approx((0.3 - 0.025, 0.3 + 0.025))
+
+
+def test_of_equal_baselines_chance_is_reported():
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.6, pick="better")
+    assert found.baseline.name == "chance"
+
+
+def test_a_baseline_reported_but_not_compared_leaves_the_value_and_level_alone():
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7, pick="better",
+                            compare=False)  # fmt: skip
+    assert (found.value, found.level, found.baseline.name) == (0.9, None, "chance")
+    assert found.interval == pytest.approx((0.85, 0.95))
+
+
+def test_an_attack_without_any_baseline_is_refused():
+    with pytest.raises(ValueError, match="no baseline"):
+        against_control(_attack(0.9), lambda r: r, _difference, 0.95)

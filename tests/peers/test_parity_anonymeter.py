@@ -146,6 +146,6 @@ def test_anonymeters_inference_baseline_guesses_for_only_a_sixth_of_its_targets(
     # (reindex_like): only about 500 / 3000 of the targets share a label with a drawn record and get a
     # guess, so its random-guess baseline is about a sixth of ours (docs/peer-measures.md).
     mine, peer = parity
-    ours_baseline = mine[(release, "inference_risk")].details["per_set"][0]["baseline_successes"]
+    ours_baseline = mine[(release, "inference_risk")].details.per_set[0].baseline_successes
     ratio = peer[(release, "inference_risk")]["n_baseline"] / ours_baseline
     assert ratio == pytest.approx(500 / 3000, abs=0.08)

@@ -108,7 +108,8 @@ def exact_by_set(marginal: SecretMarginal, true: np.ndarray, candidates: np.ndar
     share = marginal.share[marginal.position(true)][:, None]
     q = marginal.missing
     c = np.asarray(candidates, dtype=float)
-    return (share + q) ** c - q**c
+    found: np.ndarray = (share + q) ** c - q**c
+    return found
 
 
 def at_least(probabilities: np.ndarray, k: int) -> np.ndarray:
@@ -122,7 +123,8 @@ def at_least(probabilities: np.ndarray, k: int) -> np.ndarray:
         moved = dist * p[:, [j]]
         dist = dist * (1.0 - p[:, [j]])
         dist[:, 1:] += moved[:, :-1]
-    return dist[:, k:].sum(axis=1)
+    found: np.ndarray = dist[:, k:].sum(axis=1)
+    return found
 
 
 def _sides(marginal: SecretMarginal, true: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -136,13 +138,15 @@ def misled(marginal: SecretMarginal, true: np.ndarray, total_candidates: np.ndar
     """``(n,)``: chance that every value identified lies on one side of the true one."""
     below, above = _sides(marginal, true)
     q, c = marginal.missing, np.asarray(total_candidates, dtype=float)
-    return (below + q) ** c + (above + q) ** c - 2.0 * q**c
+    found: np.ndarray = (below + q) ** c + (above + q) ** c - 2.0 * q**c
+    return found
 
 
 def holds_true(marginal: SecretMarginal, true: np.ndarray, total_candidates: np.ndarray) -> np.ndarray:
     """``(n,)``: chance that values are identified and their range holds the true one."""
     q, c = marginal.missing, np.asarray(total_candidates, dtype=float)
-    return 1.0 - q**c - misled(marginal, true, total_candidates)
+    found: np.ndarray = 1.0 - q**c - misled(marginal, true, total_candidates)
+    return found
 
 
 def within(difference: np.ndarray, span: float, fraction: float) -> np.ndarray:
@@ -179,7 +183,8 @@ def narrowed(
         c = np.repeat(total, lengths)
         g = (cum[last[a] + 1] - cum[a] + q) ** c - (cum[last[a] + 1] - cum[a + 1] + q) ** c
         window_sum = np.add.reduceat(g, np.concatenate([[0], np.cumsum(lengths)[:-1]]))
-        return window_sum - below_v + q**total
+        direct: np.ndarray = window_sum - below_v + q**total
+        return direct
     # Many values per window, few distinct candidate counts: prefix sums of g per count.
     out = np.empty(total.size)
     for c in distinct:
@@ -188,13 +193,15 @@ def narrowed(
         above_a = (cum[last + 1] - cum[1:] + q) ** c  # H((a, b(a)])
         prefix = np.concatenate([[0.0], np.cumsum(inside - above_a)])
         out[rows] = prefix[idx[rows] + 1] - prefix[first[rows]]
-    return out - below_v + q**total
+    found: np.ndarray = out - below_v + q**total
+    return found
 
 
 def _ranks_within(lengths: np.ndarray) -> np.ndarray:
     """``0, 1, ..., l - 1`` for each length ``l``, concatenated."""
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.arange(int(lengths.sum())) - starts
+    found: np.ndarray = np.arange(int(lengths.sum())) - starts
+    return found
 
 
 def _last_within(values: np.ndarray, span: float, fraction: float) -> np.ndarray:

@@ -9,6 +9,7 @@ replacement) from its own ``n_m`` records; one with ``n_m = n`` is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ class Presampling:
     from_rows: int
     to_rows: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"action": self.action, "from_rows": self.from_rows, "to_rows": self.to_rows}
 
 

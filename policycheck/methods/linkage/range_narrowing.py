@@ -80,7 +80,8 @@ class AttributeDisclosure:
     @property
     def known(self) -> np.ndarray:
         """Records whose true secret is known (not missing): the denominators of every rule."""
-        return ~np.isnan(self.true)
+        found: np.ndarray = ~np.isnan(self.true)
+        return found
 
     def identified_range(self, sets: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The range spanned by the values identified in the first ``sets`` sets (all by default)."""
@@ -89,14 +90,16 @@ class AttributeDisclosure:
 
     def identified(self, sets: int | None = None) -> np.ndarray:
         """Whether any of the first ``sets`` sets identifies a value for each record."""
-        return ~np.isnan(self.identified_range(sets)[0])
+        found: np.ndarray = ~np.isnan(self.identified_range(sets)[0])
+        return found
 
     def width(self, sets: int | None = None) -> np.ndarray:
         """Width of each identified range as a fraction of the attribute's range."""
         low, high = self.identified_range(sets)
         if self.span <= 0:
             return np.zeros_like(low)
-        return (high - low) / self.span
+        found: np.ndarray = (high - low) / self.span
+        return found
 
     def holds_true(self, sets: int | None = None) -> np.ndarray:
         """Whether each identified range holds the true value."""
@@ -111,12 +114,15 @@ class AttributeDisclosure:
         """``(n, sets)``: set ``m`` reveals record ``i``'s true value (all its candidates carry it)."""
         m = self.n_sets if sets is None else sets
         true = self.true[:, None]
-        return (self.low[:, :m] == true) & (self.high[:, :m] == true)
+        found: np.ndarray = (self.low[:, :m] == true) & (self.high[:, :m] == true)
+        return found
 
     def exactly_disclosed(self, k: int, sets: int | None = None) -> np.ndarray:
         """Records whose true value is identified exactly in at least ``k`` of the sets."""
-        return self.exact_by_set(sets).sum(axis=1) >= k
+        found: np.ndarray = self.exact_by_set(sets).sum(axis=1) >= k
+        return found
 
     def consistently_misled(self, sets: int | None = None) -> np.ndarray:
         """Records for which every set points to the same wrong side of the true value."""
-        return self.known & self.identified(sets) & ~self.holds_true(sets)
+        found: np.ndarray = self.known & self.identified(sets) & ~self.holds_true(sets)
+        return found

@@ -31,6 +31,7 @@ so even millions of tied candidates cost no more than their groups.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 
@@ -42,7 +43,7 @@ from policycheck.methods.distinct_rows import distinct_rows
 #: Criteria of sec. 3.2: sum (noise addition), max (data swapping), min.
 CRITERIA = ("sum", "max", "min")
 
-_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+_REDUCE: dict[str, Callable[..., np.ndarray]] = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
 def mid_ranks(original_codes: np.ndarray, codes: np.ndarray, presorted: bool = False) -> np.ndarray:
@@ -121,7 +122,8 @@ class Linkage:
         """``ufunc`` (``np.minimum`` or ``np.maximum``) of ``values`` over each record's candidates."""
         per_group = ufunc.reduceat(np.asarray(values)[self.members], self.member_ptr[:-1])
         per_query = ufunc.reduceat(per_group[self.group_ids], self.indptr[:-1])
-        return per_query[self.query_of_row]
+        found: np.ndarray = per_query[self.query_of_row]
+        return found
 
     def n_candidates(self, exact: bool = True) -> np.ndarray:
         """Number of synthetic records linked to each original record.
@@ -135,7 +137,8 @@ class Linkage:
         sizes = np.diff(self.member_ptr)[self.group_ids]
         per_query = np.add.reduceat(sizes, self.indptr[:-1]) if sizes.size else np.zeros(self.indptr.size - 1, np.int64)
         if self.criterion != "min" or not exact:
-            return per_query[self.query_of_row]
+            found: np.ndarray = per_query[self.query_of_row]
+            return found
         # NOTE: min-criterion groups overlap (one record, several attributes), so count the union.
         return np.array([self.candidates(i).size for i in range(self.n_rows)], dtype=np.int64)
 

@@ -53,7 +53,8 @@ class AttributeOrder:
         after all known ones, in label order.
         """
         if self.labels is None:
-            return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            found: np.ndarray = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            return found
         position = {label: float(i) for i, label in enumerate(self.labels)}
         missing = values.isna().to_numpy()
         present = values[~missing].astype(str)
@@ -167,7 +168,8 @@ def reverse_map_frame(
     """
     if len(original) != len(synthetic):
         raise ValueError(
-            f"reverse mapping needs sets of equal size (original {len(original)}, synthetic {len(synthetic)}); pre-sample first"
+            f"reverse mapping needs sets of equal size (original {len(original)}, synthetic {len(synthetic)}); "
+            "pre-sample first"
         )
     columns = {}
     for col in original.columns:

@@ -92,10 +92,10 @@ def lp_reconstruction(
     t = np.zeros((len(targets), n_classes))
     solves = []
     for k in solved:
-        t[:, k], info = solve_l1_reconstruction(
+        t[:, k], solve = solve_l1_reconstruction(
             matrix, answers[answered, k], config.time_limit, config.lp_form, records=records
         )
-        solves.append(info.as_dict())
+        solves.append(solve.as_dict())
     if n_classes == 2:
         t[:, 0] = 1.0 - t[:, 1]
         # NOTE: t_i = 0.5 rounds to 1, as round-half-up in the authors' code.
@@ -105,7 +105,7 @@ def lp_reconstruction(
         total = t.sum(axis=1, keepdims=True)
         scores = np.divide(t, total, out=np.full_like(t, 1.0 / n_classes), where=total > 0)
         guess = baselines.best_class(t, baselines.synthetic_prior(synthetic_secret, n_classes))
-    info = {
+    info: dict[str, Any] = {
         "queries_enumerated": queries.enumerated,
         "queries_sampled": queries.n_queries,
         "queries_answered": int(answered.sum()),

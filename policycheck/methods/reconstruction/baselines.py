@@ -22,17 +22,20 @@ from policycheck.release.model import ColumnType
 
 def class_codes(values: pd.Series, classes: np.ndarray) -> np.ndarray:
     """Index of each value in ``classes`` (-1 for a value outside them)."""
-    return pd.Index(classes).get_indexer(values).astype(np.int64)
+    found: np.ndarray = pd.Index(classes).get_indexer(values).astype(np.int64)
+    return found
 
 
 def record_keys(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     """A 64-bit hash of each row's values on ``columns`` (exact-match key)."""
-    return pd.util.hash_pandas_object(frame[list(columns)].astype(str), index=False).to_numpy()
+    found: np.ndarray = pd.util.hash_pandas_object(frame[list(columns)].astype(str), index=False).to_numpy()
+    return found
 
 
 def best_class(scores: np.ndarray, prior: np.ndarray) -> np.ndarray:
     """Argmax of each row; ties go to the class more common in the synthetic data."""
-    return np.argmax(scores + 1e-9 * prior[None, :], axis=1)
+    found: np.ndarray = np.argmax(scores + 1e-9 * prior[None, :], axis=1)
+    return found
 
 
 def synthetic_prior(synthetic_secret: np.ndarray, n_classes: int) -> np.ndarray:

@@ -12,6 +12,7 @@ leakage (sec. 7.2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from policycheck.execution.executor import Executor
 from policycheck.methods.reconstruction.attacks import AttackConfig, run_attack
 from policycheck.methods.reconstruction.external import run_external_synthesizer
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError
@@ -125,7 +127,12 @@ def play_repetition(item: tuple[GameSetup, np.random.SeedSequence]) -> tuple[np.
     return truth, outcome.guess[rows], outcome.scores[rows, 1]
 
 
-def play_game(setup: GameSetup, seeds: list[np.random.SeedSequence], executor, progress=None) -> AttributeInferenceGame:
+def play_game(
+    setup: GameSetup,
+    seeds: list[np.random.SeedSequence],
+    executor: Executor,
+    progress: Callable[[int, int], None] | None = None,
+) -> AttributeInferenceGame:
     """Play ``len(seeds)`` repetitions through ``executor`` (in parallel).
 
     Parameters

@@ -104,11 +104,12 @@ def split_group_sums(sums: np.ndarray, group: np.ndarray) -> np.ndarray:
     starts = np.searchsorted(group[order], group[order])
     after = np.empty(n, dtype=float)
     after[order] = np.arange(n) - starts
-    return np.clip(sums[group] - after, 0.0, 1.0)
+    found: np.ndarray = np.clip(sums[group] - after, 0.0, 1.0)
+    return found
 
 
 @numba.njit(cache=True, nogil=True)
-def _column_hashes(indptr, indices):  # pragma: no cover - compiled
+def _column_hashes(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """Per column, the wrapping sum of splitmix64 of its row indices (order-free)."""
     n = indptr.size - 1
     out = np.zeros(n, dtype=np.uint64)
@@ -124,7 +125,9 @@ def _column_hashes(indptr, indices):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _representatives(indptr, indices, values, hashes, order):  # pragma: no cover - compiled
+def _representatives(  # pragma: no cover - compiled
+    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, hashes: np.ndarray, order: np.ndarray
+) -> np.ndarray:
     """The lowest equal column of every column, comparing row lists exactly within a hash run."""
     n = order.size
     representative = np.full(n, -1, dtype=np.int64)
@@ -147,7 +150,9 @@ def _representatives(indptr, indices, values, hashes, order):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
-def _same_column(indptr, indices, values, c, d):  # pragma: no cover - compiled
+def _same_column(  # pragma: no cover - compiled
+    indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, c: int, d: int
+) -> bool:
     length = indptr[c + 1] - indptr[c]
     if indptr[d + 1] - indptr[d] != length:
         return False

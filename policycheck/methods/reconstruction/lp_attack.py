@@ -137,7 +137,7 @@ def _quiet_solver() -> Any:
     (we use no callbacks) and prints nothing until ``output_flag`` is off.
     """
     core = getattr(getattr(highspy, "_core", None), "_Highs", None)
-    return core() if core is not None else highspy.Highs()
+    return core() if core is not None else highspy.Highs()  # type: ignore[no-untyped-call]
 
 
 def solve_l1_reconstruction(

@@ -238,9 +238,17 @@ _DIRECT_CELLS = 1 << 18
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_in_cells(
-    codes, secret, weight, combo_columns, combo_start, radix, cells, bounds, class_count
-):  # pragma: no cover - compiled
+def _count_in_cells(  # pragma: no cover - compiled
+    codes: np.ndarray,
+    secret: np.ndarray,
+    weight: np.ndarray,
+    combo_columns: np.ndarray,
+    combo_start: np.ndarray,
+    radix: np.ndarray,
+    cells: np.ndarray,
+    bounds: np.ndarray,
+    class_count: np.ndarray,
+) -> None:
     """Add each synthetic record's weight to its query cell, per combination and class.
 
     ``codes`` is ``(d, m)``: one contiguous row per column, so a combination
@@ -313,7 +321,7 @@ def _count_in_cells(
 
 
 @numba.njit(cache=True, nogil=True)
-def _slot(key, bits):  # pragma: no cover - compiled
+def _slot(key: int, bits: int) -> np.int64:  # pragma: no cover - compiled
     """Fibonacci hashing: the top ``bits`` bits of ``key`` times 2^64 / golden ratio."""
     mixed = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
     return np.int64(mixed >> np.uint64(64 - bits))

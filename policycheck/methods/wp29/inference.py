@@ -39,7 +39,10 @@ class Inference:
 
 
 def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tolerance: float) -> np.ndarray:
-    """Whether each guess is right: within ``tolerance · |secret|`` (numeric) or equal (categorical); missing matches missing."""
+    """Whether each guess is right: within ``tolerance · |secret|`` (numeric) or equal (categorical).
+
+    A missing guess is right for a missing secret only.
+    """
     guess_missing = _missing(guesses)
     secret_missing = _missing(secrets)
     both_missing = guess_missing & secret_missing
@@ -51,7 +54,8 @@ def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tol
         right[present] = np.abs(g - s) <= tolerance * np.abs(s)
     else:
         right[present] = guesses[present] == secrets[present]
-    return right | both_missing
+    found: np.ndarray = right | both_missing
+    return found
 
 
 def inference(

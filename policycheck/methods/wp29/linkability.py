@@ -48,7 +48,8 @@ def neighbours_in_random_tie_order(
     """Rows of the ``k`` closest reference records per query, equal distances in a seeded random order."""
     order = rng.permutation(reference.shape[0])
     index, _ = k_nearest(queries, np.ascontiguousarray(reference[order]), kinds, k, executor)
-    return order[index]
+    found: np.ndarray = order[index]
+    return found
 
 
 def count_links(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -57,9 +58,9 @@ def count_links(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def linkability(
-    original: np.ndarray,
-    control: np.ndarray | None,
-    synthetic: np.ndarray,
+    original: Sequence[np.ndarray],
+    control: Sequence[np.ndarray] | None,
+    synthetic: Sequence[np.ndarray],
     encodings: tuple[GowerEncoding, GowerEncoding],
     n_attacks: int,
     n_neighbors: int,

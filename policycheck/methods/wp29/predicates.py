@@ -119,11 +119,14 @@ def count_matches(data: np.ndarray, predicates: Sequence[Predicate], executor: E
 
 
 def _count_task(task: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
-    return _count(*task)
+    found: np.ndarray = _count(*task)
+    return found
 
 
 @numba.njit(cache=True, nogil=True)
-def _count(data, cols, ops, vals, limit):  # pragma: no cover - compiled
+def _count(  # pragma: no cover - compiled
+    data: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray, limit: int
+) -> np.ndarray:
     m, width = cols.shape
     n = data.shape[0]
     out = np.zeros(m, dtype=np.int64)

@@ -96,6 +96,8 @@ class AttackCounts:
     def risk(self, confidence: float) -> Risk:
         """The residual risk with a control, else the main attack's rate (as anonymeter)."""
         r = self.rates(confidence)
-        if r["control"] is None:
-            return bound(r["main"])
-        return bound(residual_success(r["main"], r["control"]))
+        main, control = r["main"], r["control"]
+        assert main is not None  # only the control may be missing
+        if control is None:
+            return bound(main)
+        return bound(residual_success(main, control))

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -139,7 +140,10 @@ def univariate_predicates(
     rng: np.random.Generator,
     executor: Executor,
 ) -> tuple[list[Predicate], int]:
-    """Rare values, extremes and a lone missing value of each column, shuffled; those singling out a synthetic record."""
+    """Rare values, extremes and a lone missing value of each column, shuffled; those that single out a record.
+
+    A predicate is kept when it matches exactly one synthetic record.
+    """
     candidates: list[Predicate] = []
     for j in range(len(table.columns)):
         column = x_syn[:, j]
@@ -238,8 +242,12 @@ def random_predicates(
 
 
 def singling_out_probability_integral(n: float, w_min: float, w_max: float) -> float:
-    """``∫ n w (1-w)^(n-1) dw`` from ``w_min`` to ``w_max`` (Cohen and Nissim 2020): chance a predicate of weight w singles out."""
-    return ((n * w_min + 1) * (1 - w_min) ** n - (n * w_max + 1) * (1 - w_max) ** n) / (n + 1)
+    """``∫ n w (1-w)^(n-1) dw`` from ``w_min`` to ``w_max`` (Cohen and Nissim 2020).
+
+    The chance that a predicate of weight ``w`` (the share of records it matches) singles out one of ``n``.
+    """
+    value: float = ((n * w_min + 1) * (1 - w_min) ** n - (n * w_max + 1) * (1 - w_max) ** n) / (n + 1)
+    return value
 
 
 def fit_size_model(
@@ -259,7 +267,8 @@ def fit_size_model(
             sizes.append(size)
     x, y = np.array(sizes, dtype=float), np.array(successes, dtype=float)
 
-    def model(size, w_eff, norm):
+    def model(size: Any, w_eff: float, norm: float) -> float:
+        # NOTE: curve_fit passes the sizes as one array; the integral is elementwise.
         return norm * singling_out_probability_integral(size, 0.0, w_eff)
 
     w0 = 1.0 / x.max()

@@ -1,0 +1,34 @@
+"""The shared run of every attack on every set (policycheck.metrics.reconstruction.reconstruction_attacks)."""
+
+import numpy as np
+
+from policycheck.core.errors import EvaluationError
+from policycheck.methods.synthesizers import nonprivate
+from policycheck.metrics import registry
+from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, Need
+from tests.metrics.reconstruction.releases import QIS, synthesized
+
+
+def test_attacks_need_only_what_a_partially_informed_attacker_knows():
+    for name in ("reconstruction_accuracy", "reconstruction_individual_risk", "attribute_inference_advantage"):
+        spec = registry.get_metric(name)
+        assert spec.knowledge == {Knowledge.ORIGINAL_QI, Knowledge.SYNTHETIC}
+        assert spec.column_params == ("secret", "quasi_identifiers")
+
+
+def test_a_batch_of_runs_gives_each_its_own_outcome_and_matches_single_runs():
+    release = synthesized(nonprivate, holdout=False)
+    ctx = EvaluationContext(release, AttackerView("partially-informed", QIS, ("sex",)), seed=0)
+    request = {"secret": "sex", "quasi_identifiers": None, "attacks": ("lp", "exact")}
+    original, control = registry.compute_intermediates(
+        ctx,
+        [
+            Need.of("reconstruction_attacks", records="original", **request),
+            Need.of("reconstruction_attacks", records="holdout", **request),
+        ],
+    )
+    # No holdout: the control fails alone, the original records' run is the same as on its own.
+    assert isinstance(control, EvaluationError) and "holdout" in str(control)
+    alone = registry.compute_intermediate(ctx, Need.of("reconstruction_attacks", records="original", **request))
+    for key, outcome in alone.outcomes.items():
+        np.testing.assert_array_equal(original.outcomes[key].guess, outcome.guess)
