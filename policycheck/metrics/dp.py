@@ -52,7 +52,6 @@ from policycheck.release.model import Dataset, Release, SynthesizerInfo
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     from policycheck.methods.dp import lower_bound
-    from policycheck.methods.dp.ledger import Ledger
     from policycheck.release.mechanism import Mechanism
 
 REFERENCE = "Abowd, Vilhuber. How protective are synthetic data? Privacy in Statistical Databases 2008 (paper 004)."
@@ -132,7 +131,7 @@ def claim_id(set_index: int) -> str:
 
 def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[dict[str, Any]], list[str]]:
     """Every counted mechanism, this release's sets first, then the ledger's releases."""
-    from policycheck.methods.dp.ledger import LedgerError, load_ledger
+    from policycheck.methods.dp.ledger import LedgerError, load_ledger, original_mismatch
 
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -204,40 +203,18 @@ EXCESS_ATTRIBUTE_METHOD = Method(
 )
 
 
-def _release_mechanisms(release: Release) -> list[Mechanism]:
-    """The mechanisms this release's sets declare (sets claiming no DP left out).
-
-    An invalid declaration is refused when the manifest is read; one in a
-    Release built in code is left to the evaluator, which names it.
-    """
-    declared = []
-    for ds in release.synthetic:
-        try:
-            mech = declared_mechanism(ds.synthesizer, f"synthetic set {ds.name!r}")
-        except EvaluationError:
-            continue
-        if mech is not None:
-            declared.append(mech)
-    return declared
-
-
-def _other_accountants(accountant: str) -> str:
-    from policycheck.methods.dp import composition
-
-    return ", ".join(repr(a) for a in ("best", *composition.ACCOUNTANTS) if a != accountant)
-
-
 def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
     """Before running: the chosen accountant must apply to every mechanism this release's sets declare.
 
-    (The ledger's mechanisms are judged by :func:`check_ledger`, where the
+    (The ledger's mechanisms are judged by :func:`policycheck.methods.dp.ledger.check_ledger`, where the
     policy loader reads the ledger.)
     """
     from policycheck.methods.dp import composition
+    from policycheck.methods.dp.ledger import other_accountants, release_mechanisms
 
     if params.accountant == "best":
         return []
-    declared = _release_mechanisms(release)
+    declared = release_mechanisms(release)
     reason = composition.inapplicable(params.accountant, declared, params.delta) if declared else None
     if reason is None:
         return []
@@ -245,60 +222,9 @@ def check_accountant(params: TotalEpsilonParams, release: Release, attacker: Any
         (
             ("accountant",),
             f"accountant {params.accountant!r} cannot account for this release's declared "
-            f"mechanisms: {reason}; use one of {_other_accountants(params.accountant)}",
+            f"mechanisms: {reason}; use one of {other_accountants(params.accountant)}",
         )
     ]
-
-
-def original_mismatch(ledger: Ledger, path: Path, release: Release) -> str | None:
-    """Why ``ledger`` (read from ``path``) is not of ``release``'s original, or None.
-
-    Only when both hashes are known: a ledger need not name its original.
-    """
-    sha = release.original.sha256
-    recorded = ledger.original.sha256 if ledger.original else None
-    if recorded and sha and recorded.lower() != sha.lower():
-        return (
-            f"ledger {path}: lists releases of an original with sha256 {recorded}, "
-            f"but this release's original has sha256 {sha}"
-        )
-    return None
-
-
-def check_ledger(
-    params: TotalEpsilonParams, ledger: Ledger, path: Path, release: Release
-) -> list[tuple[tuple[str, ...], str]]:
-    """Before running: the ledger at ``path`` must be of this release's original, and the chosen accountant
-    must apply to the mechanisms it records as well as to this release's.
-
-    The policy loader calls this where it reads the ledger (it knows the
-    policy's folder), so a ledger the rule cannot count is invalid input
-    (exit 2), not an evaluator error. Entries with this release's id are
-    skipped, as the rule skips them.
-    """
-    from policycheck.methods.dp import composition
-
-    problems: list[tuple[tuple[str, ...], str]] = []
-    mismatch = original_mismatch(ledger, path, release)
-    if mismatch:
-        problems.append((("ledger",), mismatch))
-    if params.accountant == "best":
-        return problems
-    own = _release_mechanisms(release)
-    if own and composition.inapplicable(params.accountant, own, params.delta):
-        return problems  # check_accountant names it: one mistake, one message
-    recorded = [m for entry in ledger.releases if entry.id != release.id for m in entry.mechanisms]
-    reason = composition.inapplicable(params.accountant, [*own, *recorded], params.delta) if recorded else None
-    if reason:
-        problems.append(
-            (
-                ("accountant",),
-                f"accountant {params.accountant!r} cannot account for the mechanisms "
-                f"ledger {path} records: {reason}; use one of "
-                f"{_other_accountants(params.accountant)}",
-            )
-        )
-    return problems
 
 
 @metric(
