@@ -76,7 +76,7 @@ def dcr_search_seconds(queries: int, reference: int, columns: int, categorical: 
 
 
 def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None = None) -> StepEstimate:
-    """The four DCR directions of one synthetic set (``metrics/membership.py``'s ``gower_dcr``).
+    """The four DCR directions of one synthetic set (``metrics/membership/gower_dcr.py``).
 
     Time: synthetic -> training, synthetic -> holdout, training -> synthetic,
     holdout -> synthetic. Memory: every set encoded (``p`` values a row), one

@@ -63,7 +63,7 @@ class ParquetShard:
 
 def streams(dataset: Any) -> bool:
     """Whether ``check``'s DCR search streams this synthetic set: one the loader left on disk
-    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership.py``'s ``gower_dcr``,
+    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership/gower_dcr.py``,
     ``cost_model.gower_dcr``)."""
     from policycheck.release.stream import StreamedDataset
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from policycheck.metrics.base import AttackerView, EvaluationContext
-from policycheck.metrics.density_membership import DensityParams, density_membership_risk
+from policycheck.metrics.membership.density_membership_risk import DensityParams, density_membership_risk
 from policycheck.release.model import ColumnType, Dataset, Release
 
 
@@ -24,6 +24,6 @@ def test_two_auc_minus_one_of_the_density_ratio_with_the_holdout_left_out_of_its
     ctx = EvaluationContext(release, AttackerView("no-box", (), ()), seed=1)
     result = density_membership_risk(ctx, DensityParams(isolated_share=1.0, bootstrap_resamples=20), {})
     assert result.value == pytest.approx(2 * 0.75 - 1)
-    per_set = result.details["per_set"][0]
-    assert per_set["auc"] == pytest.approx(0.75) and per_set["auc_isolated"] == pytest.approx(0.75)
-    assert math.isclose(per_set["advantage_all"], 0.5)
+    per_set = result.details.per_set[0]
+    assert per_set.auc == pytest.approx(0.75) and per_set.auc_isolated == pytest.approx(0.75)
+    assert math.isclose(per_set.advantage_all, 0.5)
