@@ -1,8 +1,6 @@
-"""dp_epsilon_excess_membership: the distance test on hand-computed releases, and the game's test from a policy."""
+"""dp_epsilon_excess_membership: which claims the distance test refutes, and the game's test from a policy."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 
@@ -11,17 +9,6 @@ from policycheck.metrics import registry
 from policycheck.release.model import SynthesizerInfo
 from tests.metrics.dp.releases import evaluate, release
 from tests.metrics.membership.game_release import checked
-
-
-def test_copied_training_data_contradicts_a_claim_of_epsilon_1():
-    # Synthetic = the training data: every member at distance 0, no non-member.
-    # The evaluation half has 100 + 100 records: TPR_lower = 0.025^(1/100) = FPR_upper complement.
-    result = evaluate("dp_epsilon_excess_membership", release(SynthesizerInfo("copy")), claimed_epsilon=1.0)
-    lower = 0.025 ** (1 / 100)
-    measured = math.log(lower / (1 - lower))
-    assert result.details.claims[0].measured_epsilon_lower == pytest.approx(measured, rel=1e-9)
-    assert result.value == pytest.approx(measured - 1.0, rel=1e-9)
-    assert result.details.claims[0].contradicted
 
 
 def test_manifest_claim_wins_over_the_param_and_value_is_the_worst_set():
@@ -41,7 +28,8 @@ def test_membership_excess_without_any_claim_asks_for_claimed_epsilon():
 
 
 def test_membership_excess_refutes_only_the_sets_whose_claim_it_contradicts():
-    # A copy of the training data proves epsilon >= 3.28 (see above): a claim of 5 stands, one of 2 falls.
+    # A copy of the 200 training records proves epsilon >= ln(l / (1 - l)) = 3.28, l = 0.025^(1/100) (100 of each
+    # bounded): a claim of 5 stands, one of 2 falls.
     rel = release(SynthesizerInfo("a", epsilon=5.0), SynthesizerInfo("b", epsilon=2.0))
     result = evaluate("dp_epsilon_excess_membership", rel)
     assert result.refutes == ("synthetic[1]:epsilon",)

@@ -32,11 +32,11 @@ def test_total_epsilon_composes_sets_and_ledger(tmp_path):
     assert result.details.contributions[2].source == "ledger"
 
 
-def test_total_epsilon_basic_accountant_sums_pure_budgets():
+def test_the_chart_shows_each_sets_own_budget_beside_the_total():
     rel = release(SynthesizerInfo("a", epsilon=0.5), SynthesizerInfo("b", epsilon=0.25))
-    result = evaluate("dp_total_epsilon", rel, delta=0.0, accountant="basic")
-    assert result.value == pytest.approx(0.75)
-    assert result.charts[0]["series"][0]["y"] == [0.5, 0.25]
+    each, total = evaluate("dp_total_epsilon", rel, delta=0.0, accountant="basic").charts[0]["series"]
+    assert (each["x"], each["y"]) == (["synthetic[0]", "synthetic[1]"], [0.5, 0.25])
+    assert (total["name"], total["y"]) == ("total (basic)", [0.75])
 
 
 def test_ledger_entry_of_this_release_is_not_counted_twice(tmp_path):
@@ -55,13 +55,12 @@ def test_ledger_entry_of_this_release_is_not_counted_twice(tmp_path):
     assert "counted once" in result.notes[0]
 
 
-def test_set_without_a_dp_claim_makes_the_total_infinite():
+def test_a_set_without_a_dp_claim_is_named_where_the_total_turns_infinite():
     result = evaluate(
         "dp_total_epsilon", release(SynthesizerInfo("a", epsilon=0.5), SynthesizerInfo("nonprivate")), delta=1e-6
     )
     assert math.isinf(result.value)
-    assert result.details.total_epsilon is None and result.details.infinite
-    assert "synthetic[1]" in result.notes[0]
+    assert result.notes[0] == "Not differentially private (no epsilon declared): synthetic[1]; the total is infinite."
 
 
 def _accountant_problems(rel, **params):

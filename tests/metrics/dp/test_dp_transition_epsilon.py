@@ -1,4 +1,4 @@
-"""dp_transition_epsilon: the epsilon of a transition matrix (paper 004), built in or from a matrix file."""
+"""dp_transition_epsilon from a matrix file, and what it refuses (paper 004's Figs. 2 and 4: cases/)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,6 @@ from pydantic import ValidationError
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics import registry
 from tests.metrics.dp.releases import evaluate, release
-
-
-def test_transition_epsilon_of_the_laplace_sanitizer_is_2():
-    result = evaluate("dp_transition_epsilon", release(None), family="laplace", n=5, epsilon=2)
-    assert result.value == pytest.approx(2.0, abs=1e-12)
-    assert result.details.worst.n1 == "(0, 5)"
 
 
 def test_transition_epsilon_from_a_matrix_file_relative_to_the_policy(tmp_path):

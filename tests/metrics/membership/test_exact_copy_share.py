@@ -1,41 +1,19 @@
-"""exact_copy_share on tiny hand-computed releases (the distances are in tests/metrics/membership/tiny.py)."""
+"""exact_copy_share's chart and baseline words (its numbers: the hand-computed cases in cases/exact_copy_share.yaml)."""
 
 from __future__ import annotations
 
-import pandas as pd
-import pytest
-
-from policycheck.core.stats import clopper_pearson
-from tests.metrics.membership.tiny import HOLDOUT, SYNTHETIC, evaluate, release
+from tests.metrics.membership.tiny import HOLDOUT, SYNTHETIC, TRAINING, evaluate, release
 
 
-def test_exact_copy_share_is_the_excess_over_copies_of_holdout():
-    result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC))
-    detail = result.details.per_set[0]
-    # (0, a) copies T0 and (10, c) copies H1: 1/4 each, excess 0.
-    assert (result.raw, result.baseline, result.value) == (0.25, 0.25, 0.0)
-    assert (detail.copies_of_training_only, detail.copies_of_holdout_only) == (1, 1)
-    # The share of training-only among the 2 discordant records is 1/2; they copy different
-    # people (T0 and H1), so they are 2 effective records; the difference is 2/4 * (2 share - 1).
-    lo, hi = clopper_pearson(1, 2)
-    assert result.interval == pytest.approx((0.5 * (2 * lo - 1), 0.5 * (2 * hi - 1)))
+def test_the_chart_sets_each_sets_copies_of_training_beside_its_copies_of_holdout():
+    (chart,) = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC, TRAINING)).charts
+    training, holdout = chart["series"]
+    assert training["x"] == holdout["x"] == ["synthetic[0]", "synthetic[1]"]
+    # Set 0 copies one training and one holdout record of 4; set 1 is the training set itself.
+    assert (training["y"], holdout["y"]) == ([0.25, 1.0], [0.25, 0.0])
 
 
-def test_exact_copy_share_without_baseline_is_the_raw_share():
+def test_without_a_baseline_the_holdouts_share_is_reported_but_not_subtracted():
     result = evaluate("exact_copy_share", release(HOLDOUT, SYNTHETIC), baseline="none")
-    assert result.value == 0.25 and result.raw is None and result.baseline == 0.25
-    # Clusters by nearest real record: T0 holds (0, a), a copy, and the tie (2, a); T1 holds
-    # (6, b); H1 holds (10, c). Kish: p = 1/4, ((1 - 1/2)^2 + (1/4)^2 + (1/4)^2) / 4^2 = 3/128,
-    # p (1 - p) / variance = 8, capped at the 4 records: the plain interval of 1 in 4.
-    assert result.interval == pytest.approx(clopper_pearson(1, 4))
-    assert result.details.baseline.mode == "none"
-
-
-def test_copies_of_common_records_found_in_both_sets_are_not_counted():
-    # Every synthetic record is the common (0, a), present in training and holdout alike.
-    training = pd.DataFrame({"x": [0.0, 10.0], "c": ["a", "b"]})
-    holdout = pd.DataFrame({"x": [0.0, 5.0], "c": ["a", "c"]})
-    synthetic = pd.DataFrame({"x": [0.0] * 4, "c": ["a"] * 4})
-    result = evaluate("exact_copy_share", release(holdout, synthetic, training=training))
-    assert (result.raw, result.baseline, result.value) == (1.0, 1.0, 0.0)
-    assert result.interval == (0.0, 0.0)
+    assert (result.value, result.raw, result.baseline) == (0.25, None, 0.25)
+    assert result.details.baseline.rule.endswith("the holdout's share is reported")
