@@ -78,7 +78,7 @@ class DcrShareSet(Details):
 class DcrShareDetails(Details):
     ideal: float = detail("Share under no leakage", format="share")
     ties: str = detail("Ties")
-    interval_method: str = detail("Interval")
+    interval_method: str = detail("How the interval is formed")
     worst_set: str = detail("Worst synthetic set")
     per_set: list[DcrShareSet] = detail("Per synthetic set")
     bonferroni: BonferroniNote = detail("Several synthetic sets")
