@@ -40,7 +40,8 @@ def run(synthesizer: str, rows: int, rounds: int, workers: int, executor: str = 
     from policycheck.execution.factory import make_executor
     from policycheck.metrics import registry
     from policycheck.metrics.base import AttackerView, EvaluationContext
-    from policycheck.metrics.membership_game import AdvantageParams, game_need
+    from policycheck.metrics.membership.game_params import game_need
+    from policycheck.metrics.membership.membership_inference_advantage import AdvantageParams
 
     rel = release(rows, synthesizer)
     need = game_need(AdvantageParams(synthesizer="release", repetitions=rounds), rel)

@@ -205,7 +205,7 @@ def membership_effects(release: Release) -> dict[str, dict[str, float]]:
     """Our value and the peer's for each membership convention on one release (the rest held equal)."""
     train, hold, syn = release.original.frame, release.holdout.frame, release.synthetic[0].frame
     union = [train, hold, syn]
-    # ours: one range over every set (policycheck.metrics.membership.gower_dcr)
+    # ours: one range over every set (policycheck.metrics.membership.gower_dcr.gower_dcr)
     syn_train, syn_hold = dcrs(release, syn, train, union), dcrs(release, syn, hold, union)
     train_syn, hold_syn = dcrs(release, train, syn, union), dcrs(release, hold, syn, union)
     ours_share = dcr_share_counts(syn_train, syn_hold)

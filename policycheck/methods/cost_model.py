@@ -11,7 +11,7 @@ loads no numerical library (``plan`` must start fast).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from policycheck.release.model import Release
@@ -72,11 +72,11 @@ def dcr_search_seconds(queries: int, reference: int, columns: int, categorical: 
     """
     if categorical == 0:
         return queries * reference * columns / DCR_BRUTE_TERMS_PER_SECOND
-    return DCR_TREE_SECONDS * queries * reference**DCR_GROWTH * columns / 12
+    return float(DCR_TREE_SECONDS * queries * reference**DCR_GROWTH * columns / 12)
 
 
 def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None = None) -> StepEstimate:
-    """The four DCR directions of one synthetic set (``metrics/membership.py``'s ``gower_dcr``).
+    """The four DCR directions of one synthetic set (``metrics/membership/gower_dcr.py``).
 
     Time: synthetic -> training, synthetic -> holdout, training -> synthetic,
     holdout -> synthetic. Memory: every set encoded (``p`` values a row), one
@@ -115,7 +115,7 @@ def linkage_attack(
     secret: str | None,
     attributes: tuple[str, ...] | None,
     criterion: str,
-    orders: tuple = (),
+    orders: tuple[Any, ...] = (),
     records: str = "original",
     mapping: str = "reverse",
 ) -> StepEstimate:

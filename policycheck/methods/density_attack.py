@@ -78,7 +78,7 @@ def gaussian_kde_density(queries: np.ndarray, points: np.ndarray, exclude_self: 
     from scipy import stats
 
     kde = stats.gaussian_kde(points.T)
-    density = kde(queries.T)
+    density: np.ndarray = kde(queries.T)
     if exclude_self is not None and (exclude_self >= 0).any():
         n = points.shape[0]
         own_kernel = 1.0 / np.sqrt(np.linalg.det(2 * np.pi * kde.covariance))
@@ -105,8 +105,11 @@ def density_ratio(
         p_syn = gaussian_kde_density(queries, synthetic)
         p_ref = gaussian_kde_density(queries, reference, reference_self)
     elif estimator == "gower":
+        if kinds is None:
+            raise ValueError("the gower density needs the kinds of the encoded columns")
         p_syn = gower_kernel_density(queries, synthetic, kinds)
         p_ref = gower_kernel_density(queries, reference, kinds, reference_self)
     else:
         raise ValueError(f"unknown density estimator {estimator!r}: expected 'kde' or 'gower'")
-    return p_syn / (np.maximum(p_ref, 0.0) + EPSILON)
+    score: np.ndarray = p_syn / (np.maximum(p_ref, 0.0) + EPSILON)
+    return score

@@ -84,12 +84,12 @@ class GowerEncoding:
         """How many leading encoded columns are categorical codes."""
         return int(np.sum(self.kinds == CATEGORY))
 
-    def encode(self, frame: pd.DataFrame, empty: Callable = np.empty) -> np.ndarray:
+    def encode(self, frame: pd.DataFrame, empty: Callable[..., np.ndarray] = np.empty) -> np.ndarray:
         """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order.
 
         ``empty`` allocates it (an executor's, to encode where its workers read).
         """
-        out = empty((len(frame), self.p), np.float64)
+        out: np.ndarray = empty((len(frame), self.p), np.float64)
         for k, name in enumerate(self.scan_order):
             kind = self.types[name]
             if kind == ColumnType.NUMERIC.value:
@@ -216,7 +216,8 @@ def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:
 
 def gower_distance(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     """Gower's distance ``D_ij = (1/p) sum_k d_ijk`` between rows ``a[i]`` and ``b[i]``."""
-    return gower_sums(np.atleast_2d(a), np.atleast_2d(b), kinds) / a.shape[-1]
+    distance: np.ndarray = gower_sums(np.atleast_2d(a), np.atleast_2d(b), kinds) / a.shape[-1]
+    return distance
 
 
 def _mean_absolute_difference(x: np.ndarray) -> float:

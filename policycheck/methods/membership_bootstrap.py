@@ -35,7 +35,8 @@ def order_statistic_ranks(size: int, levels: Sequence[float]) -> np.ndarray:
     rounding of ``size * level`` is exactly that of ``np.quantile``.
     """
     positions = np.arange(size, dtype=np.int64)
-    return np.quantile(positions, np.asarray(levels, dtype=float), method="inverted_cdf").astype(np.int64)
+    ranks: np.ndarray = np.quantile(positions, np.asarray(levels, dtype=float), method="inverted_cdf").astype(np.int64)
+    return ranks
 
 
 def run_ends(ordered: np.ndarray) -> np.ndarray:
@@ -129,14 +130,25 @@ def bootstrap_counts(
             if pending is not None:
                 pending.result()
             pending = counter.submit(count, r, *draws)
-        pending.result()
+        if pending is not None:
+            pending.result()
     return guessed, hits
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_at_ranks(
-    draw_m, draw_h, order, n_m, tie_end, ranks, drawn, most, guessed, hits, slot
-):  # pragma: no cover - compiled
+def _count_at_ranks(  # pragma: no cover - compiled
+    draw_m: np.ndarray,
+    draw_h: np.ndarray,
+    order: np.ndarray,
+    n_m: int,
+    tie_end: np.ndarray,
+    ranks: np.ndarray,
+    drawn: np.ndarray,
+    most: int,
+    guessed: np.ndarray,
+    hits: np.ndarray,
+    slot: np.ndarray,
+) -> bool:
     """One resample: how often each record was drawn, then a running count in sorted order.
 
     ``drawn`` holds members' counts first, then non-members'. Walking the
@@ -158,8 +170,9 @@ def _count_at_ranks(
         drawn[n_m + j] = c + 1
     if passed:
         return True
-    total = 0
-    members = 0
+    # NOTE: int64 counters, as numba types a literal 0 here, so the counts' sums keep one type.
+    total = np.int64(0)
+    members = np.int64(0)
     p = 0
     for level in range(ranks.size):
         while total <= ranks[level]:

@@ -111,7 +111,8 @@ def membership_thresholds(dcr: np.ndarray, levels: Sequence[float]) -> np.ndarra
     """
     import numpy as np
 
-    return np.quantile(dcr, np.asarray(levels, dtype=float), method="inverted_cdf")
+    thresholds: np.ndarray = np.quantile(dcr, np.asarray(levels, dtype=float), method="inverted_cdf")
+    return thresholds
 
 
 def guesses_at(

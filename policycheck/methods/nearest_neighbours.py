@@ -79,6 +79,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -269,7 +270,9 @@ def closest_records(
 
 
 @numba.njit(cache=True, nogil=True)
-def _sums_to(queries, reference, index, kinds):  # pragma: no cover - compiled
+def _sums_to(  # pragma: no cover - compiled
+    queries: np.ndarray, reference: np.ndarray, index: np.ndarray, kinds: np.ndarray
+) -> np.ndarray:
     """``gower_sums(queries, reference[index], kinds)`` in one pass, without gathering the rows.
 
     The same terms added in the same order from 0 as
@@ -296,7 +299,7 @@ def _sums_to(queries, reference, index, kinds):  # pragma: no cover - compiled
     return out
 
 
-def _side_by_side(fn: Callable, items: list, threads: int) -> list:
+def _side_by_side(fn: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
     """``[fn(x) for x in items]``, on up to ``threads`` threads (results in order)."""
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
@@ -337,7 +340,7 @@ def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np
 class _Reference:
     """A reference set prepared for the searches (each built when first asked for)."""
 
-    def __init__(self, reference: np.ndarray, n_cat: int, empty: Callable = np.empty) -> None:
+    def __init__(self, reference: np.ndarray, n_cat: int, empty: Callable[..., np.ndarray] = np.empty) -> None:
         self.reference = reference
         self.n_cat = n_cat
         self.empty = empty  # allocates the search arrays (an executor's: where its workers read them)
@@ -413,7 +416,7 @@ class _Reference:
         if BRUTE_FORCE not in methods:
             self._by_column = None
 
-    def task(self, method: str, queries: np.ndarray, rows: np.ndarray | None = None) -> tuple:
+    def task(self, method: str, queries: np.ndarray, rows: np.ndarray | None = None) -> tuple[Any, ...]:
         """An executor item: the method, the queries (``rows`` of them, all by default) and the reference arrays.
 
         Every chunk of a job carries the same query and reference arrays, so the
@@ -427,21 +430,24 @@ class _Reference:
         return (BRUTE_FORCE, queries, rows, self.by_column())
 
 
-def search_chunk(task: tuple) -> np.ndarray:
+def search_chunk(task: tuple[Any, ...]) -> np.ndarray:
     """Executor task: the closest reference record of each query in one chunk (smallest index among ties)."""
     if task[0] == TREE:
         _, queries, rows, columns, tree_rows, original, run_end, n_cat, stack = task
         chunk = queries[:, columns] if rows is None else queries[np.ix_(rows, columns)]
-        return _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat, stack)
+        best: np.ndarray = _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat, stack)
+        return best
     if task[0] == PROJECTION:
         _, queries, rows, sorted_rows, keys, original = task
         chunk = queries if rows is None else queries[rows]
-        return _projection_scan(
+        best = _projection_scan(
             np.ascontiguousarray(chunk), sorted_rows, keys, original, CHECK_EVERY, PROJECTION_SLACK * queries.shape[1]
         )
+        return best
     _, queries, rows, by_column = task
     chunk = queries if rows is None else queries[rows]
-    return _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    best = _brute_force(np.ascontiguousarray(chunk), by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+    return best
 
 
 def tree_search(queries: np.ndarray, reference: np.ndarray, n_cat: int) -> np.ndarray:
@@ -507,9 +513,10 @@ class _CopyFinder:
         # (a matrix is usually both, a query set in one direction and a reference in another).
         q_order, q_sorted = self.sort(queries)
         r_order, r_sorted = self.sort(reference)
-        return _copies_by_merge(
+        found: np.ndarray = _copies_by_merge(
             np.ascontiguousarray(queries), np.ascontiguousarray(reference), q_order, q_sorted, r_order, r_sorted
         )
+        return found
 
 
 def compile_search() -> None:
@@ -546,7 +553,7 @@ def compile_search() -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def _row_hashes(bits):  # pragma: no cover - compiled
+def _row_hashes(bits: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """A 64-bit hash of every row of a float matrix seen as its bit patterns (splitmix64 mixing)."""
     n, p = bits.shape
     out = np.empty(n, dtype=np.uint64)
@@ -562,7 +569,14 @@ def _row_hashes(bits):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _copies_by_merge(queries, reference, q_order, q_sorted, r_order, r_sorted):  # pragma: no cover - compiled
+def _copies_by_merge(  # pragma: no cover - compiled
+    queries: np.ndarray,
+    reference: np.ndarray,
+    q_order: np.ndarray,
+    q_sorted: np.ndarray,
+    r_order: np.ndarray,
+    r_sorted: np.ndarray,
+) -> np.ndarray:
     """For each query, the first reference row of equal hash (in ``r_order``) that is equal, else -1."""
     n_q, p = queries.shape
     n_r = r_sorted.size
@@ -593,7 +607,9 @@ def _copies_by_merge(queries, reference, q_order, q_sorted, r_order, r_sorted): 
 
 
 @numba.njit(cache=True, nogil=True)
-def _brute_force(queries, by_column, block_q, block_r, check_every):  # pragma: no cover - compiled
+def _brute_force(  # pragma: no cover - compiled
+    queries: np.ndarray, by_column: np.ndarray, block_q: int, block_r: int, check_every: int
+) -> np.ndarray:
     """Closest reference record of every query by exhaustive, blocked comparison.
 
     ``by_column`` is the reference transposed (one contiguous row per
@@ -643,7 +659,7 @@ def _brute_force(queries, by_column, block_q, block_r, check_every):  # pragma: 
 
 
 def build_prefix_tree(
-    reference: np.ndarray, n_cat: int, columns: np.ndarray | None = None, empty: Callable = np.empty
+    reference: np.ndarray, n_cat: int, columns: np.ndarray | None = None, empty: Callable[..., np.ndarray] = np.empty
 ) -> PrefixTree:
     """Sort the reference rows by their categorical codes, then by their first numeric column.
 
@@ -689,7 +705,7 @@ def build_prefix_tree(
 
 
 @numba.njit(cache=True, nogil=True)
-def _counting_sort(keys, order, span):  # pragma: no cover - compiled
+def _counting_sort(keys: np.ndarray, order: np.ndarray, span: int) -> np.ndarray:  # pragma: no cover - compiled
     """``order`` stably sorted by ``keys[order]`` (integers in ``[0, span)``): a counting sort."""
     start = np.zeros(span + 1, dtype=np.int64)
     for i in range(keys.size):
@@ -705,7 +721,7 @@ def _counting_sort(keys, order, span):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _gather(x, rows, columns, out):  # pragma: no cover - compiled
+def _gather(x: np.ndarray, rows: np.ndarray, columns: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
     """``out[:] = x[np.ix_(rows, columns)]`` in one pass, into a given array."""
     for i in range(rows.size):
         r = rows[i]
@@ -727,7 +743,7 @@ def _packed_codes(reference: np.ndarray, columns: np.ndarray) -> np.ndarray | No
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_keys(queries, rows, columns):  # pragma: no cover - compiled
+def _walk_keys(queries: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:  # pragma: no cover
     """Each row's categorical codes (in ``columns`` order) as one mixed-radix integer, in one pass.
 
     Empty when a code is not an integer or the keys would not fit in 62 bits.
@@ -749,7 +765,7 @@ def _walk_keys(queries, rows, columns):  # pragma: no cover - compiled
         return np.empty(0, dtype=np.int64)
     keys = np.empty(rows.size, dtype=np.int64)
     for t in range(rows.size):
-        key = 0
+        key = np.int64(0)
         for j in range(m):
             key = key * np.int64(high[j] - low[j] + 1.0) + np.int64(queries[rows[t], columns[j]] - low[j])
         keys[t] = key
@@ -757,7 +773,7 @@ def _walk_keys(queries, rows, columns):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _most_children(parents, children):  # pragma: no cover - compiled
+def _most_children(parents: np.ndarray, children: np.ndarray) -> int:  # pragma: no cover - compiled
     """The most ``children`` run starts inside one ``parents`` run (both flag run starts)."""
     most = 0
     count = 0
@@ -771,7 +787,7 @@ def _most_children(parents, children):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _run_ends(starts, out):  # pragma: no cover - compiled
+def _run_ends(starts: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """``out[j]``: the first run start after row ``j`` (``n`` for the last run), one backward pass."""
     end = starts.size
     for j in range(starts.size - 1, -1, -1):
@@ -781,7 +797,7 @@ def _run_ends(starts, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _leaf_sum(q, r, n_cat, part, best):  # pragma: no cover - compiled
+def _leaf_sum(q: np.ndarray, r: np.ndarray, n_cat: int, part: float, best: float) -> float:  # pragma: no cover
     """``p * D`` of one record given its categorical mismatches, or inf once above ``best``."""
     s = part
     for k in range(n_cat, q.shape[0]):
@@ -797,7 +813,16 @@ def _leaf_sum(q, r, n_cat, part, best):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _consider(q, rows, original, j, n_cat, part, best, bi):  # pragma: no cover - compiled
+def _consider(  # pragma: no cover - compiled
+    q: np.ndarray,
+    rows: np.ndarray,
+    original: np.ndarray,
+    j: int,
+    n_cat: int,
+    part: float,
+    best: float,
+    bi: int,
+) -> tuple[float, int]:
     """Keep sorted row ``j`` if it beats the best so far; ties go to the smaller original index."""
     s = _leaf_sum(q, rows[j], n_cat, part, best)
     o = original[j]
@@ -807,7 +832,9 @@ def _consider(q, rows, original, j, n_cat, part, best, bi):  # pragma: no cover 
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_at_least(rows, col, lo, hi, value):  # pragma: no cover - compiled
+def _first_at_least(  # pragma: no cover - compiled
+    rows: np.ndarray, col: int, lo: int, hi: int, value: float
+) -> int:
     """First row in ``[lo, hi)`` whose ``col`` is >= ``value`` (rows sorted on ``col``)."""
     while lo < hi:
         mid = (lo + hi) // 2
@@ -819,7 +846,7 @@ def _first_at_least(rows, col, lo, hi, value):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _projection_keys(rows):  # pragma: no cover - compiled
+def _projection_keys(rows: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """Each row's projection key: the sum of its values clipped to [0, 1], a missing value counting 0.5.
 
     Between two rows the keys differ by at most their Gower sum ``p * D``:
@@ -839,7 +866,14 @@ def _projection_keys(rows):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _projection_scan(queries, rows, keys, original, check_every, slack):  # pragma: no cover - compiled
+def _projection_scan(  # pragma: no cover - compiled
+    queries: np.ndarray,
+    rows: np.ndarray,
+    keys: np.ndarray,
+    original: np.ndarray,
+    check_every: int,
+    slack: float,
+) -> np.ndarray:
     """Closest reference record of every query, scanning the rows sorted by projection key.
 
     From the query's key outward, the nearer side first: a record's key gap
@@ -889,7 +923,9 @@ def _projection_scan(queries, rows, keys, original, check_every, slack):  # prag
 
 
 @numba.njit(cache=True, nogil=True)
-def _branch_and_bound(queries, rows, original, run_end, n_cat, stack):  # pragma: no cover - compiled
+def _branch_and_bound(  # pragma: no cover - compiled
+    queries: np.ndarray, rows: np.ndarray, original: np.ndarray, run_end: np.ndarray, n_cat: int, stack: int
+) -> np.ndarray:
     n_q, p = queries.shape
     n_r = rows.shape[0]
     # The pending nodes, at most ``stack`` at once (see PrefixTree.stack).

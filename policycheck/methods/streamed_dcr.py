@@ -25,7 +25,7 @@ real sets' encoded rows are shared with the workers once (see
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +63,7 @@ class ParquetShard:
 
 def streams(dataset: Any) -> bool:
     """Whether ``check``'s DCR search streams this synthetic set: one the loader left on disk
-    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership.py``'s ``gower_dcr``,
+    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership/gower_dcr.py``,
     ``cost_model.gower_dcr``)."""
     from policycheck.release.stream import StreamedDataset
 
@@ -75,7 +75,9 @@ def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[Parqu
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(path).metadata
-    shards, groups, start, rows = [], [], 0, 0
+    shards: list[ParquetShard] = []
+    groups: list[int] = []
+    start, rows = 0, 0
     for g in range(meta.num_row_groups):
         n = meta.row_group(g).num_rows
         if groups and rows + n > shard_rows:
@@ -111,7 +113,7 @@ def read_shard(
     return out
 
 
-def _batches(shard: ParquetShard, columns: Sequence[str]):
+def _batches(shard: ParquetShard, columns: Sequence[str]) -> Iterator[Any]:
     """The shard's rows as Arrow record batches of at most :data:`policycheck.release.stream.BATCH_ROWS` rows, in order.
 
     A batch, not a whole row group, is converted at a time: a row group may
@@ -227,7 +229,7 @@ def streamed_closest_records(
     return synthetic_to, to_synthetic
 
 
-def search_shard(item: tuple) -> tuple[list[Neighbours], list[tuple[np.ndarray, np.ndarray, str]]]:
+def search_shard(item: tuple[Any, ...]) -> tuple[list[Neighbours], list[tuple[np.ndarray, np.ndarray, str]]]:
     """Executor task: read and encode one shard, then search it both ways against every real set.
 
     Returns the shard's records' closest records in each real set, and for

@@ -13,7 +13,7 @@ IndHist proper: the same, from histograms with Laplace noise
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas loads when a synthesizer runs, not when the registry loads
     import numpy as np
@@ -48,7 +48,7 @@ def indhist_dp(
     n_rows: int,
     rng: np.random.Generator,
     epsilon: float,
-    domain: dict[str, list] | None = None,
+    domain: dict[str, list[Any]] | None = None,
 ) -> pd.DataFrame:
     """Paper 001's IndHist (Appendix A): independent histograms with Laplace noise, ``epsilon``-DP.
 

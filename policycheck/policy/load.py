@@ -116,8 +116,7 @@ def _referenced_files(
     With a release, a ledger is also checked against it (its original, the
     rule's accountant against the mechanisms it records).
     """
-    from policycheck.methods.dp.ledger import LedgerError, load_ledger
-    from policycheck.metrics.dp import check_ledger
+    from policycheck.methods.dp.ledger import LedgerError, check_ledger, load_ledger
 
     rules = source.data.get("rules")
     index = {

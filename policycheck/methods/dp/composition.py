@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from policycheck.release.mechanism import Mechanism
 
@@ -85,16 +85,23 @@ def advanced_composition(pairs: Sequence[tuple[float, float]], delta_slack: floa
     return (float(min(total, second, third)), float(delta))
 
 
-def rdp_event(mech: Mechanism):
+def _declared(value: float | None) -> float:
+    """A parameter the mechanism's kind requires (:class:`Mechanism` refuses a declaration without it)."""
+    if value is None:
+        raise ValueError("the mechanism lacks a parameter its kind requires")
+    return value
+
+
+def rdp_event(mech: Mechanism) -> Any:
     """The ``dp_accounting`` event of ``mech`` for Renyi accounting, or None when RDP cannot express it."""
     import dp_accounting
 
     kind = mech.mechanism
     if kind == "pure":
         # NOTE: epsilon-DP implies (epsilon^2 / 2)-zCDP (Bun and Steinke 2016, Prop. 1.4).
-        event = dp_accounting.ZCDpEvent(rho=mech.epsilon**2 / 2)
+        event = dp_accounting.ZCDpEvent(rho=_declared(mech.epsilon) ** 2 / 2)
     elif kind == "laplace":
-        event = dp_accounting.LaplaceDpEvent(noise_multiplier=1.0 / mech.epsilon)
+        event = dp_accounting.LaplaceDpEvent(noise_multiplier=1.0 / _declared(mech.epsilon))
     elif kind == "zcdp":
         event = dp_accounting.ZCDpEvent(rho=mech.rho)
     elif kind == "gaussian":
@@ -108,7 +115,7 @@ def rdp_event(mech: Mechanism):
     return dp_accounting.SelfComposedDpEvent(event, mech.steps) if mech.steps > 1 else event
 
 
-def pld_of(mech: Mechanism, discretization: float = 1e-4):
+def pld_of(mech: Mechanism, discretization: float = 1e-4) -> Any:
     """The privacy loss distribution of ``mech``, or None when a PLD cannot express it (zCDP)."""
     from dp_accounting.pld import common as pld_common
     from dp_accounting.pld import privacy_loss_distribution as pld
@@ -118,7 +125,7 @@ def pld_of(mech: Mechanism, discretization: float = 1e-4):
         params = pld_common.DifferentialPrivacyParameters(mech.epsilon, mech.delta or 0.0)
         dist = pld.from_privacy_parameters(params, value_discretization_interval=discretization)
     elif kind == "laplace":
-        dist = pld.from_laplace_mechanism(1.0 / mech.epsilon, value_discretization_interval=discretization)
+        dist = pld.from_laplace_mechanism(1.0 / _declared(mech.epsilon), value_discretization_interval=discretization)
     elif kind == "gaussian":
         dist = pld.from_gaussian_mechanism(mech.sigma, value_discretization_interval=discretization)
     elif kind == "subsampled_gaussian":
@@ -223,12 +230,14 @@ def compose(mechanisms: Sequence[Mechanism], target_delta: float) -> Composition
 
     def with_shares(parts: int) -> list[tuple[float, float]] | None:
         """Declared pairs, undeclared mechanisms priced at an equal share of the delta left."""
-        pairs = list(declared)
         share = left / parts if parts else 0.0
-        for i in undeclared:
-            if share <= 0:
-                return None
-            pairs[i] = (standalone_epsilon(mechanisms[i], share), share)
+        pairs = []
+        for mech, pair in zip(mechanisms, declared, strict=True):
+            if pair is None:
+                if share <= 0:
+                    return None
+                pair = (standalone_epsilon(mech, share), share)
+            pairs.append(pair)
         return pairs
 
     by: dict[str, float | None] = {}

@@ -215,6 +215,7 @@ def selected_bound(
             key = (b.epsilon_lower, min(b.epsilon_estimate, 1e300))
             if best is None or key > best[:2]:
                 best = (*key, float(t), direction)
+    assert best is not None  # pooled holds a candidate (checked above)
     _, _, threshold, direction = best
     tp, fp = _threshold_counts(ev_m, ev_n, threshold, direction)
     pos, neg = (ev_m.size, ev_n.size) if direction == "close" else (ev_n.size, ev_m.size)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -226,11 +226,14 @@ def laplace_sanitizer(
     import numpy as np
     from scipy import stats
 
-    if (epsilon is None) == (scale is None):
-        raise ValueError("give exactly one of epsilon or scale for the Laplace sanitizer")
     released = k - 1 if known_total else k
     sensitivity = 1 if (known_total and k == 2) else 2
-    b = scale if scale is not None else sensitivity / epsilon
+    if scale is not None and epsilon is None:
+        b = scale
+    elif epsilon is not None and scale is None:
+        b = sensitivity / epsilon
+    else:
+        raise ValueError("give exactly one of epsilon or scale for the Laplace sanitizer")
     if b <= 0:
         raise ValueError(f"the Laplace scale must be positive, got {b}")
     outputs_count = (n + 1) ** released
@@ -254,7 +257,7 @@ def laplace_sanitizer(
     if known_total and k == 2:
         labels = tuple(table_label((int(g[0]), n - int(g[0]))) for g in grid)
     else:
-        labels = tuple(table_label(g) for g in grid)
+        labels = tuple(table_label(g.tolist()) for g in grid)
     return TransitionMatrix(
         tables=tables,
         probabilities=probabilities,
@@ -377,7 +380,7 @@ def log_ratios(p_first: np.ndarray, p_second: np.ndarray) -> np.ndarray:
     import numpy as np
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(p_first) - np.log(p_second)
+        out: np.ndarray = np.log(p_first) - np.log(p_second)
     out[(p_first == 0) & (p_second == 0)] = np.nan
     return out
 
@@ -391,7 +394,8 @@ def multinomial_table_weights(tables: np.ndarray, cell_probabilities: Sequence[f
     pi = np.full(k, 1.0 / k) if cell_probabilities is None else np.asarray(cell_probabilities, dtype=float)
     if pi.size != k or np.any(pi < 0) or not np.isclose(pi.sum(), 1.0):
         raise ValueError(f"cell probabilities must be {k} non-negative numbers summing to 1, got {list(pi)}")
-    return stats.multinomial.pmf(tables, int(tables[0].sum()), pi)
+    weights: np.ndarray = stats.multinomial.pmf(tables, int(tables[0].sum()), pi)
+    return weights
 
 
 @dataclass(frozen=True)
@@ -454,7 +458,7 @@ def audit(
     table_weights: np.ndarray | None = None,
     executor: Executor | None = None,
     chunk_pairs: int | None = None,
-    progress=None,
+    progress: Callable[[int, int], None] | None = None,
     keep_offending: int = 10_000,
 ) -> Audit:
     """Epsilon, offending outputs and probabilistic delta of a transition matrix (paper 004, sec. 3).
@@ -503,12 +507,18 @@ def audit(
     kept = [np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)]
     unusual = np.zeros(p.shape, dtype=bool)  # (n, m): a neighbour makes m e^eps times likelier
     involved = np.zeros(p.shape, dtype=bool)  # (n, m): either side of an offending cell
+
+    def batch_progress(done: int) -> Callable[[int, int], None] | None:
+        """The progress of one batch of chunks, ``done`` chunks after the start."""
+        if progress is None:
+            return None
+        report = progress
+        return lambda d, t: report(done + d, len(starts))
+
     for b0 in range(0, len(starts), batch):
         group = starts[b0 : b0 + batch]
         items = [(p[first[s : s + chunk]], p[second[s : s + chunk]]) for s in group]
-        chunks = executor.map(
-            _pair_log_ratios, items, (lambda d, t, done=b0: progress(done + d, len(starts))) if progress else None
-        )
+        chunks = executor.map(_pair_log_ratios, items, batch_progress(b0))
         for s, signed in zip(group, chunks, strict=False):
             size = np.abs(signed)
             filled = np.where(np.isnan(size), -1.0, size)
@@ -535,5 +545,6 @@ def audit(
         joint = weights[:, None] * p  # Pr[n] Pr[m | n]
         delta = float(joint[unusual].sum())
         delta_any = float(joint[involved].sum())
-    cells = tuple(_largest(kept, keep_offending))
+    kept_first, kept_second, kept_output, kept_ratio = _largest(kept, keep_offending)
+    cells = (kept_first, kept_second, kept_output, kept_ratio)
     return Audit(epsilon, worst, first, second, pair_max, target_epsilon, count, cells, delta, delta_any)

@@ -1,4 +1,5 @@
-"""The membership game against a synthesizer (the distinguishing game of Stadler et al. 2022, TAPAS, Annamalai et al. 2024).
+"""The membership game against a synthesizer (the distinguishing game of Stadler et al. 2022, TAPAS, Annamalai
+et al. 2024).
 
 A challenger draws a training set from a population, flips a fair coin per
 target for whether the target is in it, runs the synthesizer and releases

@@ -19,6 +19,7 @@ so they are not biased upward by the choice (membership-game guide).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def split_rounds(rounds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     return np.sort(order[:half]), np.sort(order[half:])
 
 
-def attack_scores(item: tuple) -> dict[str, np.ndarray]:
+def attack_scores(item: tuple[Any, ...]) -> dict[str, np.ndarray]:
     """Every attack's score of every round for one target (top-level, so process pools can pickle it).
 
     ``item`` is ``(features, naive, coins, train, config, seed)``: the target's

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from policycheck.methods.membership_game.attacks import ATTACKS, ClassifierConfig, attack_scores, split_rounds
 from policycheck.methods.membership_game.rates import training_auc
 from policycheck.methods.membership_game.rounds import GameSetup, play_rounds
+
+if TYPE_CHECKING:
+    from policycheck.execution.executor import Executor
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,9 @@ class MembershipGame:
     seconds: dict[str, float]
 
 
-def choose_attacks(scores: dict[str, np.ndarray], coins: np.ndarray, train: np.ndarray) -> tuple[tuple[str, ...], dict]:
+def choose_attacks(
+    scores: dict[str, np.ndarray], coins: np.ndarray, train: np.ndarray
+) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
     """Per target, the attack with the largest AUC on the training rounds (earlier in ATTACKS on ties)."""
     aucs = {
         a: np.array([training_auc(scores[a][:, t], coins[:, t], train) for t in range(coins.shape[1])]) for a in ATTACKS
@@ -50,10 +55,10 @@ def play_membership_game(
     seeds: list[np.random.SeedSequence],
     split_rng: np.random.Generator,
     classifier_seeds: list[np.random.SeedSequence],
-    executor,
+    executor: Executor,
     config: ClassifierConfig | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    round_executor=None,
+    round_executor: Executor | None = None,
 ) -> tuple[MembershipGame, dict[str, float]]:
     """Play every round, then score every target with every attack.
 

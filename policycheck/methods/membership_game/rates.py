@@ -16,6 +16,7 @@ or above a threshold. On the test rounds of one target:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +55,7 @@ def best_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
     return float(candidates[int(np.argmax(tpr - fpr))])
 
 
-def tpr_at_fpr(fpr: np.ndarray, tpr: np.ndarray, levels=FPR_LEVELS) -> dict[float, float]:
+def tpr_at_fpr(fpr: np.ndarray, tpr: np.ndarray, levels: Sequence[float] = FPR_LEVELS) -> dict[float, float]:
     """The largest TPR of a ROC curve whose FPR is at most each level."""
     return {level: float(tpr[fpr <= level + 1e-12].max()) for level in levels}
 

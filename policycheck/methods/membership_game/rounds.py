@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,9 @@ from policycheck.methods.membership_game.features import (
     naive_summaries,
     target_features,
 )
+
+if TYPE_CHECKING:
+    from policycheck.execution.executor import Executor
 
 
 class SynthesizerFailed(Exception):
@@ -48,7 +51,7 @@ class SynthesizerSpec:
     kind: str
     name: str
     epsilon: float | None = None  # indhist_dp's budget
-    domain: dict[str, list] | None = None  # indhist_dp's public domain
+    domain: dict[str, list[Any]] | None = None  # indhist_dp's public domain
     command: str | None = None
     workdir: str = "."
     time_limit: float = 600.0
@@ -92,10 +95,14 @@ def synthesize(spec: SynthesizerSpec, data: pd.DataFrame, rows: int, rng: np.ran
 
     if spec.kind == "builtin":
         if spec.name == "indhist_dp":
+            if spec.epsilon is None:
+                raise SynthesizerFailed("indhist_dp runs at a declared epsilon, and none was given")
             return synthesizers.indhist_dp(data, rows, rng, spec.epsilon, spec.domain)
         return synthesizers.BUILTIN[spec.name](data, rows, rng)
     seed = int(rng.integers(2**31 - 1))
     if spec.kind == "command":
+        if not spec.command:
+            raise SynthesizerFailed(f"the synthesizer {spec.name} has no command to run")
         from policycheck.methods.reconstruction.external import run_external_synthesizer
         from policycheck.methods.reconstruction.lp_attack import ReconstructionError
 
@@ -158,7 +165,7 @@ class Rounds:
 def play_rounds(
     setup: GameSetup,
     seeds: list[np.random.SeedSequence],
-    executor,
+    executor: Executor,
     progress: Callable[[int, int], None] | None = None,
     cost: float | None = None,
 ) -> Rounds:

@@ -17,8 +17,14 @@ can be as exposed as outliers), and ``ids`` the records the user names.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from policycheck.execution.executor import Executor
 
 #: Neighbours whose mean distance scores a record's isolation (Meeus et al. 2023).
 NEIGHBOURS = 5
@@ -33,7 +39,7 @@ class TargetChoice:
     scores: np.ndarray  # each target's vulnerability score
 
 
-def vulnerability_scores(encoded: np.ndarray, kinds: np.ndarray, executor=None) -> np.ndarray:
+def vulnerability_scores(encoded: np.ndarray, kinds: np.ndarray, executor: Executor | None = None) -> np.ndarray:
     """Mean Gower distance of every record to its ``NEIGHBOURS`` nearest other records.
 
     ``encoded`` holds the population's rows (:meth:`GowerEncoding.encode`).
@@ -46,10 +52,11 @@ def vulnerability_scores(encoded: np.ndarray, kinds: np.ndarray, executor=None) 
     if k < 2:
         return np.zeros(len(encoded))
     _, distance = k_nearest(encoded, encoded, kinds, k, executor)
-    return distance[:, 1:].mean(axis=1)
+    scores: np.ndarray = distance[:, 1:].mean(axis=1)
+    return scores
 
 
-def rarest_value_counts(frame) -> tuple[np.ndarray, np.ndarray]:
+def rarest_value_counts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per record: how many population records hold its rarest value, and that value's column (frame order).
 
     A missing value counts as a value of its own; numbers compare exactly.
@@ -90,7 +97,9 @@ def choose_targets(
         rarest = [int(r) for r in by_rarity if int(r) not in taken][:rare]
         taken.update(rarest)
     rest = np.array([r for r in range(scores.size) if r not in taken], dtype=np.int64)
-    drawn = rng.choice(rest, size=min(random, rest.size), replace=False) if rest.size and random else []
-    rows = np.array([*named, *most, *rarest, *(int(r) for r in drawn)], dtype=np.int64)
+    drawn: list[int] = (
+        [int(r) for r in rng.choice(rest, size=min(random, rest.size), replace=False)] if rest.size and random else []
+    )
+    rows = np.array([*named, *most, *rarest, *drawn], dtype=np.int64)
     reasons = ("id",) * len(named) + ("vulnerable",) * len(most) + ("rare",) * len(rarest) + ("random",) * len(drawn)
     return TargetChoice(rows, reasons, scores[rows] if rows.size else np.zeros(0))

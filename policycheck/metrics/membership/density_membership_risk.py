@@ -1,4 +1,4 @@
-"""The no-box density attack on a released set: ``density_membership_risk`` (DOMIAS, van Breugel et al. 2023).
+"""``density_membership_risk``: the no-box density attack on a released set (DOMIAS, van Breugel et al. 2023).
 
 When the synthesizer cannot be re-run, the membership game cannot be
 played; the density attack still reads local overfitting off the released
@@ -12,17 +12,21 @@ overfitting shows first), the worse of the two.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from policycheck.metrics.base import EvaluationContext, EvaluationError, Knowledge, MetricResult, Need
-from policycheck.metrics.combinators import worst_of_sets
+from policycheck.core.errors import EvaluationError
+from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, MetricResult, Need
+from policycheck.metrics.combinators import BonferroniNote, worst_of_sets
+from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params, metric
-from policycheck.release.model import ColumnType, Release
+from policycheck.release.model import ColumnType, Dataset, Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
+    import pandas as pd
 
 REFERENCES = (
     "van Breugel, Sun, Qian, van der Schaar. Membership inference attacks against synthetic data through overfitting "
@@ -30,7 +34,7 @@ REFERENCES = (
     "Carlini et al. Membership inference attacks from first principles. IEEE S&P 2022.",
 )
 
-DENSITY_METHOD = Method(
+METHOD = Method(
     definition="2 AUC - 1 of DOMIAS's score p_synthetic(x) / (p_holdout(x) + 1e-10) at telling training from holdout "
     "records (holdout densities leave the record itself out), over all records and over the most isolated tenth "
     "(mean Gower distance to the 5 nearest real records), the worse; stratified bootstrap intervals at the Bonferroni "
@@ -68,6 +72,54 @@ class DensityParams(Params):
     bootstrap_resamples: int = Field(200, ge=20, le=10_000, description="Bootstrap resamples behind each interval.")
 
 
+class IsolatedRecords(Details):
+    training: int = detail("Training records", unit="records")
+    holdout: int = detail("Holdout records", unit="records")
+
+
+class DensitySet(Details):
+    """One synthetic set: the attack over all records and over the most isolated ones."""
+
+    synthetic: str = detail("Synthetic set")
+    value: float = detail("Value", help="2 AUC - 1 of the worse of the two subsets.")
+    worst_subset: str = detail("Worse subset", help="all records or most isolated")
+    auc: float = detail("AUC over all records", format="share")
+    advantage_all: float = detail("2 AUC - 1 over all records")
+    interval_all: tuple[float, float] = detail("Its interval")
+    auc_isolated: float | None = detail("AUC over the most isolated", format="share")
+    advantage_isolated: float | None = detail("2 AUC - 1 over the most isolated")
+    interval_isolated: tuple[float, float] = detail("Its interval")
+    isolated_records: IsolatedRecords = detail("Most isolated records")
+    tpr_at_fpr: dict[str, float] = detail("TPR at low FPR", help="Keyed by the FPR level.")
+
+
+class DensityDetails(Details):
+    density: Literal["gower", "kde"] = detail("Density estimator")
+    per_set: list[DensitySet] = detail("Per synthetic set")
+    worst_set: str = detail("Worst synthetic set")
+    bonferroni: BonferroniNote = detail("Several subsets and synthetic sets")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Encoded training, holdout and synthetic records; who is a member; who is in the isolated share."""
+
+    queries: np.ndarray  # training then holdout records, as the density sees them
+    holdout: np.ndarray
+    synthetic: list[np.ndarray]
+    kinds: np.ndarray
+    self_rows: np.ndarray  # each query's row in the holdout (-1 for training records): left out of its density
+    members: np.ndarray
+    isolated: np.ndarray
+    isolated_count: int
+
+
+@dataclass(frozen=True)
+class DensityMeasure:
+    row: DensitySet
+    roc: tuple[np.ndarray, np.ndarray]
+
+
 def _features(params: DensityParams, release: Release) -> list[str]:
     if params.columns:
         wanted = set(params.columns)
@@ -75,9 +127,11 @@ def _features(params: DensityParams, release: Release) -> list[str]:
     return release.columns
 
 
-def check_density_params(params: DensityParams, release: Release, attacker: Any) -> list[tuple[tuple[str, ...], str]]:
+def check_density_params(
+    params: DensityParams, release: Release, attacker: AttackerView
+) -> list[tuple[tuple[str | int, ...], str]]:
     """Before running: a holdout; for ``kde``, numeric columns only."""
-    problems: list[tuple[tuple[str, ...], str]] = []
+    problems: list[tuple[tuple[str | int, ...], str]] = []
     if release.holdout is None:
         problems.append(
             (
@@ -107,7 +161,9 @@ def _two_auc(scores: np.ndarray, members: np.ndarray, subset: np.ndarray) -> tup
     return whole, part
 
 
-def measure_set(ctx: EvaluationContext, params: DensityParams, index: int, level: float, prepared: dict) -> dict:
+def measure_set(
+    ctx: EvaluationContext, params: DensityParams, index: int, level: float, prepared: Prepared
+) -> DensityMeasure:
     """One synthetic set: scores, both AUCs with stratified bootstrap intervals, TPR at low FPR."""
     import numpy as np
 
@@ -115,21 +171,19 @@ def measure_set(ctx: EvaluationContext, params: DensityParams, index: int, level
     from policycheck.methods.density_attack import density_ratio
     from policycheck.methods.membership_game.rates import FPR_LEVELS, tpr_at_fpr
 
-    queries, holdout, self_rows = prepared["queries"], prepared["holdout"], prepared["self_rows"]
-    synthetic = prepared["synthetic"][index]
-    scores = density_ratio(queries, synthetic, holdout, params.density, prepared["kinds"], self_rows)
-    members = prepared["members"]
-    isolated = prepared["isolated"]
+    p = prepared
+    scores = density_ratio(p.queries, p.synthetic[index], p.holdout, params.density, p.kinds, p.self_rows)
+    members, isolated = p.members, p.isolated
     whole, part = _two_auc(scores, members, isolated)
     rng = ctx.rng("density_membership_risk", "bootstrap", index)
     member_rows, other_rows = np.flatnonzero(members), np.flatnonzero(~members)
-    draws = []
+    resampled = []
     for _ in range(params.bootstrap_resamples):
         rows = np.concatenate([rng.choice(member_rows, member_rows.size), rng.choice(other_rows, other_rows.size)])
-        draws.append(_two_auc(scores[rows], members[rows], isolated[rows]))
-    draws = np.array(draws, dtype=float)
-    each = stats.bonferroni(level, 2)
-    alpha = 1 - each
+        resampled.append(_two_auc(scores[rows], members[rows], isolated[rows]))
+    draws = np.array(resampled, dtype=float)
+    # Two intervals per set (all records, the most isolated): each at the Bonferroni level over both.
+    alpha = 1 - stats.bonferroni(level, 2)
 
     def interval(column: int) -> tuple[float, float]:
         values = draws[:, column][np.isfinite(draws[:, column])]
@@ -141,24 +195,26 @@ def measure_set(ctx: EvaluationContext, params: DensityParams, index: int, level
     fpr, tpr = stats.roc_curve(scores[members], scores[~members])
     values = {"all records": 2 * whole - 1, "most isolated": 2 * part - 1 if np.isfinite(part) else float("nan")}
     worst = max((k for k in values if np.isfinite(values[k])), key=lambda k: values[k])
-    return {
-        "synthetic": ctx.release.synthetic[index].name,
-        "value": values[worst],
-        "worst_subset": worst,
-        "auc": whole,
-        "advantage_all": 2 * whole - 1,
-        "interval_all": list(interval(0)),
-        "auc_isolated": part if np.isfinite(part) else None,
-        "advantage_isolated": values["most isolated"] if np.isfinite(part) else None,
-        "interval_isolated": list(interval(1)),
-        "isolated_records": {"training": int((isolated & members).sum()), "holdout": int((isolated & ~members).sum())},
-        "tpr_at_fpr": {f"{k:g}": v for k, v in tpr_at_fpr(fpr, tpr, FPR_LEVELS).items()},
-        "roc": (fpr, tpr),
-    }
+    row = DensitySet(
+        synthetic=ctx.release.synthetic[index].name,
+        value=values[worst],
+        worst_subset=worst,
+        auc=whole,
+        advantage_all=2 * whole - 1,
+        interval_all=interval(0),
+        auc_isolated=part if np.isfinite(part) else None,
+        advantage_isolated=values["most isolated"] if np.isfinite(part) else None,
+        interval_isolated=interval(1),
+        isolated_records=IsolatedRecords(
+            training=int((isolated & members).sum()), holdout=int((isolated & ~members).sum())
+        ),
+        tpr_at_fpr={f"{k:g}": v for k, v in tpr_at_fpr(fpr, tpr, FPR_LEVELS).items()},
+    )
+    return DensityMeasure(row, (fpr, tpr))
 
 
-def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
-    """Encoded training, holdout and synthetic records; who is a member; who is in the isolated share."""
+def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset) -> Prepared:
+    """Encode every set once; rank the real records by isolation (Meeus et al. 2023)."""
     import numpy as np
 
     from policycheck.methods.gower import fit_gower
@@ -166,9 +222,9 @@ def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
 
     release = ctx.release
     features = _features(params, release)
-    frames = [release.original.frame, release.holdout.frame, *(d.frame for d in release.synthetic)]
+    frames = [release.original.frame, holdout_set.frame, *(d.frame for d in release.synthetic)]
     enc = fit_gower(frames, release.column_types, release.orders, features)
-    train, hold = enc.encode(release.original.frame), enc.encode(release.holdout.frame)
+    train, hold = enc.encode(release.original.frame), enc.encode(holdout_set.frame)
     real = np.vstack([train, hold])
     isolation = vulnerability_scores(real, enc.kinds, ctx.executor)
     count = max(1, int(np.ceil(params.isolated_share * len(real))))
@@ -176,35 +232,58 @@ def _prepare(ctx: EvaluationContext, params: DensityParams) -> dict:
     isolated[np.argsort(-isolation, kind="stable")[:count]] = True
     if params.density == "kde":
 
-        def raw(frame):
-            values = frame[features].to_numpy(dtype=float)
+        def raw(frame: pd.DataFrame) -> np.ndarray:
+            values: np.ndarray = frame[features].to_numpy(dtype=float)
             if np.isnan(values).any():
                 raise EvaluationError("density 'kde' cannot take missing values; use density 'gower'")
             return values
 
-        queries = np.vstack([raw(release.original.frame), raw(release.holdout.frame)])
-        holdout, synthetic = raw(release.holdout.frame), [raw(d.frame) for d in release.synthetic]
+        queries = np.vstack([raw(release.original.frame), raw(holdout_set.frame)])
+        holdout, synthetic = raw(holdout_set.frame), [raw(d.frame) for d in release.synthetic]
     else:
         queries, holdout, synthetic = real, hold, [enc.encode(d.frame) for d in release.synthetic]
-    self_rows = np.concatenate([np.full(len(train), -1), np.arange(len(hold))])
-    members = np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)])
+    return Prepared(
+        queries=queries,
+        holdout=holdout,
+        synthetic=synthetic,
+        kinds=enc.kinds,
+        self_rows=np.concatenate([np.full(len(train), -1), np.arange(len(hold))]),
+        members=np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)]),
+        isolated=isolated,
+        isolated_count=count,
+    )
+
+
+def log_roc_chart(worst: DensitySet, roc: tuple[np.ndarray, np.ndarray], non_members: int) -> dict[str, Any]:
+    """The worst set's ROC on log-log axes (Carlini et al. 2022: low FPR is what matters)."""
+    fpr, tpr = roc
+    floor = 1.0 / (2 * max(non_members, 1))
     return {
-        "queries": queries,
-        "holdout": holdout,
-        "synthetic": synthetic,
-        "kinds": enc.kinds,
-        "self_rows": self_rows,
-        "members": members,
-        "isolated": isolated,
-        "isolated_count": count,
+        "kind": "line",
+        "title": f"Density attack on {worst.synthetic}: ROC on log-log axes (AUC {worst.auc:.3f})",
+        "x_label": "false positive rate (holdout records guessed members)",
+        "y_label": "true positive rate (training records guessed members)",
+        "x_scale": "log",
+        "y_scale": "log",
+        "x_domain": [floor, 1.0],
+        "y_domain": [floor, 1.0],
+        "series": [
+            {
+                "name": "density ratio",
+                "x": [max(float(v), floor) for v in fpr],
+                "y": [max(float(v), floor) for v in tpr],
+            },
+            {"name": "chance", "x": [floor, 1.0], "y": [floor, 1.0]},
+        ],
     }
 
 
 @metric(
     name="density_membership_risk",
-    method=DENSITY_METHOD,
+    method=METHOD,
     family="membership",
     params=DensityParams,
+    details=DensityDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
     inputs={"original", "holdout", "synthetic"},
     value_range=(-1.0, 1.0),
@@ -223,60 +302,45 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
 
     if ctx.release.holdout is None:
         raise EvaluationError("density_membership_risk needs a holdout set")
-    prepared = _prepare(ctx, params)
+    prepared = prepare(ctx, params, ctx.release.holdout)
     sets = worst_of_sets(
-        ctx, params.confidence, lambda i, ds, level: measure_set(ctx, params, i, level, prepared), lambda m: m["value"]
+        ctx,
+        params.confidence,
+        lambda i, ds, level: measure_set(ctx, params, i, level, prepared),
+        lambda m: m.row.value,
     )
-    worst = sets.worst
-    per_set = [{k: v for k, v in m.items() if k != "roc"} for m in sets.per_set]
+    assert sets.worst is not None  # every set has a finite AUC over all its records
+    worst = sets.worst.row
+    per_set = [m.row for m in sets.per_set]
     interval = stats.worst_interval(
-        [
-            tuple(m["interval_all"] if m["worst_subset"] == "all records" else m["interval_isolated"])
-            for m in sets.per_set
-        ]
+        [row.interval_all if row.worst_subset == "all records" else row.interval_isolated for row in per_set]
     )
-    fpr, tpr = worst["roc"]
-    floor = 1.0 / (2 * max(int((~prepared["members"]).sum()), 1))
-    chart = {
-        "kind": "line",
-        "title": f"Density attack on {worst['synthetic']}: ROC on log-log axes (AUC {worst['auc']:.3f})",
-        "x_label": "false positive rate (holdout records guessed members)",
-        "y_label": "true positive rate (training records guessed members)",
-        "x_scale": "log",
-        "y_scale": "log",
-        "x_domain": [floor, 1.0],
-        "y_domain": [floor, 1.0],
-        "series": [
-            {
-                "name": "density ratio",
-                "x": [max(float(v), floor) for v in fpr],
-                "y": [max(float(v), floor) for v in tpr],
-            },
-            {"name": "chance", "x": [floor, 1.0], "y": [floor, 1.0]},
-        ],
-    }
+    alternatives = 2 * len(per_set)
     notes = [
-        f"Worst: {worst['worst_subset']} of {worst['synthetic']}: 2 AUC - 1 = {worst['value']:.3f} "
-        f"({prepared['isolated_count']} most isolated records of {len(prepared['members'])} make the isolated "
+        f"Worst: {worst.worst_subset} of {worst.synthetic}: 2 AUC - 1 = {worst.value:.3f} "
+        f"({prepared.isolated_count} most isolated records of {len(prepared.members)} make the isolated "
         "share). No shadow model and no re-run: a synthesizer whose leak does not show as local overfitting "
         "(one it spreads over many records) passes this attack; the membership game tests the synthesizer."
     ]
     return MetricResult(
-        value=worst["value"],
+        value=worst.value,
         interval=interval,
         confidence=params.confidence,
-        details={
-            "density": params.density,
-            "per_set": per_set,
-            "worst_set": worst["synthetic"],
-            "bonferroni": {
-                "alternatives": 2 * len(per_set),
-                "level": stats.bonferroni(params.confidence, 2 * len(per_set)),
-            },
-        },
-        charts=(chart,),
+        details=DensityDetails(
+            density=params.density,
+            per_set=per_set,
+            worst_set=worst.synthetic,
+            bonferroni=BonferroniNote(
+                alternatives=alternatives,
+                level=stats.bonferroni(params.confidence, alternatives),
+                rule=f"each of the {alternatives} intervals (all records and the most isolated, per synthetic set) "
+                f"at 1 - (1 - {params.confidence}) / {alternatives} (Bonferroni); the rule's interval runs from the "
+                "largest lower end to the largest upper end of each set's worse subset",
+            ),
+        ),
+        charts=(log_roc_chart(worst, sets.worst.roc, int((~prepared.members).sum())),),
         notes=tuple(notes),
         baseline=0.0,
         baseline_label="a blind guess (AUC 0.5)",
-        sample_size=len(prepared["members"]),
+        sample_size=len(prepared.members),
     )

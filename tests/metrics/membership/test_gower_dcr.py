@@ -1,4 +1,4 @@
-"""A check streams a large Parquet synthetic set through the DCR search and reports the same numbers."""
+"""The shared intermediate gower_dcr: one Need per synthetic set, equal-size samples, ties, streamed sets."""
 
 from __future__ import annotations
 
@@ -11,13 +11,61 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from policycheck.core.errors import EvaluationError
 from policycheck.interfaces.check import check_release
 from policycheck.methods import streamed_dcr
+from policycheck.metrics import registry
+from policycheck.metrics.base import AttackerView, EvaluationContext, Need
 from policycheck.release import stream
 from policycheck.release.load import load_manifest
 from policycheck.report.integrity import without_run_context
+from tests.metrics.membership.tiny import HOLDOUT, SYNTHETIC, TRAINING, evaluate, release
 
-POLICY = """\
+
+def test_every_membership_rule_shares_one_need_per_synthetic_set():
+    rel = release(HOLDOUT, SYNTHETIC, TRAINING)
+    needs = set()
+    for name in ("dcr_share", "mi_risk", "exact_copy_share", "dp_epsilon_excess_membership"):
+        spec = registry.get_metric(name)
+        needs |= set(spec.needs(spec.params(), rel))
+    assert needs == {Need.of("gower_dcr", synthetic=0), Need.of("gower_dcr", synthetic=1)}
+
+
+def test_restricted_columns_are_part_of_the_need_in_release_order():
+    spec = registry.get_metric("dcr_share")
+    rel = release(HOLDOUT, SYNTHETIC)
+    assert spec.needs(spec.params(columns=["c", "x"]), rel) == [Need.of("gower_dcr", synthetic=0, columns=("x", "c"))]
+
+
+def test_unequal_training_and_holdout_use_a_seeded_equal_size_sample():
+    training = pd.DataFrame({"x": [0.0, 10.0, 5.0], "c": ["a", "b", "b"]})
+    rel = release(HOLDOUT, SYNTHETIC, training=training)
+    ctx = EvaluationContext(rel, AttackerView("no-box", (), ()), seed=3)
+    dcr = registry.compute_intermediate(ctx, Need.of("gower_dcr", synthetic=0))
+    sample = dcr.share_subsample
+    assert (sample["role"], sample["size"], sample["sample_size"]) == ("original", 3, 2)
+    assert set(dcr.syn_to_training_index.tolist()) <= set(sample["rows"].tolist())
+    assert dcr.training_to_syn.size == 3
+    assert "seeded sample of 2 original records" in dcr.equal_size_note()
+
+
+def test_missing_holdout_is_an_evaluation_error():
+    with pytest.raises(EvaluationError, match="holdout"):
+        evaluate("dcr_share", release(None, SYNTHETIC))
+
+
+def test_ties_in_distance_go_to_the_smallest_index():
+    holdout = pd.DataFrame({"x": [5.0, 3.0], "c": ["c", "d"]})
+    ctx = EvaluationContext(release(holdout, TRAINING), AttackerView("no-box", (), ()), seed=0)
+    dcr = registry.compute_intermediate(ctx, Need.of("gower_dcr", synthetic=0))
+    # (5, c) is 0.75 from both (0, a) and (10, b).
+    assert dcr.holdout_to_syn[0] == pytest.approx(0.75)
+    assert dcr.holdout_to_syn_index[0] == 0
+
+
+# ---------------------------------------------------------------- a large Parquet set, streamed
+
+STREAMED_POLICY = """\
 metadata: {id: streamed, title: Membership on a streamed set, version: "1", owner: tests}
 attacker: {model: no-box}
 seed: 5
@@ -60,7 +108,7 @@ def manifest(tmp_path_factory) -> Path:
         "synthetic: [{name: s, path: synthetic.parquet}]\n"
         "columns: {person_id: {type: id}, visit: {type: datetime}}\n"
     )
-    (folder / "policy.yaml").write_text(POLICY)
+    (folder / "policy.yaml").write_text(STREAMED_POLICY)
     return folder / "release.yaml"
 
 
@@ -96,9 +144,14 @@ def test_a_streamed_synthetic_set_gives_the_in_memory_report(manifest, tmp_path,
 def test_a_check_of_membership_rules_never_reads_the_streamed_set_whole(manifest, tmp_path, monkeypatch):
     monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 100)
     monkeypatch.setattr(stream.ParquetSource, "read", lambda self: pytest.fail("the whole synthetic set was read"))
-    release = load_manifest(manifest)
+    release_ = load_manifest(manifest)
     check_release(
-        manifest.parent / "policy.yaml", release, tmp_path / "out", formats=("json",), executor="serial", progress=False
+        manifest.parent / "policy.yaml",
+        release_,
+        tmp_path / "out",
+        formats=("json",),
+        executor="serial",
+        progress=False,
     )
-    assert isinstance(release.synthetic[0], stream.StreamedDataset)
-    assert not release.synthetic[0].loaded
+    assert isinstance(release_.synthetic[0], stream.StreamedDataset)
+    assert not release_.synthetic[0].loaded

@@ -1,0 +1,398 @@
+"""The shared intermediate ``membership_game``: the synthesizer re-run in shared rounds (Stadler et al. 2022).
+
+Release-level rules (DCR share, MI risk, exact copies) measure one released
+file and average over every record; the risk sits in a few outliers, and it
+is diluted as the release grows (Yao et al., "The DCR Delusion", 2025). The
+game re-runs the synthesizer: the distinguishing game of Stadler, Oprisanu
+and Troncoso (2022) and TAPAS (Houssiau et al. 2022) on the most isolated
+records (Meeus et al. 2023), played in shared rounds
+(:mod:`policycheck.methods.membership_game`). It feeds
+``membership_inference_advantage`` and ``dp_epsilon_excess_membership`` with
+``test: game`` (build its Need with
+:func:`policycheck.metrics.membership.game_params.game_need`).
+
+The synthesizer: ``release`` is the release's own (a Python entry point given
+to ``pc.Release``, a built-in the manifest names with ``builtin:``, or the
+manifest's ``command`` template, run as the attribute game runs it), or a
+built-in by name: ``nonprivate``, ``indhist``, ``indhist_dp`` (paper 001's
+IndHist with Laplace noise, run at the epsilon the release declares over the
+population's values; :func:`policycheck.methods.synthesizers.indhist_dp`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from policycheck.core.errors import EvaluationError
+from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
+from policycheck.metrics.base import EvaluationContext
+from policycheck.metrics.details import Details, detail
+from policycheck.metrics.membership.game_params import default_sample_size
+from policycheck.metrics.registry import intermediate
+from policycheck.release.model import Release, SynthesizerInfo
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    import numpy as np
+    import pandas as pd
+
+    from policycheck.execution.executor import Executor
+    from policycheck.methods.cost_model import StepEstimate
+    from policycheck.methods.membership_game.game import MembershipGame
+    from policycheck.methods.membership_game.rounds import GameSetup, SynthesizerSpec
+    from policycheck.methods.membership_game.targets import TargetChoice
+
+#: What a round runs, given the population's domain (column -> its values, in order of appearance).
+SpecOf = Callable[[dict[str, list[Any]]], "SynthesizerSpec"]
+
+
+class GameClassifier(Details):
+    kind: str = detail("Kind", default="random forest")
+    n_estimators: int = detail("Trees")
+    min_samples_leaf: int = detail("Fewest rounds in a leaf")
+
+
+class GameSettings(Details):
+    """What the game ran: the synthesizer, its rounds, the population and the targets."""
+
+    synthesizer: str = detail("Synthesizer re-run")
+    synthesizer_kind: str = detail("Kind of synthesizer", help="builtin, command or entry (a Python synthesizer).")
+    command_sha256: str | None = detail("SHA-256 of the command", default=None)
+    epsilon_run: float | None = detail("Epsilon it ran at", default=None)
+    repetitions: int = detail("Rounds", unit="synthesizer runs")
+    training_rounds: int = detail("Rounds choosing the attacks", unit="rounds")
+    test_rounds: int = detail("Rounds measuring them", unit="rounds")
+    sample_size: int = detail("Training set of a round", unit="records")
+    synthetic_size: int = detail("Synthetic records of a round", unit="records")
+    population: int = detail("Population", unit="records")
+    columns: list[str] = detail("Columns")
+    targets: int = detail("Targets", unit="records")
+    classifier: GameClassifier = detail("Shadow-model classifier")
+    isolation_score: str = detail(
+        "Isolation score", default="mean Gower distance to the 5 nearest other population records"
+    )
+    notes: list[str] = detail("Notes")
+    seed: int = detail("Seed")
+
+    @classmethod
+    def of(cls, game: MembershipGame) -> GameSettings:
+        """The settings a played game carries."""
+        return cls.model_validate(game.params)
+
+
+# ---------------------------------------------------------------- the synthesizer
+
+
+def release_synthesizer(release: Release) -> tuple[int, SynthesizerInfo] | None:
+    """(set index, SynthesizerInfo) of the first synthetic set that says how to re-run its synthesizer."""
+    for i, ds in enumerate(release.synthetic):
+        info = ds.synthesizer
+        if info is not None and (info.entry is not None or info.params.get("builtin") or info.command):
+            return i, info
+    return None
+
+
+def _declared_epsilon(release: Release, index: int | None, fallback: float | None) -> float | None:
+    sets = release.synthetic if index is None else (release.synthetic[index],)
+    for ds in sets:
+        if ds.synthesizer is not None and ds.synthesizer.epsilon is not None:
+            return float(ds.synthesizer.epsilon)
+    return fallback
+
+
+def resolve_synthesizer(
+    ctx: EvaluationContext, name: str, epsilon: float | None, time_limit: float, domain: dict[str, list[Any]]
+) -> SynthesizerSpec:
+    """What a round runs for the param ``synthesizer``; EvaluationError when the release gives no way to run it."""
+    from policycheck.methods.membership_game.rounds import SynthesizerSpec
+
+    release = ctx.release
+    index = None
+    kind = "builtin"
+    if name == "release":
+        found = release_synthesizer(release)
+        if found is None:
+            raise EvaluationError(
+                "param synthesizer is 'release' but no synthetic set says how to re-run its synthesizer (a Python "
+                "entry point, `builtin:` or `command:` in its manifest); name a built-in synthesizer ("
+                + ", ".join(MEMBERSHIP_BUILTIN)
+                + ") instead"
+            )
+        index, info = found
+        if info.entry is not None:
+            label = getattr(info.entry, "__qualname__", None) or type(info.entry).__name__
+            return SynthesizerSpec("entry", f"{info.name} ({label})", entry=info.entry)
+        builtin = info.params.get("builtin")
+        if builtin:
+            if builtin not in MEMBERSHIP_BUILTIN:
+                raise EvaluationError(
+                    f"synthetic set {release.synthetic[index].name!r} names builtin {builtin!r}; "
+                    f"expected one of {', '.join(MEMBERSHIP_BUILTIN)}"
+                )
+            name = str(builtin)
+        else:
+            return SynthesizerSpec(
+                "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
+            )
+    if name == "indhist_dp":
+        eps = _declared_epsilon(release, index, epsilon)
+        if eps is None:
+            raise EvaluationError(
+                "indhist_dp runs at the epsilon the release declares, and it declares none; give "
+                "param synthesizer_epsilon"
+            )
+        return SynthesizerSpec(kind, name, epsilon=eps, domain=domain)
+    return SynthesizerSpec(kind, name)
+
+
+def _spec_factory(
+    ctx: EvaluationContext, synthesizer: str, synthesizer_epsilon: float | None, synthesizer_time_limit: float
+) -> SpecOf:
+    return lambda domain: resolve_synthesizer(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit, domain)
+
+
+# ---------------------------------------------------------------- the population and the targets
+
+
+def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list[str], list[str | None]]:
+    """The population the game draws from: the original and the holdout records; row labels and ids."""
+    import pandas as pd
+
+    sets = [release.original] + ([release.holdout] if release.holdout is not None else [])
+    frames, labels = [], []
+    ids: list[str | None] = []
+    for ds in sets:
+        frames.append(ds.frame[columns])
+        labels += [f"{ds.role} record {i + 1}" for i in range(ds.n_rows)]
+        if ds.id_frame is not None and len(ds.id_frame.columns):
+            ids += [None if v is None else str(v) for v in ds.id_frame.iloc[:, 0].tolist()]
+        else:
+            ids += [None] * ds.n_rows
+    return pd.concat(frames, ignore_index=True), labels, ids
+
+
+def _summary(frame: pd.DataFrame, row: int) -> dict[str, Any]:
+    """One record's values, JSON-ready, as the report shows a target."""
+    import math
+
+    out = {}
+    for c, v in frame.iloc[row].items():
+        if hasattr(v, "item"):
+            v = v.item()
+        if isinstance(v, float):
+            v = None if math.isnan(v) else (int(v) if v.is_integer() else v)  # age 51, not 51.0
+        out[str(c)] = v
+    return out
+
+
+def _setup(
+    release: Release,
+    spec_of: SpecOf,
+    *,
+    vulnerable: int,
+    rare: int,
+    random: int,
+    ids: tuple[str, ...],
+    sample_size: int | None,
+    synthetic_size: int | None,
+    columns: tuple[str, ...] | None,
+    rng_targets: np.random.Generator,
+    executor: Executor | None,
+) -> tuple[GameSetup, TargetChoice, list[dict[str, Any]], list[str]]:
+    """The game's set-up: population, targets and the feature space (shared by the game and ``plan``)."""
+    import numpy as np
+
+    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.membership_game.features import FeatureSpace
+    from policycheck.methods.membership_game.rounds import GameSetup
+    from policycheck.methods.membership_game.targets import choose_targets, rarest_value_counts, vulnerability_scores
+
+    features = list(columns) if columns else release.columns
+    frame, labels, id_values = population(release, features)
+    encoding = fit_gower([frame], release.column_types, release.orders, features)
+    encoded = encoding.encode(frame)
+    scores = vulnerability_scores(encoded, encoding.kinds, executor)
+    named = []
+    for value in ids:
+        rows = [i for i, v in enumerate(id_values) if v == str(value)]
+        if not rows:
+            raise EvaluationError(f"target id {value!r} is in neither the original's nor the holdout's id column")
+        named.append(rows[0])
+    rarity, rarest_column = rarest_value_counts(frame)
+    choice = choose_targets(scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity)
+    keep = np.setdiff1d(np.arange(len(frame)), choice.rows)
+    targets = frame.iloc[choice.rows].reset_index(drop=True)
+    domain = {c: list(dict.fromkeys(frame[c].tolist())) for c in features}
+    spec = spec_of(domain)
+    synthetic_rows = synthetic_size or (release.synthetic[0].n_rows if release.synthetic else release.original.n_rows)
+    sample = sample_size or default_sample_size(release)
+    scan = [encoding.scan_order.index(features[c]) for c in rarest_column[choice.rows]]
+    space = FeatureSpace(encoding, encoded[choice.rows], np.array(scan, dtype=np.int64))
+    setup = GameSetup(frame.iloc[keep].reset_index(drop=True), targets, space, spec, sample, synthetic_rows)
+    described = [
+        {
+            "target": i,
+            "record": labels[r],
+            "id": id_values[r],
+            "reason": reason,
+            "isolation": float(choice.scores[i]),
+            "rarest_value_holders": int(rarity[r]),
+            "rarest_value_column": features[int(rarest_column[r])],
+            "values": _summary(frame, int(r)),
+        }
+        for i, (r, reason) in enumerate(zip(choice.rows, choice.reasons, strict=False))
+    ]
+    return setup, choice, described, features
+
+
+# ---------------------------------------------------------------- plan's estimate
+
+
+def _round_cost(setup: GameSetup) -> float:
+    """Seconds of one round (a timed run of the synthesizer and the features), for the executor and ``plan``."""
+    import time
+
+    import numpy as np
+
+    from policycheck.methods.membership_game.rounds import play_round
+
+    started = time.perf_counter()
+    play_round((setup, np.random.SeedSequence(0)))
+    return time.perf_counter() - started
+
+
+def estimate_game(release: Release, **kw: Any) -> StepEstimate | None:
+    """``plan``'s estimate: one timed round of the game times its rounds (a command is not run: plan runs none)."""
+    from policycheck.methods import cost_model
+    from policycheck.metrics.base import AttackerView
+
+    ctx = EvaluationContext(release, AttackerView("maximum-knowledge", (), ()), seed=0)
+    found = release_synthesizer(release) if kw["synthesizer"] == "release" else None
+    if found is not None and found[1].entry is None and not found[1].params.get("builtin"):
+        seconds = cost_model.COMMAND_ROUND_SECONDS
+    else:
+        try:
+            setup, *_ = _setup(
+                release,
+                _spec_factory(ctx, kw["synthesizer"], kw["synthesizer_epsilon"], kw["synthesizer_time_limit"]),
+                vulnerable=kw["vulnerable"],
+                rare=kw["rare"],
+                random=kw["random"],
+                ids=kw["ids"],
+                sample_size=kw["sample_size"],
+                synthetic_size=kw["synthetic_size"],
+                columns=kw["columns"],
+                rng_targets=ctx.rng("membership_game", "targets"),
+                executor=None,
+            )
+            seconds = _round_cost(setup)
+        except Exception:  # noqa: BLE001 - an estimate never stops a plan; the check names the problem
+            return None
+    targets = kw["vulnerable"] + kw["rare"] + kw["random"] + len(kw["ids"])
+    return cost_model.membership_game(release, kw["repetitions"], seconds, targets, kw["n_estimators"])
+
+
+# ---------------------------------------------------------------- the game
+
+
+@intermediate(
+    name="membership_game",
+    description="The membership game (Stadler et al. 2022): per round each target's coin and every attack's score, "
+    "the synthesizer re-run on a fresh training set each round.",
+    inputs={"original", "synthesizer"},
+    estimate=estimate_game,
+)
+def membership_game(
+    ctx: EvaluationContext,
+    *,
+    synthesizer: str = "release",
+    repetitions: int = 200,
+    vulnerable: int = 10,
+    rare: int = 5,
+    random: int = 5,
+    ids: tuple[str, ...] = (),
+    sample_size: int | None = None,
+    synthetic_size: int | None = None,
+    columns: tuple[str, ...] | None = None,
+    n_estimators: int = 100,
+    min_samples_leaf: int = 2,
+    synthesizer_epsilon: float | None = None,
+    synthesizer_time_limit: float = 600.0,
+) -> MembershipGame:
+    """Play the game: targets, ``repetitions`` rounds through the executor, then every target's attacks."""
+    import dataclasses
+    import hashlib
+    import pickle
+
+    from policycheck.execution.executor import SerialExecutor
+    from policycheck.methods.membership_game.attacks import ClassifierConfig
+    from policycheck.methods.membership_game.game import play_membership_game
+    from policycheck.methods.membership_game.rounds import SynthesizerFailed
+
+    setup, choice, described, features = _setup(
+        ctx.release,
+        _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
+        vulnerable=vulnerable,
+        rare=rare,
+        random=random,
+        ids=ids,
+        sample_size=sample_size,
+        synthetic_size=synthetic_size,
+        columns=columns,
+        rng_targets=ctx.rng("membership_game", "targets"),
+        executor=ctx.executor,
+    )
+    if setup.sample_size > len(setup.pool) + len(setup.targets):
+        raise EvaluationError(
+            f"sample_size {setup.sample_size} is more than the population's "
+            f"{len(setup.pool) + len(setup.targets)} records"
+        )
+    if setup.sample_size - len(setup.targets) > len(setup.pool):
+        raise EvaluationError(f"sample_size {setup.sample_size} leaves too few records beside the targets")
+    notes = []
+    rounds_on = None
+    if setup.synthesizer.kind == "entry":
+        try:
+            pickle.dumps(setup.synthesizer.entry)
+        except Exception:  # noqa: BLE001 - any failure to pickle means: keep it in this process
+            rounds_on = SerialExecutor()
+            notes.append(
+                "The Python synthesizer cannot be pickled (a lambda or a local function), so the rounds ran "
+                "one after another in this process; a top-level function or class runs them in parallel."
+            )
+    spec = setup.synthesizer
+    seeds = ctx.seed_for("membership_game", synthesizer).spawn(repetitions)
+    classifier_seeds = ctx.seed_for("membership_game", "classifier").spawn(len(setup.targets))
+    try:
+        game, seconds = play_membership_game(
+            setup,
+            seeds,
+            ctx.rng("membership_game", "split"),
+            classifier_seeds,
+            ctx.executor,
+            ClassifierConfig(n_estimators, min_samples_leaf),
+            ctx.progress,
+            round_executor=rounds_on,
+        )
+    except SynthesizerFailed as exc:
+        raise EvaluationError(str(exc)) from None
+    settings = GameSettings(
+        synthesizer=spec.describe(),
+        synthesizer_kind=spec.kind,
+        command_sha256=hashlib.sha256(spec.command.encode()).hexdigest() if spec.command else None,
+        epsilon_run=spec.epsilon,
+        repetitions=repetitions,
+        training_rounds=int(game.train.size),
+        test_rounds=int(game.test.size),
+        sample_size=setup.sample_size,
+        synthetic_size=setup.synthetic_size,
+        population=len(setup.pool) + len(setup.targets),
+        columns=list(features),
+        targets=len(described),
+        classifier=GameClassifier(n_estimators=n_estimators, min_samples_leaf=min_samples_leaf),
+        notes=notes,
+        seed=ctx.seed,
+    )
+    # NOTE: the game (a methods-layer result) holds plain data; rules read it back with GameSettings.of.
+    params = settings.model_dump()
+    return dataclasses.replace(game, targets=described, params=params, seconds=seconds)

@@ -1,0 +1,104 @@
+"""The shared intermediate membership_game: which synthesizer it re-runs, where, and what plan estimates."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import policycheck as pc
+from policycheck.interfaces.cli import cli
+from policycheck.methods.synthesizers import nonprivate
+from tests.metrics.membership.game_release import check, checked, game_data, write_policy
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory):
+    return write_policy(tmp_path_factory.mktemp("policy"))
+
+
+def bootstrap_entry(frame: pd.DataFrame, rows: int, seed: int) -> pd.DataFrame:
+    """A Python synthesizer (top-level, so the game's rounds can run in worker processes)."""
+    return frame.sample(rows, replace=True, random_state=seed).reset_index(drop=True)
+
+
+class SdvLikeBootstrap:
+    """Any object with SDV's fit/sample."""
+
+    def fit(self, frame):
+        self.frame = frame
+
+    def sample(self, num_rows):
+        return self.frame.sample(num_rows, replace=True, random_state=0).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("entry", [bootstrap_entry, SdvLikeBootstrap()], ids=["callable", "sdv-object"])
+def test_a_python_synthesizer_given_to_the_release_is_re_run_in_the_game(policy, entry):
+    rules = check(policy, entry=entry, executor="local")
+    assert rules["game"]["verdict"] == "fail"
+    assert rules["game"]["details"]["game"]["synthesizer_kind"] == "entry"
+
+
+def test_a_lambda_runs_in_this_process_and_the_report_says_so(policy):
+    rules = check(policy, entry=lambda frame, rows, seed: bootstrap_entry(frame, rows, seed), executor="local")
+    assert rules["game"]["verdict"] == "fail"
+    assert any("cannot be pickled" in note for note in rules["game"]["notes"])
+
+
+def test_serial_and_local_executors_give_the_same_numbers(policy):
+    serial, local = checked("indhist"), check(policy, "indhist", executor="local")
+    for rule in ("game", "claim"):
+        assert (
+            serial[rule]["value"] == local[rule]["value"]
+            and serial[rule]["details"]["targets" if rule == "game" else "claims"]
+            == local[rule]["details"]["targets" if rule == "game" else "claims"]
+        )
+
+
+def test_a_release_that_says_nothing_of_its_synthesizer_is_an_evaluator_error(policy):
+    training, holdout = game_data()
+    release = pc.Release(original=training, synthetic=training, holdout=holdout, synthesizer={"epsilon": 1.0})
+    report = pc.check(policy, release, seed=1, executor="serial", progress=False)
+    game = next(r for r in report.rules if r["id"] == "game")
+    assert report.exit_code == 3 and "no synthetic set says how to re-run its synthesizer" in game["error"]
+
+
+def write_release(folder, builtin: str | None, command: str | None = None):
+    training, holdout = game_data()
+    folder.mkdir(parents=True, exist_ok=True)
+    training.to_csv(folder / "training.csv", index=False)
+    holdout.to_csv(folder / "holdout.csv", index=False)
+    nonprivate(training, 300, np.random.default_rng(0)).to_csv(folder / "synthetic.csv", index=False)
+    declared = {
+        "name": "test",
+        "epsilon": 1.0,
+        **({"builtin": builtin} if builtin else {}),
+        **({"command": command} if command else {}),
+    }
+    (folder / "release.yaml").write_text(
+        "release: {id: game-cli}\noriginal: training.csv\nholdout: holdout.csv\n"
+        f"synthetic:\n  - path: synthetic.csv\n    synthesizer: {json.dumps(declared)}\n"
+    )
+    return folder / "release.yaml"
+
+
+def test_check_on_the_command_line_fails_a_bootstrap_the_manifest_names(policy, tmp_path):
+    manifest = write_release(tmp_path / "release", "nonprivate")
+    result = CliRunner().invoke(cli, ["check", str(policy), "-r", str(manifest), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert {r["id"]: r["verdict"] for r in report["rules"]} == {"game": "fail", "claim": "fail", "budget": "fail"}
+
+
+def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy, tmp_path):
+    timed = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "a", "indhist"))])
+    assert timed.exit_code == 0 and "membership_game(" in timed.output
+    line = next(ln for ln in timed.output.splitlines() if "estimate:" in ln and "CPU" in ln)
+    assert "of CPU" in line
+    marker = tmp_path / "ran"
+    command = f"touch {marker} {{output}}"
+    plain = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "b", None, command))])
+    assert plain.exit_code == 0 and not marker.exists()
