@@ -8,7 +8,6 @@ The compiler and the renderer only ever see the types defined here.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
+from policycheck.core.seeds import generator, seed_sequence
 from policycheck.metrics.details import Details
 from policycheck.release.model import Release
 
@@ -205,17 +205,12 @@ class EvaluationContext:
         """A generator for one named random choice.
 
         Derived from the run's seed and the key only, so results do not depend
-        on which rules run or in what order.
+        on which rules run or in what order (:mod:`policycheck.core.seeds`).
         """
-        import numpy as np
-
-        return np.random.default_rng(self.seed_for(*key))
+        return generator(self.seed, *key)
 
     def seed_for(self, *key: str | int) -> np.random.SeedSequence:
-        import numpy as np
-
-        words = [zlib.crc32(str(k).encode()) for k in key]
-        return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
+        return seed_sequence(self.seed, *key)
 
 
 #: Signature of a metric evaluator: (context, validated params, resolved needs) -> result.
