@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
 from policycheck.core.seeds import generator, seed_sequence
 from policycheck.metrics.details import Details
+from policycheck.release.claims import Claim
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -135,11 +136,11 @@ class MetricResult:
     #: Records behind the interval; the verdict of an inconclusive rule uses it
     #: to say how many records would settle the question.
     sample_size: int | None = None
-    #: Declared claims this measurement refutes ("synthetic[0]:epsilon"), and the
+    #: Declared claims this measurement refutes (``Claim.of_synthetic_set(0)``), and the
     #: declared claims the value relies on; a rule relying on a claim another
     #: rule refuted in the same run cannot pass.
-    refutes: tuple[str, ...] = ()
-    relies_on: tuple[str, ...] = ()
+    refutes: tuple[Claim, ...] = ()
+    relies_on: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)

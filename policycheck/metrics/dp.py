@@ -48,6 +48,7 @@ from policycheck.metrics.membership_game import MembershipGameParams, check_game
 from policycheck.metrics.membership_game import game_need as membership_game_need
 from policycheck.metrics.reconstruction import GameParams, check_secret_declared, game_need
 from policycheck.metrics.registry import Method, Params, imported_where_used, intermediate, metric
+from policycheck.release.claims import Claim
 from policycheck.release.model import Dataset, Release, SynthesizerInfo
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -125,9 +126,9 @@ class TotalEpsilonParams(Params):
     )
 
 
-def claim_id(set_index: int) -> str:
+def claim_id(set_index: int) -> Claim:
     """Id of the epsilon a release's synthetic set claims, shared by the rules that test and count it."""
-    return f"synthetic[{set_index}]:epsilon"
+    return Claim.of_synthetic_set(set_index)
 
 
 def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[dict[str, Any]], list[str]]:
@@ -168,7 +169,7 @@ def _contributions(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[
                         "set": f"{entry.id}[{j}]",
                         "mechanism": mech,
                         "released_on": entry.released_on.isoformat() if entry.released_on else None,
-                        "claim": f"ledger:{entry.id}[{j}]:epsilon",
+                        "claim": Claim.of_ledger(entry.id, j),
                     }
                 )
     return rows, notes
@@ -729,7 +730,7 @@ def _claim(ds: Dataset | None, params: ClaimParams, where: str) -> tuple[float, 
 
 
 def _claim_row(
-    name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound, claim_of: str | None
+    name: str, claim: tuple[float, float], b: lower_bound.EpsilonBound, claim_of: Claim | None
 ) -> dict[str, Any]:
     return {
         "set": name,
@@ -777,7 +778,11 @@ def _excess_result(rows: list[dict[str, Any]], confidence: float, attack: str, e
             "Not refuted by this test (a test cannot verify a DP claim): the measured lower bound on epsilon "
             "does not exceed the claim; a stronger attack might still refute it.",
         )
-    details = {"claims": rows, "confidence": confidence, **extra}
+    details = {
+        "claims": [{**r, "claim": r["claim"] and str(r["claim"])} for r in rows],
+        "confidence": confidence,
+        **extra,
+    }
     refutes = tuple(r["claim"] for r in rows if r["contradicted"] and r["claim"] is not None)
     return MetricResult(
         value=value,

@@ -16,6 +16,7 @@ from policycheck.methods.reconstruction.game import AttributeInferenceGame
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, EvaluationError
 from policycheck.metrics.reconstruction import game_need
+from policycheck.release.claims import Claim
 from policycheck.release.mechanism import Mechanism
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 
@@ -283,7 +284,7 @@ def test_membership_excess_refutes_only_the_sets_whose_claim_it_contradicts():
     # A copy of the training data proves epsilon >= 3.28 (see above): a claim of 5 stands, one of 2 falls.
     rel = release(SynthesizerInfo("a", epsilon=5.0), SynthesizerInfo("b", epsilon=2.0))
     result = evaluate("dp_epsilon_excess_membership", rel)
-    assert result.refutes == ("synthetic[1]:epsilon",)
+    assert result.refutes == (Claim.of_synthetic_set(1),)
     assert result.notes[0].startswith("Refuted: the measured lower bound on epsilon exceeds the claim for synthetic[1]")
 
 
@@ -320,4 +321,4 @@ def test_total_epsilon_relies_on_every_claim_it_sums(tmp_path):
     rel = release(SynthesizerInfo("mst", epsilon=0.5), SynthesizerInfo("nonprivate"), SynthesizerInfo("b", epsilon=1.0))
     result = evaluate("dp_total_epsilon", rel, base_dir=tmp_path, delta=1e-6, ledger="l.yaml")
     # The set without a claim makes the total infinite; it relies on no claim.
-    assert result.relies_on == ("synthetic[0]:epsilon", "synthetic[2]:epsilon", "ledger:old[1]:epsilon")
+    assert result.relies_on == (Claim.of_synthetic_set(0), Claim.of_synthetic_set(2), Claim.of_ledger("old", 1))
