@@ -333,9 +333,11 @@ def check(
     the exit code is the worst of them. Unset options come from
     [tool.policycheck] in pyproject.toml (see `policycheck config`).
     """
-    from policycheck.interfaces import api
-    from policycheck.interfaces.check import print_summary
+    from policycheck.interfaces.check import CheckOptions, print_summary
+    from policycheck.interfaces.check import check as run_check
     from policycheck.io.config import expand_policies, load_settings, report_folders
+    from policycheck.policy.load import load_policy
+    from policycheck.report.render import render_format, write_reports
 
     settings = load_settings(
         {
@@ -359,16 +361,16 @@ def check(
     # the summary prints the release's findings with the verdicts
     release = _load_release(manifest, original, synthetic, holdout, column_types, metadata, show_findings=False)
     # Every policy is validated before anything is computed: exit 2 comes first, whole.
-    problems, inputs = [], _release_files(release)
+    problems, inputs, loaded = [], _release_files(release), []
     for path in paths:
         try:
-            loaded = api.load_policy(path, api.Release._wrap(release))._loaded
-        except api.PolicyError as exc:
+            loaded.append(load_policy(path, release))
+        except InvalidInput as exc:
             problems += exc.problems
             continue
-        inputs += [p for p, _ in [*loaded.source.files, *loaded.referenced_files]]
+        inputs += [p for p, _ in [*loaded[-1].source.files, *loaded[-1].referenced_files]]
     if problems:
-        raise api.PolicyError(problems)
+        raise InvalidInput(problems)
     folders = report_folders(Path(settings["output"]), paths)
     if not to_stdout:
         from policycheck.io.files import REPORT_FILES, check_output_folder, refuse_overwriting
@@ -391,30 +393,26 @@ def check(
                 "an input of this check would be overwritten by its reverse-mapped export: name "
                 "another folder with --export-reverse-mapped",
             )
+    options = CheckOptions(
+        seed=settings["seed"],
+        fail_on_warn=settings["fail-on-warn"],
+        executor=executor,
+        workers=settings["workers"],
+        scheduler=scheduler,
+        progress="plain" if quiet else True,
+        command=("policycheck", *sys.argv[1:]),
+    )
     codes = []
-    for path, folder in zip(paths, folders, strict=True):
-        result = api.check(
-            path,
-            api.Release._wrap(release),
-            seed=settings["seed"],
-            fail_on_warn=settings["fail-on-warn"],
-            executor=executor,
-            workers=settings["workers"],
-            progress="plain" if quiet else True,
-            command=["policycheck", *sys.argv[1:]],
-            scheduler=scheduler,
-        )
-        report = result.data
+    for i, (policy, folder) in enumerate(zip(loaded, folders, strict=True)):
+        report = run_check(policy, release, options)
         if to_stdout:
-            click.echo(result.render(chosen[0]), nl=False)
+            click.echo(render_format(chosen[0], report), nl=False)
         else:
-            result.write(folder, chosen)
+            write_reports(report, folder, chosen)
         print_summary(report, None if to_stdout else folder, err=to_stdout)
         if export_dir:
             # NOTE: the export uses the policy's seed, so several policies export side by side.
-            _export_reverse_mapped(
-                release, report_folders(export_dir, paths)[paths.index(path)], report["provenance"]["seed"]
-            )
+            _export_reverse_mapped(release, report_folders(export_dir, paths)[i], report["provenance"]["seed"])
         if explain:
             from policycheck.report.render import render_explain
 
@@ -692,13 +690,12 @@ def _release_files(release) -> list:
 
 
 def _export_reverse_mapped(release, out_dir: Path, seed: int) -> None:
+    from policycheck.core.seeds import generator
     from policycheck.methods.linkage.export import export_reverse_mapped
-    from policycheck.metrics.base import AttackerView, EvaluationContext
 
-    # The same pre-sampling generators the linkage metrics used, so the export
-    # is exactly what they linked.
-    ctx = EvaluationContext(release=release, attacker=AttackerView("maximum-knowledge", (), ()), seed=seed)
-    rngs = [ctx.rng("linkage", "presample", m) for m in range(len(release.synthetic))]
+    # The pre-sampling streams the linkage metrics drew from (their key, "linkage", "presample", m), so the
+    # export is exactly what they linked.
+    rngs = [generator(seed, "linkage", "presample", m) for m in range(len(release.synthetic))]
     for path in export_reverse_mapped(release, out_dir, rngs):
         _echo(f"wrote {display_path(path)}")
 

@@ -8,6 +8,7 @@ is collected and reported in one run as ``file:line:col: message``, with a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -102,6 +103,23 @@ def load_policy(path: Path, release: Release | None = None, today: dt.date | Non
         referenced_files=files,
         git_revision=git_revision(path.parent),
     )
+
+
+def validate_for_release(loaded: LoadedPolicy, release: Release, today: dt.date | None = None) -> LoadedPolicy:
+    """Check an already loaded policy against ``release``, without reading or parsing its files again.
+
+    What only a release can show: the columns the attacker and the rules name
+    exist and are analysed, a holdout where a metric needs one, a ledger that
+    matches the release. Raises :class:`InvalidInput` listing every problem;
+    returns the policy as :func:`load_policy` given the release would have.
+    """
+    name = display_path(loaded.path)
+    params, problems = _check_semantics(loaded.source, name, release, today or dt.date.today())
+    files, missing = _referenced_files(loaded.source, name, params, loaded.path.parent, release)
+    problems.extend(missing)
+    if problems:
+        raise InvalidInput(_dedupe(problems))
+    return dataclasses.replace(loaded, params=params, referenced_files=files)
 
 
 #: Params that name a file (relative to the policy's folder) a rule reads.
