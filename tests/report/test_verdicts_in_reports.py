@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from pydantic import Field
 
-from policycheck.interfaces.check import CheckOptions, check_release, print_summary
+from policycheck.interfaces.check import CheckOptions, check_release
+from policycheck.interfaces.cli.summary import print_summary
 from policycheck.metrics import registry
 from policycheck.metrics.base import Knowledge, MetricResult
 from policycheck.metrics.registry import Params
