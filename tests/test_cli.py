@@ -443,7 +443,10 @@ def test_plan_refuses_a_rule_on_an_ignored_column_with_exit_2(runner, toy_metric
     manifest.write_text(manifest.read_text() + "columns:\n  sex: {type: ignore}\n")
     result = invoke(runner, "plan", write("p.yaml", TOY_POLICY), "-r", manifest)
     assert result.exit_code == 2
-    message = "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; choose an analysed column"
+    message = (
+        "column 'sex' is declared type ignore: ignore columns enter no attack, query or distance; "
+        "choose an analysed column"
+    )
     assert result.stderr.splitlines() == [f"p.yaml:2:47: {message}", f"p.yaml:6:14: {message}"]
 
 
@@ -463,11 +466,11 @@ def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(
 
 
 def test_check_reads_each_policy_file_once(runner, toy_metric, write, toy_release, monkeypatch):
-    from policycheck.policy import load
+    from policycheck.policy import source
 
     reads = []
-    real = load.load_yaml
-    monkeypatch.setattr(load, "load_yaml", lambda path, kind: reads.append(path) or real(path, kind))
+    real = source.load_yaml
+    monkeypatch.setattr(source, "load_yaml", lambda path, kind: reads.append(path) or real(path, kind))
     result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q")
     assert result.exit_code == 0 and [p.name for p in reads] == ["p.yaml"]
 
