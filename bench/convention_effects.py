@@ -37,7 +37,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from policycheck.interfaces import api
 from policycheck.interfaces.demo import RELEASES, write_release
 from policycheck.methods.dcr_share import dcr_share_counts
 from policycheck.methods.gower import fit_gower
@@ -271,12 +270,20 @@ def rule_pair_effects(
                     "threshold": {"fail_above": 1.0},
                 }
             )
-    report = api.check(_policy(folder, rules), release, seed=DEMO_SEED, executor="serial", progress=False)
-    values = {r["id"]: r["value"] for r in report.data["rules"]}
-    errors = [f"{r['id']}: {r['error']}" for r in report.data["rules"] if r["error"]]
+    report = _check(_policy(folder, rules), release)
+    values = {r["id"]: r["value"] for r in report["rules"]}
+    errors = [f"{r['id']}: {r['error']}" for r in report["rules"] if r["error"]]
     if errors:
         raise RuntimeError("; ".join(errors))
     return {key: {side: values[f"{key.replace('/', '.')}.{side}"] for side in ("ours", "theirs")} for key in keys}
+
+
+def _check(policy: Path, release: Release) -> dict[str, Any]:
+    """report.json's content of a serial check of ``release`` against the policy at ``policy``, at the demo's seed."""
+    from policycheck.interfaces.check import CheckOptions, check
+    from policycheck.policy.load import load_policy
+
+    return check(load_policy(policy, release), release, CheckOptions(seed=DEMO_SEED, executor="serial"))
 
 
 def switched_effects(
@@ -296,8 +303,8 @@ def switched_effects(
         for side in ("ours", "theirs"):
             patch = mock.patch.object(importlib.import_module(module), name, theirs) if side == "theirs" else _nothing()
             with patch:
-                report = api.check(path, release, seed=DEMO_SEED, executor="serial", progress=False)
-            (rule,) = report.data["rules"]
+                report = _check(path, release)
+            (rule,) = report["rules"]
             if rule["error"]:
                 raise RuntimeError(f"{key}: {rule['error']}")
             values[side] = rule["value"]

@@ -389,7 +389,7 @@ def run_check_stream(spec: dict) -> dict:
     import tempfile
 
     from bench.bench_dcr import make_population
-    from policycheck.interfaces.check import check_release
+    from policycheck.interfaces.check import CheckOptions, check_release
     from policycheck.release import stream
     from policycheck.release.load import load_manifest
 
@@ -413,10 +413,8 @@ def run_check_stream(spec: dict) -> dict:
                 root / "policy.yaml",
                 load_manifest(root / "release.yaml"),
                 root / "out",
+                CheckOptions(executor=spec["executor"], workers=spec["workers"]),
                 formats=("json",),
-                executor=spec["executor"],
-                workers=spec["workers"],
-                progress=False,
             )
             wall = time.perf_counter() - t0
         value = json.loads((root / "out" / "report.json").read_text())["rules"][0]["value"]
@@ -480,7 +478,7 @@ def run_game(spec: dict) -> dict:
     import tempfile
 
     from bench.game_policy import game_policy
-    from policycheck.interfaces.check import check_release
+    from policycheck.interfaces.check import CheckOptions, check_release
     from policycheck.interfaces.demo import write_release
     from policycheck.release.load import load_manifest
 
@@ -494,11 +492,8 @@ def run_game(spec: dict) -> dict:
             policy,
             release,
             folder / "out",
+            CheckOptions(executor=spec["executor"], workers=spec["workers"], scheduler="local"),
             formats=("json",),
-            executor=spec["executor"],
-            workers=spec["workers"],
-            progress=False,
-            scheduler="local",
         )
         wall = time.perf_counter() - t0
     return {

@@ -140,7 +140,7 @@ def check_one(
 ) -> dict[str, Any]:
     """Make and check one release; the rules' verdicts, or the error that stopped the check."""
     from policycheck.core.errors import InvalidInput
-    from policycheck.interfaces.check import check_release
+    from policycheck.interfaces.check import CheckOptions, check_release
     from policycheck.release.load import load_manifest
 
     row: dict[str, Any] = {"dataset": data.name, "release": kind.name, "seed": seed}
@@ -162,10 +162,8 @@ def check_one(
             policy_for(data, kind, folder, rounds),
             release,
             folder / "report",
-            seed=seed,
+            CheckOptions(seed=seed, executor="serial"),
             formats=("json",),
-            executor="serial",
-            progress=False,
         )
     except (KeyboardInterrupt, SystemExit):
         raise

@@ -263,3 +263,17 @@ def test_report_read_refuses_a_key_written_twice(toy_metric, toy_release, tmp_pa
     )
     with pytest.raises(pc.InputError, match="key 'verdict' appears twice"):
         pc.Report.read(tmp_path / "run1" / "report.json")
+
+
+def test_a_loaded_policy_is_checked_without_reading_its_file_again(toy_metric, toy_release):
+    policy = pc.load_policy(TOY_POLICY_FILE())
+    policy.path.write_text("not: [a policy\n")  # a second read would fail
+    report = pc.check(policy, pc.load_release(toy_release["manifest"]), executor="serial", progress=False)
+    assert report.verdict == "warn"
+
+
+def test_a_loaded_policy_naming_a_column_the_release_lacks_is_refused_before_computing(toy_metric, toy_release):
+    policy = pc.load_policy(TOY_POLICY_FILE(TOY_POLICY.replace("column: sex", "column: gender")))
+    with pytest.raises(pc.PolicyError) as exc:
+        pc.check(policy, pc.load_release(toy_release["manifest"]), executor="serial", progress=False)
+    assert [p.message for p in exc.value.problems] == ["column 'gender' is not in the release"]

@@ -463,3 +463,40 @@ def test_exit_code_of_an_inconclusive_blocking_rule_follows_on_inconclusive(
     result = invoke(runner, "check", write("p.yaml", text), "-r", toy_release["manifest"], "-o", "out", "-q", *flags)
     assert result.exit_code == code
     assert "  inconclusive male-share (toy_share): 0.8333 [0.3588, 0.9958]" in result.output
+
+
+def test_check_reads_each_policy_file_once(runner, toy_metric, write, toy_release, monkeypatch):
+    from policycheck.policy import source
+
+    reads = []
+    real = source.load_yaml
+    monkeypatch.setattr(source, "load_yaml", lambda path, kind: reads.append(path) or real(path, kind))
+    result = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q")
+    assert result.exit_code == 0 and [p.name for p in reads] == ["p.yaml"]
+
+
+def test_the_reverse_mapped_export_is_what_the_linkage_metrics_presampled(runner, write, toy_release):
+    import pandas as pd
+
+    from policycheck.methods.linkage.export import export_reverse_mapped
+    from policycheck.metrics.base import AttackerView, EvaluationContext
+    from policycheck.release.load import load_manifest
+
+    # Nine synthetic records for six original ones: pre-sampling draws six of them at random.
+    original = pd.read_csv(toy_release["original"])
+    pd.concat([original, original.iloc[:3]]).assign(age=lambda f: f["age"] + range(9)).to_csv(
+        toy_release["synthetic"], index=False
+    )
+    linkage = MISLED.replace("fail_above", "fail_below").replace(
+        "[age, sex], secrets: [income]", "[sex], secrets: [age]"
+    )
+    policy = write("p.yaml", linkage + "seed: 5\n")
+    args = ("check", policy, "-r", toy_release["manifest"], "-o", "out", "-q", "--export-reverse-mapped", "rm")
+    assert invoke(runner, *args).exit_code in (0, 1)
+    release = load_manifest(toy_release["manifest"])
+    # The linkage metrics' own streams: their evaluation context's rng under their pre-sampling key.
+    ctx = EvaluationContext(release=release, attacker=AttackerView("maximum-knowledge", (), ()), seed=5)
+    (expected,) = export_reverse_mapped(release, Path("expected"), [ctx.rng("linkage", "presample", 0)])
+    (other_seed,) = export_reverse_mapped(release, Path("other"), [ctx.rng("linkage", "presample", 1)])
+    exported = Path("rm/reverse_mapped_1_synthetic.csv").read_bytes()
+    assert exported == expected.read_bytes() and exported != other_seed.read_bytes()

@@ -13,7 +13,7 @@ pytest.importorskip("distributed")
 
 from bench.game_policy import game_policy  # noqa: E402
 from policycheck.execution.dask import DaskExecutor  # noqa: E402
-from policycheck.interfaces.check import check_release  # noqa: E402
+from policycheck.interfaces.check import CheckOptions, check_release  # noqa: E402
 from policycheck.interfaces.demo import find_policy, write_release  # noqa: E402
 from policycheck.release.load import load_manifest  # noqa: E402
 from policycheck.report.integrity import without_run_context  # noqa: E402
@@ -37,11 +37,8 @@ def run_everywhere(policy: Path, release, tmp_path: Path) -> dict[str, bytes]:
             policy,
             release,
             tmp_path / executor,
+            CheckOptions(executor=executor, workers=2, scheduler="local"),
             formats=("json",),
-            executor=executor,
-            workers=2,
-            progress=False,
-            scheduler="local",
         )
         out[executor] = report_bytes(tmp_path / executor)
     return out

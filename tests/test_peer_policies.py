@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.interfaces.demo import write_release
 from policycheck.release.load import load_manifest
 
@@ -34,7 +34,7 @@ seed: {SEED}
     out = {}
     for name in ("nonprivate", "indhist_dp"):
         release = load_manifest(write_release(name, folder / "releases", SEED))
-        out[name] = check_release(policy, release, folder / "reports" / name, seed=SEED, progress=False)
+        out[name] = check_release(policy, release, folder / "reports" / name, CheckOptions(seed=SEED))
     return out
 
 

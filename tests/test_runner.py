@@ -41,7 +41,7 @@ def test_waiver_of_a_passing_rule_is_listed_as_unused(toy_metric, write, toy_rel
         "waivers:\n  - {rule: male-share, reason: accepted, approved_by: DPO, expires: 2099-01-01}\n"
     )
     result = run(write, toy_release, text)
-    assert result.outcomes[0].verdict == "pass" and result.unused_waivers == ["male-share"]
+    assert result.outcomes[0].verdict == "pass" and result.unused_waivers == ("male-share",)
 
 
 def test_needs_of_a_batching_intermediate_are_grouped_only_with_several_workers():
@@ -63,14 +63,15 @@ from pydantic import Field  # noqa: E402
 from policycheck.metrics import registry  # noqa: E402
 from policycheck.metrics.base import Knowledge, MetricResult  # noqa: E402
 from policycheck.metrics.registry import Params  # noqa: E402
+from policycheck.release.claims import Claim  # noqa: E402
 
 
 class FixedParams(Params):
     value: float = Field(description="The value to report.")
     interval: list[float] | None = Field(None, description="Its interval.")
     sample_size: int | None = Field(None, description="Records behind the interval.")
-    refutes: list[str] = Field(default_factory=list, description="Claims refuted.")
-    relies_on: list[str] = Field(default_factory=list, description="Claims relied on.")
+    refutes: list[int] = Field(default_factory=list, description="Synthetic sets whose epsilon claim it refutes.")
+    relies_on: list[int] = Field(default_factory=list, description="Synthetic sets whose epsilon claim it relies on.")
 
 
 @pytest.fixture
@@ -85,8 +86,8 @@ def fixed_metric():
             interval,
             0.95,
             sample_size=params.sample_size,
-            refutes=tuple(params.refutes),
-            relies_on=tuple(params.relies_on),
+            refutes=tuple(Claim.of_synthetic_set(i) for i in params.refutes),
+            relies_on=tuple(Claim.of_synthetic_set(i) for i in params.relies_on),
         )
 
     registry.load_families()
@@ -110,9 +111,8 @@ def test_rule_relying_on_a_claim_another_rule_refutes_fails(fixed_metric, write,
         toy_release,
         """\
 rules:
-  - {id: dp-claim, metric: fixed, params: {value: 4.5, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 0}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
-     threshold: {fail_above: 3}}
+  - {id: dp-claim, metric: fixed, params: {value: 4.5, refutes: [0]}, threshold: {fail_above: 0}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: [0]}, threshold: {fail_above: 3}}
 """,
     )
     budget = got["dp-budget"]
@@ -126,9 +126,8 @@ def test_refutation_counts_even_when_the_refuting_rule_passes_its_threshold(fixe
         toy_release,
         """\
 rules:
-  - {id: dp-claim, metric: fixed, params: {value: 0.4, refutes: ["synthetic[0]:epsilon"]}, threshold: {fail_above: 1}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
-     threshold: {fail_above: 3}}
+  - {id: dp-claim, metric: fixed, params: {value: 0.4, refutes: [0]}, threshold: {fail_above: 1}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: [0]}, threshold: {fail_above: 3}}
 """,
     )
     assert (got["dp-claim"].verdict, got["dp-budget"].verdict) == ("pass", "fail")
@@ -140,9 +139,8 @@ def test_claims_nobody_refutes_leave_the_verdict_alone(fixed_metric, write, toy_
         toy_release,
         """\
 rules:
-  - {id: dp-claim, metric: fixed, params: {value: 0, refutes: ["synthetic[1]:epsilon"]}, threshold: {fail_above: 0}}
-  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: ["synthetic[0]:epsilon"]},
-     threshold: {fail_above: 3}}
+  - {id: dp-claim, metric: fixed, params: {value: 0, refutes: [1]}, threshold: {fail_above: 0}}
+  - {id: dp-budget, metric: fixed, params: {value: 1.6, relies_on: [0]}, threshold: {fail_above: 3}}
 """,
     )
     assert got["dp-budget"].verdict == "pass" and got["dp-budget"].reason is None
@@ -211,3 +209,17 @@ def test_a_cause_shared_by_two_needs_is_said_once(toy_metric, write, toy_release
     (outcome,) = run(write, toy_release, TOY_POLICY).outcomes
     assert outcome.verdict == "error" and outcome.error.count("column sex is broken") == 1
     assert "toy_counts(column=sex, synthetic=0) and toy_counts(column=sex, synthetic=1)" in outcome.error
+
+
+def test_a_value_error_inside_an_evaluator_is_reported_as_an_internal_error_not_as_user_words(
+    toy_metric, write, toy_release
+):
+    import dataclasses
+
+    def broken(ctx, params, needs):
+        raise ValueError("operands could not be broadcast together")
+
+    registry._METRICS["toy_share"] = dataclasses.replace(registry._METRICS["toy_share"], evaluate=broken)
+    (outcome,) = run(write, toy_release, TOY_POLICY).outcomes
+    assert outcome.verdict == "error"
+    assert outcome.error.startswith("internal error ValueError: operands could not be broadcast together (at ")

@@ -116,26 +116,48 @@ def test_every_function_imports_the_heavy_names_it_uses():
     assert problems == []
 
 
-def test_the_garbage_collector_is_off_only_for_the_commands_without_data(monkeypatch, tmp_path):
+def test_the_garbage_collector_is_paused_only_while_a_command_without_data_runs(monkeypatch, tmp_path):
     import gc
 
+    from policycheck.interfaces import cli, verify
+    from policycheck.io import config
+
+    monkeypatch.chdir(tmp_path)
+    seen, after = {}, {}
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def recording(*args, **kwargs):
+            seen.setdefault(sys.argv[1], gc.isenabled())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, recording)
+
+    # What each command calls first: its collector state is the one its work runs with.
+    spy(config, "load_settings")
+    spy(config, "expand_policies")
+    spy(verify, "read_report")
+    for argv in (
+        ["config"],
+        ["validate", "missing.policy.yaml"],
+        ["diff", "old.json", "new.json"],
+        ["check", "missing.policy.yaml"],
+    ):
+        monkeypatch.setattr(sys, "argv", ["policycheck", *argv])
+        with pytest.raises(SystemExit):
+            cli.main()
+        after[argv[0]] = gc.isenabled()
+    assert seen == {"config": False, "validate": False, "diff": True, "check": True}
+    assert after == {"config": True, "validate": True, "diff": True, "check": True}  # as main() found it
+
+
+def test_main_gives_back_the_stdout_it_found(monkeypatch, tmp_path):
     from policycheck.interfaces import cli
 
-    monkeypatch.setattr(sys, "stdout", sys.stdout)  # main() wraps it
     monkeypatch.chdir(tmp_path)
-    seen = {}
-    try:
-        for argv in (
-            ["config"],
-            ["validate", "missing.policy.yaml"],
-            ["diff", "old.json", "new.json"],
-            ["check", "missing.policy.yaml"],
-        ):
-            gc.enable()
-            monkeypatch.setattr(sys, "argv", ["policycheck", *argv])
-            with pytest.raises(SystemExit):
-                cli.main()
-            seen[argv[0]] = gc.isenabled()
-    finally:
-        gc.enable()
-    assert seen == {"config": False, "validate": False, "diff": True, "check": True}
+    before = sys.stdout
+    monkeypatch.setattr(sys, "argv", ["policycheck", "config"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert sys.stdout is before

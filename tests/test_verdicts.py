@@ -1,5 +1,6 @@
 import pytest
 
+from policycheck.core.errors import EvaluationError
 from policycheck.engine.verdicts import (
     compared_value,
     exit_code,
@@ -32,7 +33,7 @@ def test_compare_upper_uses_the_interval_end():
 
 
 def test_nan_is_never_a_pass():
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(EvaluationError, match="NaN"):
         judge(Threshold(fail_above=0.2), float("nan"))
 
 
@@ -251,7 +252,7 @@ def test_interval_rule_decides_a_value_without_an_interval_on_its_estimate():
 
 
 def test_interval_rule_never_passes_nan():
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(EvaluationError, match="NaN"):
         judge_result(Threshold(fail_above=0.3), MetricResult(0.1, (float("nan"), 0.2), 0.95))
 
 

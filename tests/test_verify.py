@@ -293,7 +293,7 @@ def test_explain_traces_each_verdict_to_knowledge_data_params_and_policy_line(ru
 
 @pytest.mark.slow
 def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, tmp_path):
-    from policycheck.interfaces.check import check_release
+    from policycheck.interfaces.check import CheckOptions, check_release
     from policycheck.interfaces.demo import find_policy, write_release
     from policycheck.release.load import load_manifest
 
@@ -302,9 +302,7 @@ def test_verify_confirms_a_demo_report_and_detects_a_changed_data_file(runner, t
         find_policy(),
         load_manifest(manifest),
         tmp_path / "demo" / "out",
-        seed=20261121,
-        executor="serial",
-        progress=False,
+        CheckOptions(seed=20261121, executor="serial"),
         formats=("json",),
     )
     report = tmp_path / "demo" / "out" / "report.json"

@@ -42,16 +42,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS
+from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, EvaluationError
 from policycheck.metrics.base import MetricResult
 from policycheck.policy.model import Threshold
 
-RULE_VERDICTS = ("pass", "warn", "fail", "inconclusive", "waived", "error")
-RELEASE_VERDICTS = ("pass", "warn", "fail", "error")
+
+class Verdict(StrEnum):
+    """A rule's verdict (a release's is one of pass, warn, fail, error).
+
+    The values are report.json's words, so a verdict is written, compared and
+    printed as the word it always was.
+    """
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+    WAIVED = "waived"
+    ERROR = "error"
+
+
+RULE_VERDICTS = tuple(v.value for v in Verdict)
+RELEASE_VERDICTS = tuple(v.value for v in (Verdict.PASS, Verdict.WARN, Verdict.FAIL, Verdict.ERROR))
 #: Verdicts a live waiver may accept.
-WAIVABLE = ("fail", "warn", "inconclusive")
+WAIVABLE = frozenset({Verdict.FAIL, Verdict.WARN, Verdict.INCONCLUSIVE})
 #: The decision rules a verdict can come from (report.json's ``decided_on``).
 DECISION_RULES = ("interval", "estimate", "upper", "lower", "refuted_claim")
 
@@ -60,7 +77,7 @@ DECISION_RULES = ("interval", "estimate", "upper", "lower", "refuted_claim")
 class Judgement:
     """A rule's verdict on one measurement, with what it was compared on and why."""
 
-    verdict: str
+    verdict: Verdict
     #: The number that decided (the estimate, or the interval end that decided).
     compared: float
     #: Plain words for a verdict its name does not explain (inconclusive, a warn the sample does not settle).
@@ -95,15 +112,19 @@ def beyond(threshold: Threshold, level: float, value: float) -> bool:
     return value > level if threshold.direction == "above" else value < level
 
 
-def judge(threshold: Threshold, value: float) -> str:
+def judge(threshold: Threshold, value: float) -> Verdict:
     """pass, warn or fail: a level is crossed when the value is strictly beyond it."""
     if math.isnan(value):
-        raise ValueError("the metric produced no number (NaN)")
+        raise EvaluationError(NO_NUMBER)
     if beyond(threshold, threshold.fail, value):
-        return "fail"
+        return Verdict.FAIL
     if threshold.warn is not None and beyond(threshold, threshold.warn, value):
-        return "warn"
-    return "pass"
+        return Verdict.WARN
+    return Verdict.PASS
+
+
+#: Why a NaN value gets no verdict (the rule's error, exit code 3).
+NO_NUMBER = "the metric produced no number (NaN)"
 
 
 def judge_result(threshold: Threshold, result: MetricResult) -> Judgement:
@@ -119,17 +140,17 @@ def judge_result(threshold: Threshold, result: MetricResult) -> Judgement:
         return judge_interval(threshold, result)
     compared = compared_value(threshold, result)
     if math.isnan(estimate) or math.isnan(compared):
-        raise ValueError("the metric produced no number (NaN)")
+        raise EvaluationError(NO_NUMBER)
     estimate_beyond = beyond(threshold, threshold.fail, estimate)
     bound_beyond = beyond(threshold, threshold.fail, compared)
     decision = _bound_words(threshold, result, compared)
     if estimate_beyond and bound_beyond:
-        return Judgement("fail", compared, decided_on=threshold.compare, decision=decision)
+        return Judgement(Verdict.FAIL, compared, decided_on=threshold.compare, decision=decision)
     if not estimate_beyond and not bound_beyond:
         return Judgement(judge(threshold, compared), compared, decided_on=threshold.compare, decision=decision)
     needed = records_to_settle(result.sample_size, estimate, compared, threshold.fail)
     return Judgement(
-        "inconclusive",
+        Verdict.INCONCLUSIVE,
         compared,
         _inconclusive_reason(threshold, result, compared, needed),
         needed,
@@ -149,18 +170,18 @@ def judge_interval(threshold: Threshold, result: MetricResult) -> Judgement:
     estimate = float(result.value)
     lower, upper = (float(x) for x in result.interval)  # type: ignore[misc]
     if math.isnan(estimate) or math.isnan(lower) or math.isnan(upper):
-        raise ValueError("the metric produced no number (NaN)")
+        raise EvaluationError(NO_NUMBER)
     near, far = (lower, upper) if threshold.direction == "above" else (upper, lower)
     fail, warn = threshold.fail, threshold.warn
     words = _Words(threshold, result, near, far)
     if beyond(threshold, fail, near):
-        return Judgement("fail", near, decided_on="interval", decision=words.shown_beyond("fail"))
+        return Judgement(Verdict.FAIL, near, decided_on="interval", decision=words.shown_beyond("fail"))
     if beyond(threshold, fail, far):
         # NOTE: the end to move is the one on the other side of the level from the estimate.
         bound = near if beyond(threshold, fail, estimate) else far
         needed = records_to_settle(result.sample_size, estimate, bound, fail)
         return Judgement(
-            "inconclusive",
+            Verdict.INCONCLUSIVE,
             far,
             words.unsettled("fail", needed),
             needed,
@@ -169,13 +190,13 @@ def judge_interval(threshold: Threshold, result: MetricResult) -> Judgement:
             unsettled="fail",
         )
     if warn is None or not beyond(threshold, warn, far):
-        return Judgement("pass", far, decided_on="interval", decision=words.shown_within())
+        return Judgement(Verdict.PASS, far, decided_on="interval", decision=words.shown_within())
     if beyond(threshold, warn, near):
-        return Judgement("warn", near, decided_on="interval", decision=words.shown_beyond("warn"))
+        return Judgement(Verdict.WARN, near, decided_on="interval", decision=words.shown_beyond("warn"))
     bound = near if beyond(threshold, warn, estimate) else far
     needed = records_to_settle(result.sample_size, estimate, bound, warn)
     return Judgement(
-        "warn",
+        Verdict.WARN,
         far,
         words.unsettled("warn", needed),
         needed,
@@ -291,7 +312,7 @@ class _Words:
         return text + _settle_words(needed, self.r)
 
 
-def _estimate_words(threshold: Threshold, estimate: float, verdict: str, exact: bool) -> str:
+def _estimate_words(threshold: Threshold, estimate: float, verdict: Verdict, exact: bool) -> str:
     how = "Decided on the value (it has no interval)" if exact else "Decided on the estimate (compare: estimate)"
     return f"{how}: {_num(estimate)} {_relation(threshold, estimate)}."
 
@@ -323,25 +344,26 @@ def fails_release(rule: dict[str, Any]) -> bool:
     """Whether a rule record (``verdict``, ``severity``, ``on_inconclusive``) fails the release."""
     if rule["severity"] != "blocking":
         return False
-    if rule["verdict"] == "fail":
+    if rule["verdict"] == Verdict.FAIL:
         return True
-    return rule["verdict"] == "inconclusive" and rule.get("on_inconclusive", "warn") == "fail"
+    return rule["verdict"] == Verdict.INCONCLUSIVE and rule.get("on_inconclusive", "warn") == "fail"
 
 
-def release_verdict(rules: list[dict]) -> str:
+def release_verdict(rules: list[dict[str, Any]]) -> Verdict:
     """Overall verdict from rule records with ``verdict``, ``severity`` and ``on_inconclusive``."""
-    if any(r["verdict"] == "error" for r in rules):
-        return "error"
+    if any(r["verdict"] == Verdict.ERROR for r in rules):
+        return Verdict.ERROR
     if any(fails_release(r) for r in rules):
-        return "fail"
-    if any(r["verdict"] in ("warn", "fail", "inconclusive") for r in rules):
-        return "warn"
-    return "pass"
+        return Verdict.FAIL
+    if any(r["verdict"] in (Verdict.WARN, Verdict.FAIL, Verdict.INCONCLUSIVE) for r in rules):
+        return Verdict.WARN
+    return Verdict.PASS
 
 
 def exit_code(verdict: str, fail_on_warn: bool = False) -> int:
-    if verdict == "error":
+    """What the command exits with for a release verdict: 3 error, 1 fail (or warn with ``fail_on_warn``), else 0."""
+    if verdict == Verdict.ERROR:
         return EXIT_ERROR
-    if verdict == "fail" or (verdict == "warn" and fail_on_warn):
+    if verdict == Verdict.FAIL or (verdict == Verdict.WARN and fail_on_warn):
         return EXIT_FAIL
     return EXIT_PASS

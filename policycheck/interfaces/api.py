@@ -100,7 +100,7 @@ def load_policy(path: str | Path, release: Release | None = None) -> Policy:
     from policycheck.policy.load import load_policy as _load
 
     try:
-        return Policy(_load(Path(path), _internal(release) if release is not None else None))
+        return Policy(_load(Path(path), release._release if release is not None else None))
     except PolicyError:
         raise
     except InvalidInput as exc:
@@ -202,10 +202,6 @@ class Release:
 def load_release(path: str | Path) -> Release:
     """The release a manifest file describes (same as :meth:`Release.from_manifest`)."""
     return Release.from_manifest(path)
-
-
-def _internal(release: Release | release_model.Release) -> release_model.Release:
-    return release._release if isinstance(release, Release) else release
 
 
 def _source(table: Table, label: str) -> Any:
@@ -320,31 +316,40 @@ def check(
 ) -> Report:
     """Check ``release`` against ``policy``; return the report (nothing is written).
 
-    The policy is (re-)validated against the release's columns first, so an
-    invalid policy raises :class:`PolicyError` before any computation.
-    ``seed`` overrides the policy's (same inputs and seed, same numbers);
-    ``workers`` and ``executor`` choose where heavy work runs; ``progress``
-    shows progress on stderr: a live line per plan step on a terminal, plain
-    lines elsewhere or with ``"plain"`` (default: when stderr is a terminal).
+    The policy is validated against the release's columns first (a loaded
+    :class:`Policy` is not read again), so an invalid policy raises
+    :class:`PolicyError` before any computation. ``seed`` overrides the
+    policy's (same inputs and seed, same numbers); ``workers`` and
+    ``executor`` choose where heavy work runs; ``progress`` shows progress on
+    stderr: a live line per plan step on a terminal, plain lines elsewhere or
+    with ``"plain"`` (default: when stderr is a terminal).
     """
-    from policycheck.interfaces.check import run_check
+    from policycheck.interfaces.check import CheckOptions
+    from policycheck.interfaces.check import check as run_check
 
-    path = policy.path if isinstance(policy, Policy) else Path(policy)
-    loaded = load_policy(path, release)._loaded
-    if progress is None:
-        progress = sys.stderr.isatty()
-    data = run_check(
-        loaded,
-        _internal(release),
+    loaded = _for_release(policy, release)
+    options = CheckOptions(
         seed=seed,
         fail_on_warn=fail_on_warn,
         executor=executor,
         workers=workers,
-        progress=progress,
-        command=list(command),
         scheduler=scheduler,
+        progress=sys.stderr.isatty() if progress is None else progress,
+        command=tuple(command),
     )
-    return Report(data)
+    return Report(run_check(loaded, release._release, options))
+
+
+def _for_release(policy: Policy | str | Path, release: Release) -> LoadedPolicy:
+    """The policy validated against ``release``: a loaded one checked again without re-reading its files."""
+    from policycheck.policy.load import validate_for_release
+
+    if not isinstance(policy, Policy):
+        return load_policy(policy, release)._loaded
+    try:
+        return validate_for_release(policy._loaded, release._release)
+    except InvalidInput as exc:
+        raise PolicyError(exc.problems) from None
 
 
 class Report:

@@ -1,40 +1,50 @@
-"""The ``check`` use case: policy + release -> plan -> run -> report.
+"""The ``check`` use case: a loaded policy + a release -> plan -> run -> report.
 
-:func:`run_check` is the one code path: the Python API's
-:func:`policycheck.interfaces.api.check`, the CLI's ``check`` and ``demo`` all go
-through it, so they produce the same reports the same way.
+:func:`check` is the one code path: the Python API's
+:func:`policycheck.interfaces.api.check`, the CLI's ``check`` and ``demo``
+(through :func:`check_release`) all call it with parsed objects, so they
+produce the same reports the same way and read each policy once.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-import click
-
-from policycheck.core.escape import one_line
 from policycheck.policy.load import LoadedPolicy
 from policycheck.release.model import Release
 
+#: The seed of a run whose policy and options name none.
 DEFAULT_SEED = 0
 
 
-def run_check(
-    loaded: LoadedPolicy,
-    release: Release,
-    *,
-    seed: int | None = None,
-    fail_on_warn: bool = False,
-    executor: str = "local",
-    workers: int | None = None,
-    progress: bool | str = True,
-    command: list[str] | None = None,
-    scheduler: str | None = None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CheckOptions:
+    """How to run a check; none of it changes a number (the seed aside, which the report records)."""
+
+    #: Seed of every random choice; None: the policy's, else :data:`DEFAULT_SEED`.
+    seed: int | None = None
+    #: Whether a warning release exits 1 (recorded in the report's exit code).
+    fail_on_warn: bool = False
+    #: Where heavy work runs: local processes, serial, or a Dask cluster.
+    executor: str = "local"
+    #: Workers (None: the cores available).
+    workers: int | None = None
+    #: With the Dask executor: the scheduler address, or None/"local" for local processes.
+    scheduler: str | None = None
+    #: Progress on stderr: True (live on a terminal, plain lines elsewhere), "plain", or False (none).
+    progress: bool | Literal["plain"] = False
+    #: The command line the report records as what ran.
+    command: tuple[str, ...] = field(default_factory=tuple)
+
+
+def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckOptions()) -> dict[str, Any]:
     """Compile ``loaded`` against ``release``, run the plan and return report.json's content.
 
-    ``progress``: True (a live line per step on a terminal, plain lines
-    elsewhere), ``"plain"`` (plain lines), False (nothing). Writes nothing:
+    ``loaded`` must have been validated against ``release``
+    (:func:`policycheck.policy.load.load_policy` given the release, or
+    :func:`policycheck.policy.load.validate_for_release`). Writes nothing:
     :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.engine.compiler import compile_plan
@@ -44,82 +54,36 @@ def run_check(
     from policycheck.report.build import build_report
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
-    if seed is None:
-        seed = loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
-    with make_executor(executor, workers, scheduler) as pool:
-        run = run_plan(plan, release, seed, pool, Progress(enabled=bool(progress), plain=progress == "plain"))
-        name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    return build_report(plan, release, run, executor=name, command=command or [], fail_on_warn=fail_on_warn)
+    seed = run_seed(loaded, options.seed)
+    progress = Progress(enabled=bool(options.progress), plain=options.progress == "plain")
+    with make_executor(options.executor, options.workers, options.scheduler) as pool:
+        run = run_plan(plan, release, seed, pool, progress)
+        name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
+    return build_report(
+        plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
+    )
+
+
+def run_seed(loaded: LoadedPolicy, seed: int | None = None) -> int:
+    """The seed a check of ``loaded`` runs with: the one given, else the policy's, else :data:`DEFAULT_SEED`."""
+    if seed is not None:
+        return seed
+    return loaded.policy.seed if loaded.policy.seed is not None else DEFAULT_SEED
 
 
 def check_release(
     policy_path: Path,
     release: Release,
     out_dir: Path,
-    *,
-    seed: int | None = None,
+    options: CheckOptions = CheckOptions(),
     formats: tuple[str, ...] = ("json", "html", "md"),
-    fail_on_warn: bool = False,
-    executor: str = "local",
-    workers: int | None = None,
-    progress: bool = True,
-    command: list[str] | None = None,
-    scheduler: str | None = None,
 ) -> dict[str, Any]:
-    """Check ``release`` against the policy at ``policy_path``; write and return the report."""
+    """Load the policy at ``policy_path`` against ``release``, :func:`check` it, write and return the report."""
     from policycheck.io.files import check_output_folder
     from policycheck.policy.load import load_policy
     from policycheck.report.render import write_reports
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
-    loaded = load_policy(policy_path, release)
-    report = run_check(
-        loaded,
-        release,
-        seed=seed,
-        fail_on_warn=fail_on_warn,
-        executor=executor,
-        workers=workers,
-        progress=progress,
-        command=command or [],
-        scheduler=scheduler,
-    )
+    report = check(load_policy(policy_path, release), release, options)
     write_reports(report, out_dir, formats)
     return report
-
-
-def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err: bool = False) -> None:
-    """One line per rule and the overall verdict (on stdout, or stderr when stdout holds a report)."""
-    from policycheck.report.formatting import VERDICT_WORDS, measured_text
-    from policycheck.report.summary import summarize
-
-    def echo(text: str) -> None:
-        # NOTE: ids and errors come from files: one_line escapes control characters.
-        click.echo(text, err=err)
-
-    verdict = report["verdict"]
-    words = click.style(VERDICT_WORDS.get(verdict, verdict.upper()), fg=COLOURS.get(verdict), bold=True)
-    echo(f"{one_line(report['policy']['id'])} on {one_line(report['release']['id'])}: {words}")
-    for finding in report["release"].get("findings", []):
-        echo(f"  finding: {one_line(finding)}")
-    width = max([6, *(len(rule["verdict"]) for rule in report["rules"])])
-    for rule in report["rules"]:
-        extra = f" ({rule['error']})" if rule["error"] else ""
-        label = click.style(f"{rule['verdict']:<{width}}", fg=COLOURS.get(rule["verdict"]))
-        echo(f"  {label} {one_line(rule['id'])} ({rule['metric']}): {one_line(measured_text(rule) + extra)}")
-        if rule.get("verdict_reason") and rule["verdict"] != "pass":
-            echo(f"  {'':<{width}}   {one_line(rule['verdict_reason'])}")
-    echo(f"  {summarize(report).counts_text()}")
-    if out_dir is not None:
-        echo(f"reports in {one_line(str(out_dir))}/")
-
-
-#: Terminal colour of each verdict (shown only where colour is on: see cli.colour_choice).
-COLOURS = {
-    "pass": "green",
-    "warn": "yellow",
-    "fail": "red",
-    "error": "magenta",
-    "waived": "cyan",
-    "inconclusive": "yellow",
-}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import zlib
 from pathlib import Path
+from typing import Literal
 
 import click
 import numpy as np
@@ -26,7 +27,8 @@ import pandas as pd
 from ruamel.yaml import YAML
 
 from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
-from policycheck.interfaces.check import check_release, print_summary
+from policycheck.interfaces.check import CheckOptions, check_release
+from policycheck.interfaces.cli.summary import print_summary
 from policycheck.io.files import atomic_write_text
 from policycheck.methods.synthesizers import BUILTIN, indhist_dp
 from policycheck.release.load import load_manifest
@@ -125,21 +127,15 @@ def write_release(name: str, out_dir: Path, seed: int) -> Path:
     return path
 
 
-def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: bool | str = True) -> int:
+def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: bool | Literal["plain"] = True) -> int:
     policy_path = policy or find_policy()
     click.echo(f"policycheck demo: policy {policy_path}, seed {seed}, reports in {out_dir}/<release>/")
     reports = {}
     for name in RELEASES:
         click.echo(f"\n== release {name}: synthesizing {TRAINING.name} ...")
         release = load_manifest(write_release(name, out_dir, seed))
-        report = check_release(
-            policy_path,
-            release,
-            out_dir / name,
-            seed=seed,
-            progress=progress,
-            command=["policycheck", "demo", "--seed", str(seed)],
-        )
+        options = CheckOptions(seed=seed, progress=progress, command=("policycheck", "demo", "--seed", str(seed)))
+        report = check_release(policy_path, release, out_dir / name, options)
         print_summary(report, out_dir / name)
         reports[name] = report
     click.echo("\nsummary:")

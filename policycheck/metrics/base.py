@@ -8,7 +8,6 @@ The compiler and the renderer only ever see the types defined here.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -16,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EvaluationError  # noqa: F401 - defined below methods/, re-exported for families
+from policycheck.core.seeds import generator, seed_sequence
 from policycheck.metrics.details import Details
+from policycheck.release.claims import Claim
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -135,11 +136,11 @@ class MetricResult:
     #: Records behind the interval; the verdict of an inconclusive rule uses it
     #: to say how many records would settle the question.
     sample_size: int | None = None
-    #: Declared claims this measurement refutes ("synthetic[0]:epsilon"), and the
+    #: Declared claims this measurement refutes (``Claim.of_synthetic_set(0)``), and the
     #: declared claims the value relies on; a rule relying on a claim another
     #: rule refuted in the same run cannot pass.
-    refutes: tuple[str, ...] = ()
-    relies_on: tuple[str, ...] = ()
+    refutes: tuple[Claim, ...] = ()
+    relies_on: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,17 +206,12 @@ class EvaluationContext:
         """A generator for one named random choice.
 
         Derived from the run's seed and the key only, so results do not depend
-        on which rules run or in what order.
+        on which rules run or in what order (:mod:`policycheck.core.seeds`).
         """
-        import numpy as np
-
-        return np.random.default_rng(self.seed_for(*key))
+        return generator(self.seed, *key)
 
     def seed_for(self, *key: str | int) -> np.random.SeedSequence:
-        import numpy as np
-
-        words = [zlib.crc32(str(k).encode()) for k in key]
-        return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(words))
+        return seed_sequence(self.seed, *key)
 
 
 #: Signature of a metric evaluator: (context, validated params, resolved needs) -> result.

@@ -16,11 +16,12 @@ import numpy as np
 from policycheck.core.errors import display_path
 from policycheck.core.version import __version__
 from policycheck.engine.compiler import Plan
-from policycheck.engine.runner import RunResult
+from policycheck.engine.outcome import RuleOutcome, RunResult
 from policycheck.engine.verdicts import exit_code, release_verdict
 from policycheck.metrics.base import KNOWLEDGE_WORDS
 from policycheck.metrics.details import Details
 from policycheck.metrics.registry import MetricSpec, convention_effects
+from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release
 from policycheck.report.integrity import new_run_id, seal
@@ -60,7 +61,7 @@ def build_report(
     verdict = release_verdict(rules)
     report = {
         "schema_version": SCHEMA_VERSION,
-        "verdict": verdict,
+        "verdict": verdict.value,
         "exit_code": exit_code(verdict, fail_on_warn),
         "generated_at": run.finished.isoformat(timespec="seconds"),
         "policy": {
@@ -97,7 +98,7 @@ def build_report(
                 for d in release.datasets()
             ],
         },
-        "summary": summarize_rules(rules, run.unused_waivers).to_json(),
+        "summary": summarize_rules(rules, list(run.unused_waivers)).to_json(),
         "rules": rules,
         "waivers": [_waiver(w) for w in policy.waivers],
         "methods": methods_of([o.evaluation.spec for o in run.outcomes]),
@@ -141,7 +142,7 @@ def build_report(
     return report
 
 
-def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
+def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, has_holdout: bool) -> dict[str, Any]:
     e = outcome.evaluation
     r = outcome.result
     file, line, col = loaded.rule_origin(e.rule.id)
@@ -151,8 +152,8 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "metric": e.spec.name,
         "family": e.spec.family,
         "severity": e.rule.severity,
-        "verdict": outcome.verdict,
-        "verdict_before_waiver": outcome.raw_verdict if outcome.waiver else None,
+        "verdict": outcome.verdict.value,
+        "verdict_before_waiver": outcome.raw_verdict.value if outcome.waiver else None,
         "verdict_reason": _reason(outcome),
         "on_inconclusive": outcome.on_inconclusive,
         "records_to_settle": outcome.records_to_settle,
@@ -165,8 +166,8 @@ def _rule(outcome, loaded, has_holdout: bool) -> dict[str, Any]:
         "baseline": r.baseline if r else None,
         "baseline_label": r.baseline_label if r else None,
         "sample_size": r.sample_size if r else None,
-        "refutes": list(r.refutes) if r else [],
-        "relies_on": list(r.relies_on) if r else [],
+        "refutes": [str(claim) for claim in r.refutes] if r else [],
+        "relies_on": [str(claim) for claim in r.relies_on] if r else [],
         "threshold": e.rule.threshold.model_dump(),
         "value_range": list(e.spec.value_range) if any(v is not None for v in e.spec.value_range) else None,
         "interval": list(r.interval) if r and r.interval is not None else None,
@@ -245,7 +246,7 @@ def _effect(measured: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _reason(outcome) -> str | None:
+def _reason(outcome: RuleOutcome) -> str | None:
     """Plain words for the verdict: why it is inconclusive or failed on a refuted claim, or what a pass means."""
     if outcome.reason:
         return outcome.reason

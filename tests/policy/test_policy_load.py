@@ -244,3 +244,21 @@ rules:
 def test_on_inconclusive_takes_fail_or_warn(toy_metric, write):
     path = write("p.yaml", TOY_POLICY.replace("rules:", "on_inconclusive: ignore\nrules:"))
     assert problems_of(path) == ["p.yaml:3:1: on_inconclusive: 'ignore' is not one of 'fail' or 'warn'"]
+
+
+def test_a_loaded_policy_is_validated_against_a_release_with_the_places_of_its_problems(toy_metric, write, toy_release):
+    from policycheck.policy.load import validate_for_release
+
+    loaded = load_policy(write("p.yaml", TOY_POLICY.replace("column: sex", "column: sexe")))
+    with pytest.raises(InvalidInput) as exc:
+        validate_for_release(loaded, load_manifest(toy_release["manifest"]))
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:6:14: column 'sexe' is not in the release (did you mean 'sex'?)"
+    ]
+
+
+def test_a_loaded_policy_valid_for_a_release_keeps_its_params(toy_metric, write, toy_release):
+    from policycheck.policy.load import validate_for_release
+
+    loaded = validate_for_release(load_policy(write("p.yaml", TOY_POLICY)), load_manifest(toy_release["manifest"]))
+    assert loaded.params["male-share"].column == "sex"

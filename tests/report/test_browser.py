@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.interfaces.demo import find_policy, write_release
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html
@@ -345,9 +345,7 @@ def toy_report_page(toy_metric, write, tmp_path):
         write("p.yaml", policy),
         load_manifest(tmp_path / "release.yaml"),
         tmp_path / "out",
-        executor="serial",
-        progress=False,
-        seed=1,
+        CheckOptions(executor="serial", seed=1),
         formats=("json",),
     )
     assert [r["verdict"] for r in report["rules"]] == ["pass", "warn", "waived", "error"]
@@ -389,9 +387,7 @@ def test_demo_report_renders_cleanly(tmp_path, monkeypatch):
         policy,
         release,
         tmp_path / "demo" / "nonprivate",
-        seed=20261121,
-        executor="serial",
-        progress=False,
+        CheckOptions(seed=20261121, executor="serial"),
         formats=("json", "html"),
     )
     check_in_browser(tmp_path / "demo" / "nonprivate" / "report.html", tmp_path, "demo-nonprivate")

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from policycheck.report.charts import _ticks, render_chart, render_gauge
+from policycheck.report.charts import render_chart, render_gauge
+from policycheck.report.charts.axes import ticks
 
 PLOT_H = 220  # height of the plot area of x/y charts and histograms, in SVG units
 
@@ -14,9 +15,9 @@ def rects(svg: str) -> list[dict[str, str]]:
 
 
 def test_ticks_step_by_1_2_or_5():
-    assert _ticks(0, 1) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
-    assert _ticks(0, 0.35) == [0, 0.1, 0.2, 0.3]
-    assert _ticks(1, 3, integer=True) == [1, 2, 3]  # counts of sets: no 1.5
+    assert ticks(0, 1) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert ticks(0, 0.35) == [0, 0.1, 0.2, 0.3]
+    assert ticks(1, 3, integer=True) == [1, 2, 3]  # counts of sets: no 1.5
 
 
 def test_histogram_bars_are_shares_on_a_rounded_axis():

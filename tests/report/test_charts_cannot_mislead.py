@@ -4,7 +4,8 @@ a colour-blind-safe palette with see-through overlaid histograms, and a caption 
 import itertools
 import re
 
-from policycheck.report.charts import PALETTE, render_chart, render_gauge
+from policycheck.report.charts import render_chart, render_gauge
+from policycheck.report.charts.style import PALETTE
 
 SIZES = {"tk": 10, "lg": 10, "al": 11, "ct": 13, "bv": 9.5, "gm": 10.5, "gz": 10, "rl": 10, "hv": 9}
 LONG_IDS = [f"release-2026-q4-membership-inference-rule-{i}-with-a-long-id" for i in range(8)]

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.junit import render_junit
 
@@ -51,7 +51,7 @@ waivers:
 def report(toy_metric, write, toy_release, tmp_path):
     """Every rule verdict once: the toy share of Male is 5/6 = 0.8333."""
     release = load_manifest(toy_release["manifest"])
-    return check_release(write("p.yaml", MIXED), release, tmp_path / "out", executor="serial", progress=False, seed=3)
+    return check_release(write("p.yaml", MIXED), release, tmp_path / "out", CheckOptions(executor="serial", seed=3))
 
 
 def parse(report) -> ET.Element:

@@ -4,7 +4,7 @@ import pytest
 from conftest import TOY_POLICY
 from jsonschema import Draft7Validator
 
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.render import render_html, render_markdown
 from policycheck.report.schema import report_schema
@@ -14,7 +14,7 @@ from policycheck.report.schema import report_schema
 def report(toy_metric, write, toy_release, tmp_path):
     release = load_manifest(toy_release["manifest"])
     return check_release(
-        write("p.yaml", TOY_POLICY), release, tmp_path / "out", executor="serial", progress=False, seed=3
+        write("p.yaml", TOY_POLICY), release, tmp_path / "out", CheckOptions(executor="serial", seed=3)
     )
 
 

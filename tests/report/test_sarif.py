@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft7Validator
 from test_junit import MIXED
 
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.release.load import load_manifest
 from policycheck.report.sarif import artifact_uri, build_sarif
 
@@ -188,9 +188,7 @@ def report(toy_metric, write, toy_release, tmp_path):
         write("p.yaml", MIXED),
         release,
         tmp_path / "out",
-        executor="serial",
-        progress=False,
-        seed=3,
+        CheckOptions(executor="serial", seed=3),
         formats=("json", "sarif"),
     )
 

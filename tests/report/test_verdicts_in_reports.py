@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from pydantic import Field
 
-from policycheck.interfaces.check import check_release, print_summary
+from policycheck.interfaces.check import CheckOptions, check_release
+from policycheck.interfaces.cli.summary import print_summary
 from policycheck.metrics import registry
 from policycheck.metrics.base import Knowledge, MetricResult
 from policycheck.metrics.registry import Params
@@ -47,9 +48,7 @@ def report(toy_metric, write, toy_release, tmp_path):
         write("p.yaml", EVERY_VERDICT),
         release,
         tmp_path / "out",
-        executor="serial",
-        progress=False,
-        seed=3,
+        CheckOptions(executor="serial", seed=3),
         formats=("json",),
     )
 
@@ -220,7 +219,7 @@ rules:
 """
     release = load_manifest(toy_release["manifest"])
     return check_release(
-        write("p.yaml", text), release, tmp_path / "out", executor="serial", progress=False, formats=("json",)
+        write("p.yaml", text), release, tmp_path / "out", CheckOptions(executor="serial"), formats=("json",)
     )
 
 

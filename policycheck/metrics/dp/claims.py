@@ -7,15 +7,16 @@ test, never verified.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, PlainSerializer
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import MetricResult
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.dp.common import json_number
 from policycheck.metrics.registry import Params
+from policycheck.release.claims import Claim
 
 if TYPE_CHECKING:
     from policycheck.methods.dp.lower_bound import EpsilonBound
@@ -44,11 +45,17 @@ class ClaimParams(Params):
     )
 
 
+#: A claim in details: the key the engine matches, written as its text (``synthetic[0]:epsilon``) in report.json.
+ClaimKey = Annotated[Claim, PlainSerializer(str, return_type=str)]
+
+
 class ClaimRow(Details):
     """One tested claim: what a set claims, and what the test measured."""
 
     set: str = detail("Synthetic set", help="Or the synthesizer the game re-ran.")
-    claim: str | None = detail("Claim id", help="None when the test does not test a claim of this release.")
+    claim: ClaimKey | None = detail(
+        "Claim id", format="text", help="None when the test does not test a claim of this release."
+    )
     claimed_epsilon: float = detail("Claimed epsilon")
     claimed_delta: float = detail("Claimed delta")
     measured_epsilon_lower: float | None = detail("Measured epsilon, lower bound", help="None when infinite.")
@@ -78,7 +85,7 @@ def claimed(ds: Dataset | None, params: ClaimParams, where: str) -> tuple[float,
     return float(epsilon), float(delta)
 
 
-def claim_row(name: str, claim: tuple[float, float], b: EpsilonBound, claim_of: str | None) -> ClaimRow:
+def claim_row(name: str, claim: tuple[float, float], b: EpsilonBound, claim_of: Claim | None) -> ClaimRow:
     """A claim against the bound ``b`` measured on it."""
     return ClaimRow(
         set=name,

@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from policycheck.core.errors import EvaluationError
+from policycheck.release.claims import Claim
 
 if TYPE_CHECKING:
     from policycheck.release.mechanism import Mechanism
@@ -22,9 +23,9 @@ def json_number(value: float | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def claim_id(set_index: int) -> str:
+def claim_id(set_index: int) -> Claim:
     """Id of the epsilon a release's synthetic set claims, shared by the rules that test and count it."""
-    return f"synthetic[{set_index}]:epsilon"
+    return Claim.of_synthetic_set(set_index)
 
 
 def declared_mechanism(info: SynthesizerInfo | None, where: str) -> Mechanism | None:

@@ -15,6 +15,7 @@ from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge,
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.dp.common import REFERENCE, claim_id, declared_mechanism, json_number
 from policycheck.metrics.registry import Method, Params, metric
+from policycheck.release.claims import Claim
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class Counted:
     release: str
     set: str
     mechanism: Mechanism | None
-    claim: str
+    claim: Claim
     released_on: str | None = None
 
 
@@ -116,7 +117,7 @@ def _counted(ctx: EvaluationContext, params: TotalEpsilonParams) -> tuple[list[C
                         entry.id,
                         f"{entry.id}[{j}]",
                         mech,
-                        f"ledger:{entry.id}[{j}]:epsilon",
+                        Claim.of_ledger(entry.id, j),
                         entry.released_on.isoformat() if entry.released_on else None,
                     )
                 )

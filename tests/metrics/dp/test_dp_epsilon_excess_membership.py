@@ -6,6 +6,7 @@ import pytest
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics import registry
+from policycheck.release.claims import Claim
 from policycheck.release.model import SynthesizerInfo
 from tests.metrics.dp.releases import evaluate, release
 from tests.metrics.membership.game_release import checked
@@ -32,7 +33,7 @@ def test_membership_excess_refutes_only_the_sets_whose_claim_it_contradicts():
     # bounded): a claim of 5 stands, one of 2 falls.
     rel = release(SynthesizerInfo("a", epsilon=5.0), SynthesizerInfo("b", epsilon=2.0))
     result = evaluate("dp_epsilon_excess_membership", rel)
-    assert result.refutes == ("synthetic[1]:epsilon",)
+    assert result.refutes == (Claim.of_synthetic_set(1),)
     assert result.notes[0].startswith("Refuted: the measured lower bound on epsilon exceeds the claim for synthetic[1]")
 
 

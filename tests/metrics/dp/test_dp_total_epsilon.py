@@ -11,6 +11,7 @@ from policycheck.core.errors import EvaluationError
 from policycheck.methods.dp.composition import compose
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView
+from policycheck.release.claims import Claim
 from policycheck.release.mechanism import Mechanism
 from policycheck.release.model import SynthesizerInfo
 from tests.metrics.dp.releases import evaluate, release
@@ -123,4 +124,4 @@ def test_total_epsilon_relies_on_every_claim_it_sums(tmp_path):
     rel = release(SynthesizerInfo("mst", epsilon=0.5), SynthesizerInfo("nonprivate"), SynthesizerInfo("b", epsilon=1.0))
     result = evaluate("dp_total_epsilon", rel, base_dir=tmp_path, delta=1e-6, ledger="l.yaml")
     # The set without a claim makes the total infinite; it relies on no claim.
-    assert result.relies_on == ("synthetic[0]:epsilon", "synthetic[2]:epsilon", "ledger:old[1]:epsilon")
+    assert result.relies_on == (Claim.of_synthetic_set(0), Claim.of_synthetic_set(2), Claim.of_ledger("old", 1))

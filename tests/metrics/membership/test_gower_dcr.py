@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from policycheck.core.errors import EvaluationError
-from policycheck.interfaces.check import check_release
+from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.methods import streamed_dcr
 from policycheck.metrics import registry
 from policycheck.metrics.base import AttackerView, EvaluationContext, Need
@@ -117,10 +117,8 @@ def report(manifest: Path, out: Path, executor: str) -> bytes:
         manifest.parent / "policy.yaml",
         load_manifest(manifest),
         out,
+        CheckOptions(executor=executor, workers=2),
         formats=("json",),
-        executor=executor,
-        workers=2,
-        progress=False,
     )
     return json.dumps(without_run_context(json.loads((out / "report.json").read_text())), sort_keys=True).encode()
 
@@ -146,12 +144,7 @@ def test_a_check_of_membership_rules_never_reads_the_streamed_set_whole(manifest
     monkeypatch.setattr(stream.ParquetSource, "read", lambda self: pytest.fail("the whole synthetic set was read"))
     release_ = load_manifest(manifest)
     check_release(
-        manifest.parent / "policy.yaml",
-        release_,
-        tmp_path / "out",
-        formats=("json",),
-        executor="serial",
-        progress=False,
+        manifest.parent / "policy.yaml", release_, tmp_path / "out", CheckOptions(executor="serial"), formats=("json",)
     )
     assert isinstance(release_.synthetic[0], stream.StreamedDataset)
     assert not release_.synthetic[0].loaded

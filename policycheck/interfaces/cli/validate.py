@@ -1,0 +1,51 @@
+"""``policycheck validate``: check policy files (and, given a release, the columns they name) without computing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from policycheck.core.errors import EXIT_INVALID, InvalidInput, Problem, display_path
+from policycheck.interfaces.cli.common import echo, guard
+from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
+
+
+@click.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@release_options
+@guard
+def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
+    """Check policy FILES (paths or globs); with a release, also that the columns they name exist.
+
+    Without FILES, the `policies` of [tool.policycheck] in pyproject.toml.
+    """
+    from policycheck.io.config import expand_policies, load_settings
+    from policycheck.policy.load import load_policy
+
+    paths = expand_policies(list(files) or load_settings({})["policies"])
+    if not paths:
+        raise click.UsageError("no policy: give FILES, or `policies` in [tool.policycheck] of pyproject.toml")
+
+    data = release.load(required=False)
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            loaded = load_policy(path, data)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            continue
+        echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        if data is not None:
+            from policycheck.engine.resolution import unresolved_levels
+
+            # NOTE: a level below what the sample can resolve is valid, so it is a note (exit 0), said
+            # before anything is computed (issue 28).
+            for _, where in unresolved_levels(loaded, data):
+                echo(str(where), err=True)
+    for problem in problems:
+        echo(str(problem), err=True)
+    if problems:
+        echo(f"{len(problems)} problem(s) found", err=True)
+        sys.exit(EXIT_INVALID)

@@ -1,0 +1,84 @@
+"""``diff``: what changed from one report to the next: rules, verdicts and values, input files, context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from policycheck.interfaces.verify.differences import VERDICT_ORDER, Difference, compare_rules
+
+
+@dataclass
+class ReportDiff:
+    """What changed between two reports."""
+
+    old: dict[str, Any]
+    new: dict[str, Any]
+    rules: list[Difference]
+    files: list[Difference]
+    context: list[Difference]
+
+    @property
+    def worse(self) -> list[str]:
+        """Ids of rules whose verdict got worse (a new rule counts from pass)."""
+        before = {r["id"]: r["verdict"] for r in self.old["rules"]}
+        return [
+            r["id"]
+            for r in self.new["rules"]
+            if VERDICT_ORDER.index(r["verdict"]) > VERDICT_ORDER.index(before.get(r["id"], "pass"))
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "old": {
+                "release": self.old["release"]["id"],
+                "verdict": self.old["verdict"],
+                "generated_at": self.old["generated_at"],
+            },
+            "new": {
+                "release": self.new["release"]["id"],
+                "verdict": self.new["verdict"],
+                "generated_at": self.new["generated_at"],
+            },
+            "rules": [d.to_dict() for d in self.rules],
+            "files": [d.to_dict() for d in self.files],
+            "context": [d.to_dict() for d in self.context],
+            "worse": self.worse,
+        }
+
+
+def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> ReportDiff:
+    """Rules whose verdict or value changed (and added/removed ones), release over release."""
+    rules = compare_rules(old, new)
+    if old["verdict"] != new["verdict"]:
+        rules.insert(0, Difference("release", new["release"]["id"], "release verdict", old["verdict"], new["verdict"]))
+
+    # Input files by role and position: the paths and names of two releases
+    # usually differ, the roles do not.
+    def inputs(report: dict[str, Any]) -> dict[str, str | None]:
+        out = {
+            ("policy" if i == 0 else f"extended policy {i}"): f["sha256"]
+            for i, f in enumerate(report["provenance"]["policy_files"])
+        }
+        synthetic = [d for d in report["release"]["datasets"] if d["role"] == "synthetic"]
+        out.update({d["role"]: d["sha256"] for d in report["release"]["datasets"] if d["role"] != "synthetic"})
+        out.update({f"synthetic set {i + 1}": d["sha256"] for i, d in enumerate(synthetic)})
+        return out
+
+    a, b = inputs(old), inputs(new)
+    files = [
+        Difference("file", key, "sha256", a.get(key), b.get(key))
+        for key in dict.fromkeys([*a, *b])
+        if a.get(key) != b.get(key)
+    ]
+    context = []
+    for label, getter in (
+        ("release id", lambda r: r["release"]["id"]),
+        ("policy version", lambda r: r["policy"]["version"]),
+        ("attacker model", lambda r: r["policy"]["attacker_model"]),
+        ("seed", lambda r: r["provenance"]["seed"]),
+        ("tool version", lambda r: r["provenance"]["tool_version"]),
+    ):
+        if getter(old) != getter(new):
+            context.append(Difference("release", new["release"]["id"], label, getter(old), getter(new)))
+    return ReportDiff(old, new, rules, files, context)

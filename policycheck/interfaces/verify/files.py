@@ -1,0 +1,160 @@
+"""What verify reads: report.json itself, the files it names (re-hashed, within the root), the reports beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.interfaces.verify.differences import Difference
+from policycheck.io.files import open_regular, read_json, stat_input
+from policycheck.release.load import sha256_file
+from policycheck.report.integrity import path_text
+from policycheck.report.model import Report
+
+#: Largest report.json read, in bytes (the demo's is 120 kB; a report grows by about 10 kB a rule).
+MAX_REPORT_BYTES = 64_000_000
+
+
+#: Why a file outside the root is not read (the end of the refusal's line).
+OUTSIDE = "the folder verify reads: not read (--root DIR names another folder, --show-external reads files outside it)"
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """Load report.json and check it against the published schema (exit 2 if it is not one).
+
+    A key written twice, NaN or Infinity, a file over :data:`MAX_REPORT_BYTES`
+    or one that is not a regular file is refused before it is parsed
+    (:func:`policycheck.io.files.read_json`).
+    """
+    path = Path(path)
+    name = display_path(path)
+    if not path.exists() and not path.is_symlink():
+        raise InvalidInput(Problem(name, "report not found"))
+    data = read_json(path, "report", MAX_REPORT_BYTES)
+    if not isinstance(data, dict):
+        raise InvalidInput(Problem(name, f"not a policycheck report: a JSON {type(data).__name__}, not an object"))
+    try:
+        Report.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = path_text(tuple(first["loc"]))
+        raise InvalidInput(Problem(name, f"not a policycheck report: {where}: {first['msg']}")) from None
+    return data
+
+
+def resolve_path(path: str, root: Path) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else root / p
+
+
+def default_root(report_path: Path) -> Path:
+    """The folder verify reads when no ``--root`` is given: the one holding report.json, never one the report names."""
+    return Path(report_path).resolve().parent
+
+
+#: Where each list of hashed files sits in report.json.
+HASHED_FILE_LISTS = ("policy_files", "manifest", "metadata", "data_files", "referenced_files")
+
+
+def named_files(report: dict[str, Any]) -> list[dict[str, str]]:
+    """Every file the report names with a hash: policies, manifest, data, ledgers and matrices.
+
+    Each entry also carries ``at``, the JSON path of its hash in the report.
+    """
+    prov = report["provenance"]
+    out: dict[str, dict[str, str]] = {}
+    for key in HASHED_FILE_LISTS:
+        entries = prov.get(key)
+        single = key in ("manifest", "metadata")
+        if single:
+            entries = [entries] if entries else []
+        for i, f in enumerate(entries or []):
+            at = f"provenance.{key}.sha256" if single else f"provenance.{key}[{i}].sha256"
+            out.setdefault(f["path"], {**f, "at": at})
+    return list(out.values())
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def rehash(
+    report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
+) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
+    """Hash every named file again: (confirmed, changed, missing or refused).
+
+    A file outside ``root`` (links followed) is not read unless
+    ``show_external``: a report from someone else must not make verify
+    reveal what files elsewhere on this machine contain.
+    """
+    confirmed, changed, missing = [], [], []
+    for f in named_files(report):
+        path = resolve_path(f["path"], root)
+        inside = _inside(path, root)
+        if not inside and not show_external:
+            missing.append(Problem(f["path"], f"file named in the report is outside {display_path(root)}, {OUTSIDE}"))
+            continue
+        if not path.exists() and not path.is_symlink():
+            missing.append(
+                Problem(
+                    f["path"],
+                    "file named in the report is missing"
+                    if root_given
+                    else f"file named in the report is not in {display_path(root)}, the folder verify "
+                    "reads (the report's own): give --root with the folder the check ran in",
+                )
+            )
+            continue
+        try:
+            stat_input(path, "input")
+            sha = sha256_file(path)
+        except InvalidInput as exc:
+            missing.extend(exc.problems)
+            continue
+        if sha == f["sha256"]:
+            confirmed.append((f["path"], sha, inside))
+        else:
+            changed.append(Difference("file", f["path"], "sha256", f["sha256"], sha, at=f["at"]))
+    return confirmed, changed, missing
+
+
+def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]:
+    """Each report file beside report.json must be what report.json renders to, byte for byte."""
+    from policycheck.report.render import OUTPUTS, render_format
+
+    out = []
+    folder = Path(report_path).parent
+    for fmt_name, file_name in OUTPUTS.items():
+        path = folder / file_name
+        if fmt_name == "json" or not (path.exists() or path.is_symlink()):
+            continue
+        try:
+            expected = render_format(fmt_name, report)
+        except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
+            out.append(
+                Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})")
+            )
+            continue
+        wanted = expected.encode("utf-8")
+        try:
+            with open_regular(path, "report") as fh:  # a FIFO beside report.json is refused, not waited on
+                same = fh.read(len(wanted) + 1) == wanted
+        except InvalidInput as exc:
+            out.append(Difference("output", display_path(path), exc.problems[0].message))
+            continue
+        if not same:
+            out.append(
+                Difference(
+                    "output",
+                    display_path(path),
+                    "differs from what report.json renders to (edited, or from another run)",
+                )
+            )
+    return out

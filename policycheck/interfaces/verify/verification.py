@@ -1,0 +1,115 @@
+"""``verify``: every field of a report checked, its files re-hashed, its check re-run and compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.interfaces.verify.differences import Difference, compare_reports
+from policycheck.interfaces.verify.files import OUTSIDE, check_outputs, default_root, read_report, rehash
+from policycheck.interfaces.verify.rerun import rerun
+from policycheck.io.files import reads_confined_to
+from policycheck.release.load import sha256_file
+from policycheck.report.integrity import unsealed_fields
+
+
+@dataclass
+class Verification:
+    """What ``verify`` found: the files it re-hashed and every difference."""
+
+    report: dict[str, Any]
+    #: (path, sha256, inside the root folder) of every file confirmed unchanged.
+    files: list[tuple[str, str, bool]] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    rerun: dict[str, Any] | None = None
+    #: Why the check could not be re-run (a changed file no longer loads, say).
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def identical(self) -> bool:
+        return not self.differences and not self.problems
+
+
+def verify_report(
+    path: Path,
+    root: Path | None = None,
+    *,
+    executor: str = "local",
+    workers: int | None = None,
+    progress: bool = False,
+    manifest: Path | None = None,
+    show_external: bool = False,
+) -> Verification:
+    """Check every field of the report at ``path``, re-hash its files and re-run its check.
+
+    ``root``: the folder the report's relative paths start from (default: the
+    folder holding the report). No file outside it is read unless ``show_external``.
+    """
+    report = read_report(path)
+    root_given = root is not None
+    root = Path(root) if root is not None else default_root(path)
+    result = Verification(report)
+    if report["provenance"].get("integrity") is None:
+        result.differences.append(Difference("sealed", "provenance.integrity", "missing"))
+    else:
+        result.differences += [Difference("sealed", p) for p in unsealed_fields(report)]
+    result.differences += check_outputs(path, report)
+    if manifest is not None:
+        # The auditor named this manifest: it is read wherever it is (the files it names are not).
+        manifest_sha = sha256_file(Path(manifest), "release manifest")
+        if report["release"]["manifest_sha256"] != manifest_sha:
+            result.differences.append(
+                Difference(
+                    "file",
+                    display_path(manifest),
+                    "sha256",
+                    report["release"]["manifest_sha256"],
+                    manifest_sha,
+                    at="release.manifest_sha256",
+                )
+            )
+    # The manifest the auditor names is read wherever it is; the files it names are not.
+    confined = (
+        reads_confined_to(root, OUTSIDE, also=[manifest] if manifest is not None else [])
+        if not show_external
+        else _unconfined()
+    )
+    with confined:
+        confirmed, changed, missing = rehash(report, root, show_external, root_given)
+        result.files = confirmed
+        result.differences += changed
+        if missing:
+            result.problems = missing
+            return result
+        try:
+            new, skipped = rerun(
+                report,
+                root,
+                executor=executor,
+                workers=workers,
+                progress=progress,
+                command=["policycheck", "verify", display_path(path)],
+                manifest=manifest,
+            )
+        except InvalidInput as exc:
+            # NOTE: keep the differences found so far: they usually say why.
+            result.problems = exc.problems
+            return result
+    result.rerun = new
+    result.differences += [Difference("not-rerun", rule_id, why) for rule_id, why in skipped.items()]
+    # A file that changed shows once, as a file, not again as each field holding its hash.
+    seen = {(d.old, d.new) for d in changed}
+    result.differences += [
+        d
+        for d in compare_reports(report, new, skipped)
+        if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str) and (d.old, d.new) in seen)
+    ]
+    return result
+
+
+def _unconfined():
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -1,0 +1,81 @@
+"""A policy's semantic checks: the validators of :mod:`policycheck.policy.validators`, in order.
+
+Every enabled rule is first resolved (its metric exists, its params validate);
+each resolved rule then goes through the rule checks, and the policy as a
+whole through the policy checks. Every problem is collected: one run lists
+them all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from policycheck.core.errors import Problem
+from policycheck.metrics import registry
+from policycheck.policy.source import Source
+from policycheck.policy.validators.attacker_columns import attacker_columns_exist
+from policycheck.policy.validators.column_params import column_params_exist
+from policycheck.policy.validators.context import PolicyContext, ResolvedRule
+from policycheck.policy.validators.direction import direction_matches_metric
+from policycheck.policy.validators.holdout import holdout_present
+from policycheck.policy.validators.knowledge import knowledge_granted
+from policycheck.policy.validators.metric_check import metric_own_check
+from policycheck.policy.validators.metric_exists import metric_exists
+from policycheck.policy.validators.params import validated_params
+from policycheck.policy.validators.value_range import levels_in_value_range
+from policycheck.policy.validators.waivers import one_waiver_per_rule, waivers_name_rules, waivers_not_expired
+from policycheck.release.model import Release
+
+#: Checks of the policy as a whole.
+POLICY_CHECKS: tuple[Callable[[PolicyContext], list[Problem]], ...] = (
+    attacker_columns_exist,
+    waivers_name_rules,
+    one_waiver_per_rule,
+    waivers_not_expired,
+)
+
+#: Checks of each enabled rule whose metric exists and whose params validate.
+RULE_CHECKS: tuple[Callable[[PolicyContext, ResolvedRule], list[Problem]], ...] = (
+    knowledge_granted,
+    direction_matches_metric,
+    levels_in_value_range,
+    holdout_present,
+    column_params_exist,
+    metric_own_check,
+)
+
+
+def check_semantics(
+    source: Source, name: str, release: Release | None, today: dt.date
+) -> tuple[dict[str, BaseModel], list[Problem]]:
+    """(validated params per enabled rule id, every semantic problem) of a merged policy document."""
+    ctx = PolicyContext(source, name, release, today)
+    rules, problems = resolve_rules(ctx)
+    for rule in rules:
+        for rule_check in RULE_CHECKS:
+            problems.extend(rule_check(ctx, rule))
+    for policy_check in POLICY_CHECKS:
+        problems.extend(policy_check(ctx))
+    return {r.rule.id: r.params for r in rules}, problems
+
+
+def resolve_rules(ctx: PolicyContext) -> tuple[list[ResolvedRule], list[Problem]]:
+    """Every enabled rule with its metric and validated params, and the problems of those that have neither."""
+    resolved: list[ResolvedRule] = []
+    problems: list[Problem] = []
+    for index, rule in ctx.rules():
+        if not rule.enabled:
+            continue
+        unknown = metric_exists(ctx, index, rule)
+        if unknown:
+            problems.extend(unknown)
+            continue
+        spec = registry.metrics()[rule.metric]
+        params, invalid = validated_params(ctx, index, rule.params, spec)
+        problems.extend(invalid)
+        if params is not None:
+            resolved.append(ResolvedRule(index, rule, spec, params))
+    return resolved, problems

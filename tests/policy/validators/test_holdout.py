@@ -1,0 +1,25 @@
+from contexts import context, lines, resolved
+
+from policycheck.policy.validators.holdout import holdout_present
+from policycheck.release.load import load_manifest
+
+DCR = """\
+metadata: {id: t, title: T, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - {id: dcr, metric: dcr_share, threshold: {fail_above: 0.55}}
+"""
+
+
+def test_a_metric_needing_a_holdout_on_a_release_without_one_is_refused(write, toy_release):
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text().replace("holdout: holdout.csv\n", ""))
+    ctx = context(write("p.yaml", DCR), load_manifest(manifest))
+    assert lines(holdout_present(ctx, resolved(ctx, "dcr"))) == [
+        "p.yaml:4:15: rule 'dcr': metric 'dcr_share' needs a holdout set and the release has none"
+    ]
+
+
+def test_a_release_with_a_holdout_passes(write, toy_release):
+    ctx = context(write("p.yaml", DCR), load_manifest(toy_release["manifest"]))
+    assert holdout_present(ctx, resolved(ctx, "dcr")) == []
