@@ -484,7 +484,7 @@ def test_the_reverse_mapped_export_is_what_the_linkage_metrics_presampled(runner
 
     # Nine synthetic records for six original ones: pre-sampling draws six of them at random.
     original = pd.read_csv(toy_release["original"])
-    pd.concat([original, original.iloc[:3]]).assign(age=lambda f: f["age"] + range(9)).to_csv(
+    pd.concat([original, original.iloc[:3]]).assign(age=lambda f: f["age"] + pd.Series(range(9), index=f.index)).to_csv(
         toy_release["synthetic"], index=False
     )
     linkage = MISLED.replace("fail_above", "fail_below").replace(
