@@ -35,7 +35,7 @@ class Problem:
             return f"{self.file}: {self.message}"
         return f"{self.file}:{self.line}:{self.col or 1}: {self.message}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "col": self.col, "message": self.message}
 
 

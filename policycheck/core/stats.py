@@ -13,9 +13,10 @@ computes each alternative's interval at :func:`bonferroni` level and reports
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize as _opt
 from scipy import stats as _st
 
@@ -64,7 +65,7 @@ def roc_curve(scores_positive: np.ndarray, scores_negative: np.ndarray) -> tuple
 
 
 def bootstrap_interval(
-    statistic,
+    statistic: Callable[[npt.NDArray[np.int64]], float],
     n: int,
     rng: np.random.Generator,
     resamples: int = 200,
@@ -172,7 +173,8 @@ def ratio_score_interval(
             return lo
         if score(hi) - target > 0:
             return hi
-        return _opt.brentq(lambda t: score(t) - target, lo, hi, xtol=1e-12)
+        root: float = _opt.brentq(lambda t: score(t) - target, lo, hi, xtol=1e-12)
+        return root
 
     lower = 0.0 if x1 == 0 else math.exp(end(z))
     upper = math.inf if x2 == 0 else math.exp(end(-z))

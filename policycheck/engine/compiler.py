@@ -94,10 +94,15 @@ class Plan:
     def describe(self) -> str:
         """The plan in plain text, as ``policycheck plan`` prints it."""
         p = self.loaded.policy
+        release = (
+            f"{self.release.id} ({len(self.release.synthetic)} synthetic set(s))"
+            if self.release
+            else "(none given: one synthetic set assumed)"
+        )
         lines = [
             f"policy {p.metadata.id} v{p.metadata.version}: {len(self.evaluations)} rule(s), "
             f"attacker model {p.attacker.model}",
-            f"release: {self.release.id + f' ({len(self.release.synthetic)} synthetic set(s))' if self.release else '(none given: one synthetic set assumed)'}",
+            f"release: {release}",
             "",
             "shared intermediate results (each computed once):",
         ]
@@ -107,9 +112,8 @@ class Plan:
             lines.append(f"  {step.need.label}: {step.description}")
             lines.append(f"      used by: {', '.join(step.used_by)}")
             if self.release is not None:
-                lines.append(
-                    f"      estimate: {step.estimate.describe(self.workers) if step.estimate else 'none (no cost model)'}"
-                )
+                estimate = step.estimate.describe(self.workers) if step.estimate else "none (no cost model)"
+                lines.append(f"      estimate: {estimate}")
         lines += ["", "evaluators:"]
         for e in self.evaluations:
             lines.append(f"  {e.rule.id} [{e.rule.severity}]: {e.spec.name} ({e.spec.family}) - {e.spec.summary}")
@@ -206,7 +210,10 @@ def _stand_in(loaded: LoadedPolicy) -> Release:
     cols = list(dict.fromkeys([*a.quasi_identifiers, *a.secrets]))
     frame = _NoRows(cols)
     types = dict.fromkeys(cols, ColumnType.CATEGORICAL)
-    ds = lambda role, name: Dataset(role, name, frame)  # noqa: E731
+
+    def ds(role: str, name: str) -> Dataset:
+        return Dataset(role, name, frame)
+
     return Release(
         "(no release)", ds("original", "original"), (ds("synthetic", "synthetic[0]"),), ds("holdout", "holdout"), types
     )

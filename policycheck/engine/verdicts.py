@@ -168,7 +168,8 @@ def judge_interval(threshold: Threshold, result: MetricResult) -> Judgement:
     a fail or of a warn shown beyond the warn level, else the far end.
     """
     estimate = float(result.value)
-    lower, upper = (float(x) for x in result.interval)  # type: ignore[misc]
+    assert result.interval is not None, "judge() decides on the interval only when there is one"
+    lower, upper = (float(x) for x in result.interval)
     if math.isnan(estimate) or math.isnan(lower) or math.isnan(upper):
         raise EvaluationError(NO_NUMBER)
     near, far = (lower, upper) if threshold.direction == "above" else (upper, lower)
@@ -260,11 +261,14 @@ class _Words:
         self.within = "at or below" if above else "at or above"
         self.near_end, self.far_end = ("lower", "upper") if above else ("upper", "lower")
         conf = f"{result.confidence * 100:g}% " if result.confidence else ""
-        lo, hi = result.interval  # type: ignore[misc]
+        assert result.interval is not None, "the words of an interval's decision need the interval"
+        lo, hi = result.interval
         self.interval = f"its {conf}interval [{_num(lo)}, {_num(hi)}]"
 
     def _level(self, which: str) -> str:
-        return _num(self.t.fail if which == "fail" else self.t.warn)
+        level = self.t.fail if which == "fail" else self.t.warn
+        assert level is not None, "a warn level is worded only when the rule has one"
+        return _num(level)
 
     def shown_beyond(self, which: str) -> str:
         if which == "fail":
@@ -346,7 +350,7 @@ def fails_release(rule: dict[str, Any]) -> bool:
         return False
     if rule["verdict"] == Verdict.FAIL:
         return True
-    return rule["verdict"] == Verdict.INCONCLUSIVE and rule.get("on_inconclusive", "warn") == "fail"
+    return bool(rule["verdict"] == Verdict.INCONCLUSIVE and rule.get("on_inconclusive", "warn") == "fail")
 
 
 def release_verdict(rules: list[dict[str, Any]]) -> Verdict:

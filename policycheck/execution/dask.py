@@ -24,11 +24,15 @@ The workers need the same policycheck version installed.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from policycheck.core.errors import InvalidInput
-from policycheck.execution.executor import Executor, SerialExecutor
+from policycheck.execution.executor import Executor, ProgressCallback, SerialExecutor
 from policycheck.execution.shared_memory import share_repeated
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: Seconds to wait for the scheduler, and for its first worker.
 CONNECT_TIMEOUT = 60
@@ -84,9 +88,17 @@ class DaskExecutor(Executor):
 
     def _count_workers(self) -> int:
         info = self._client.scheduler_info()
-        return max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        count: int = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        return count
 
-    def map(self, fn, items, progress=None, *, cost=None):
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        progress: ProgressCallback | None = None,
+        *,
+        cost: float | None = None,
+    ) -> list[R]:
         from distributed import as_completed
 
         items = list(items)
@@ -111,7 +123,8 @@ class DaskExecutor(Executor):
             for done, _ in enumerate(as_completed(futures), start=1):
                 if progress:
                     progress(done, len(items))
-            return self._client.gather(futures)
+            results: list[R] = self._client.gather(futures)
+            return results
         finally:
             for future in scattered:
                 future.release()

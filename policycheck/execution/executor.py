@@ -104,7 +104,14 @@ class SerialExecutor(Executor):
 
     workers = 1
 
-    def map(self, fn, items, progress=None, *, cost=None):
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        progress: ProgressCallback | None = None,
+        *,
+        cost: float | None = None,
+    ) -> list[R]:
         results = []
         for done, item in enumerate(items, start=1):
             results.append(fn(item))

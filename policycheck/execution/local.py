@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 import os
 import weakref
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from policycheck.execution.executor import Executor, SerialExecutor, available_cores
+from policycheck.execution.executor import Executor, ProgressCallback, SerialExecutor, available_cores
 from policycheck.execution.shared_memory import (
     EMPTY_SHARED_MIN_BYTES,
     ResolveShared,
@@ -21,6 +22,11 @@ from policycheck.execution.shared_memory import (
 if TYPE_CHECKING:  # imported inside the functions that use them: commands that run nothing load light
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import shared_memory
+
+    import numpy as np
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class LocalProcessExecutor(Executor):
@@ -36,9 +42,9 @@ class LocalProcessExecutor(Executor):
         self._pool: ProcessPoolExecutor | None = None
         self._calls = itertools.count()
         #: Arrays made by :meth:`empty` in shared memory: id -> (the array, weakly; its segment's name).
-        self._in_shared_memory: dict[int, tuple[weakref.ref, str]] = {}
+        self._in_shared_memory: dict[int, tuple[weakref.ref[Any], str]] = {}
 
-    def empty(self, shape, dtype):
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         from multiprocessing import shared_memory
 
         import numpy as np
@@ -57,14 +63,23 @@ class LocalProcessExecutor(Executor):
         weakref.finalize(array, release_segment, segment, self._in_shared_memory, key)
         return array
 
-    def _share(self, obj: Any, call: int, segments: list) -> Any:
+    def _share(self, obj: Any, call: int, segments: list[shared_memory.SharedMemory]) -> Any:
         """A handle to ``obj`` in shared memory: its own segment when :meth:`empty` made it, else a copy."""
         made = self._in_shared_memory.get(id(obj))
-        if made is not None and made[0]() is obj:
-            return SharedArray(made[1], obj.shape, obj.dtype.str, call)
+        if made is not None:
+            array, segment = made[0](), made[1]
+            if array is not None and array is obj:
+                return SharedArray(segment, array.shape, array.dtype.str, call)
         return to_shared_memory(obj, call, segments)
 
-    def map(self, fn, items, progress=None, *, cost=None):
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        progress: ProgressCallback | None = None,
+        *,
+        cost: float | None = None,
+    ) -> list[R]:
         items = list(items)
         # NOTE: one item, or one worker, gains nothing from a pool and would
         # pay for pickling the arguments.
@@ -95,7 +110,14 @@ class LocalProcessExecutor(Executor):
             self._pool = None
 
 
-def _run_window(pool, fn, items, workers, progress, pool_size) -> list:
+def _run_window(
+    pool: ProcessPoolExecutor,
+    fn: Callable[[Any], Any],
+    items: list[Any],
+    workers: int,
+    progress: ProgressCallback | None,
+    pool_size: int,
+) -> list[Any]:
     """Run ``items`` on ``pool`` with at most ``workers`` in flight; results in input order.
 
     With every worker of the pool allowed, everything is submitted at once, so

@@ -24,7 +24,7 @@ SHARE_MIN_BYTES = 1 << 16
 EMPTY_SHARED_MIN_BYTES = 1 << 22
 
 
-def share_repeated(items: list, share: Callable[[Any], Any], threads: int = 1) -> list:
+def share_repeated(items: list[Any], share: Callable[[Any], Any], threads: int = 1) -> list[Any]:
     """Replace every large object found (by identity) in several tuple items by ``share(obj)``.
 
     Items that are not tuples, and objects below :data:`SHARE_MIN_BYTES`,
@@ -77,7 +77,7 @@ class SharedPickle:
     call: int
 
 
-def to_shared_memory(obj: Any, call: int, segments: list) -> Any:
+def to_shared_memory(obj: Any, call: int, segments: list[Any]) -> Any:
     """Copy ``obj`` into a new shared-memory segment; return its handle (or ``obj`` when small)."""
     from multiprocessing import shared_memory
 
@@ -94,11 +94,13 @@ def to_shared_memory(obj: Any, call: int, segments: list) -> Any:
         return obj
     segment = shared_memory.SharedMemory(create=True, size=len(blob))
     segments.append(segment)
-    segment.buf[: len(blob)] = blob
+    buf = segment.buf
+    assert buf is not None, "a segment just created is mapped"
+    buf[: len(blob)] = blob
     return SharedPickle(segment.name, len(blob), call)
 
 
-def release_segment(segment: Any, registry: dict, key: int) -> None:
+def release_segment(segment: Any, registry: dict[int, Any], key: int) -> None:
     """Remove the segment of an array made by ``LocalProcessExecutor.empty`` (its finalizer).
 
     Its memory goes once no process maps it: this one when the array goes, a
@@ -159,7 +161,7 @@ def map_segment(name: str, writable: bool = False) -> Any:
 class ResolveShared:
     """A task wrapper that swaps shared-memory handles in a tuple item for their objects."""
 
-    def __init__(self, fn: Callable) -> None:
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
         self.fn = fn
 
     def __call__(self, item: Any) -> Any:

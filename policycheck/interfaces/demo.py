@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import zlib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import click
 import numpy as np
@@ -78,7 +78,7 @@ def find_policy() -> Path:
     )
 
 
-def public_domain() -> dict[str, list]:
+def public_domain() -> dict[str, list[Any]]:
     """indhist_dp's domain: every value of the training and holdout files (public knowledge in the demo)."""
     frames = [pd.read_csv(path, keep_default_na=False, na_values=[""]) for path in (TRAINING, HOLDOUT)]
     both = pd.concat(frames, ignore_index=True)
@@ -147,7 +147,7 @@ def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: boo
     return EXIT_ERROR if any(r["verdict"] == "error" for r in reports.values()) else EXIT_PASS
 
 
-def _game_lines(report: dict) -> list[str]:
+def _game_lines(report: dict[str, Any]) -> list[str]:
     """What the membership game found on a release, in one or two lines of the summary."""
     lines = []
     for rule in report["rules"]:

@@ -116,7 +116,8 @@ def convention_effects() -> dict[str, Any]:
     """Measured effects by ``Convention.effect`` key: per demo release, the value under ours and the peer's."""
     if not EFFECTS_FILE.is_file():  # pragma: no cover - an installation without package data
         return {}
-    return json.loads(EFFECTS_FILE.read_text(encoding="utf-8"))["effects"]
+    effects: dict[str, Any] = json.loads(EFFECTS_FILE.read_text(encoding="utf-8"))["effects"]
+    return effects
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -118,7 +119,7 @@ def _referenced_files(
     With a release, a ledger is also checked against it (its original, the
     rule's accountant against the mechanisms it records).
     """
-    from policycheck.methods.dp.ledger import LedgerError, check_ledger, load_ledger
+    from policycheck.methods.dp.ledger import Accounting, LedgerError, check_ledger, load_ledger
 
     rules = source.data.get("rules")
     index = {
@@ -158,7 +159,8 @@ def _referenced_files(
                 if release is not None:
                     problems.extend(
                         source.problem(at[:-1] + param_path, message, name)
-                        for param_path, message in check_ledger(params, ledger, file, release)
+                        # A ledger is a param of the budget rule only, whose params say how to account.
+                        for param_path, message in check_ledger(cast(Accounting, params), ledger, file, release)
                     )
             files.append((file, sha256_file(file)))
     return list(dict.fromkeys(files)), problems

@@ -97,7 +97,7 @@ class Threshold(Strict):
         else:
             if self.warn_above is not None:
                 raise ValueError("warn_above does not go with fail_below: use warn_below")
-            if self.warn_below is not None and self.warn_below <= self.fail_below:
+            if self.warn_below is not None and self.fail_below is not None and self.warn_below <= self.fail_below:
                 raise ValueError(f"warn_below ({self.warn_below}) must be greater than fail_below ({self.fail_below})")
         return self
 

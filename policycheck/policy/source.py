@@ -49,6 +49,7 @@ def load_source(path: Path, stack: list[Path] | None = None) -> Source:
     if not isinstance(located.data, dict):
         raise InvalidInput(Problem(located.file, "a policy must be a YAML mapping (key: value)", 1, 1))
     sha = located.sha256
+    assert sha is not None, "load_yaml hashes the bytes of every file it reads"
     own = Source(
         located.data,
         {p: (located.file, line, col) for p, (line, col) in located.marks.items()},

@@ -22,6 +22,8 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for rule_id in dict.fromkeys([*after, *before]):
         a, b = before.get(rule_id), after.get(rule_id)
+        either = b or a
+        assert either is not None, "every id comes from one of the two reports"
         shown = [
             None if r is None else (fmt(r["value"]) + interval_text(r) if not r["error"] else "not evaluated")
             for r in (a, b)
@@ -30,7 +32,7 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append(
             {
                 "id": rule_id,
-                "metric": (b or a)["metric"],
+                "metric": either["metric"],
                 "old_verdict": a and a["verdict"],
                 "new_verdict": b and b["verdict"],
                 "old_value": shown[0],

@@ -23,7 +23,7 @@ from policycheck.metrics.details import Details
 from policycheck.metrics.registry import MetricSpec, convention_effects
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Waiver
-from policycheck.release.model import Release
+from policycheck.release.model import Release, SynthesizerInfo
 from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.report.summary import summarize_rules
@@ -265,7 +265,7 @@ def _waiver(w: Waiver) -> dict[str, Any]:
     }
 
 
-def _synth(info) -> dict[str, Any]:
+def _synth(info: SynthesizerInfo) -> dict[str, Any]:
     return {
         "name": info.name,
         "epsilon": info.epsilon,

@@ -70,7 +70,8 @@ def is_excess(rule: dict[str, Any]) -> bool:
     raw, baseline, value = rule.get("raw"), rule.get("baseline"), rule.get("value")
     if raw is None or baseline is None or value is None:
         return False
-    return abs((raw - baseline) - value) <= 1e-9 * max(1.0, abs(value))
+    excess: bool = abs((raw - baseline) - value) <= 1e-9 * max(1.0, abs(value))
+    return excess
 
 
 def measured_text(rule: dict[str, Any]) -> str:
@@ -96,7 +97,8 @@ def measured_text(rule: dict[str, Any]) -> str:
 def run_mark(report: dict[str, Any]) -> str:
     """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
     prov = report["provenance"]
-    return f"run {prov.get('run_id') or '-'} · report.json sha256 {(prov.get('integrity') or {}).get('report_sha256', '-')}"
+    digest = (prov.get("integrity") or {}).get("report_sha256", "-")
+    return f"run {prov.get('run_id') or '-'} · report.json sha256 {digest}"
 
 
 def percent(confidence: float) -> str:

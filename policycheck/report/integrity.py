@@ -136,7 +136,8 @@ def without_run_context(report: dict[str, Any]) -> dict[str, Any]:
             return [strip(value, (*path, i)) for i, value in enumerate(node)]
         return node
 
-    return strip(report, ())
+    stripped: dict[str, Any] = strip(report, ())
+    return stripped
 
 
 def without_integrity(report: dict[str, Any]) -> dict[str, Any]:

@@ -54,7 +54,8 @@ def warnings_fail(report: dict[str, Any]) -> bool:
 
 def verdict_of(rule: dict[str, Any]) -> str:
     """The rule's verdict before any waiver."""
-    return rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
+    verdict: str = rule["verdict_before_waiver"] if rule["verdict"] == "waived" else rule["verdict"]
+    return verdict
 
 
 def _measured(rule: dict[str, Any]) -> str:

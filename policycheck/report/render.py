@@ -12,6 +12,7 @@ waiver's ``approved_by: "\\e[2J"`` must not clear the screen of whoever runs
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,7 @@ OUTPUTS = {
 }
 
 
-def _renderer(fmt_name: str):
+def _renderer(fmt_name: str) -> Callable[[dict[str, Any]], str]:
     return {
         "json": lambda r: json.dumps(r, indent=2, ensure_ascii=False) + "\n",
         "html": render_html,

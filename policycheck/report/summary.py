@@ -39,7 +39,7 @@ KINDS = {
 
 def kind_of(rule: dict[str, Any]) -> str:
     """The one kind a rule record (``verdict``, ``severity``) falls in."""
-    verdict = rule["verdict"]
+    verdict: str = rule["verdict"]
     if verdict == "fail":
         return "blocking_fail" if rule["severity"] == "blocking" else "advisory_fail"
     return verdict

@@ -114,7 +114,7 @@ class PipeSafeStream:
 @contextlib.contextmanager
 def pipe_safe_stdout() -> Iterator[None]:
     """sys.stdout as a :class:`PipeSafeStream` for the duration; the stream it replaced afterwards."""
-    with contextlib.redirect_stdout(PipeSafeStream(sys.stdout)):  # type: ignore[type-var]
+    with contextlib.redirect_stdout(PipeSafeStream(sys.stdout)):
         yield
 
 

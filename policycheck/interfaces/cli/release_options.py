@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -104,7 +104,7 @@ class ReleaseArgs:
 
 def column_declarations(items: tuple[str, ...]) -> dict[str, Any]:
     """``--column-type NAME=TYPE`` (TYPE one of :data:`COLUMN_ROLES`, or ``datetime:FORMAT``) as manifest columns."""
-    from policycheck.release.manifest import ColumnDecl
+    from policycheck.release.manifest import ColumnDecl, ColumnRole
 
     columns = {}
     for item in items:
@@ -115,7 +115,7 @@ def column_declarations(items: tuple[str, ...]) -> dict[str, Any]:
                 f"--column-type {item!r}: expected NAME=TYPE with TYPE one of "
                 f"{', '.join(COLUMN_ROLES)} (or datetime:FORMAT)"
             )
-        columns[name] = ColumnDecl(type=kind, format=fmt or None)
+        columns[name] = ColumnDecl(type=cast(ColumnRole, kind), format=fmt or None)  # one of COLUMN_ROLES
     return columns
 
 

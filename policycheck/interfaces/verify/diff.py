@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,13 +73,14 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> ReportDiff:
         if a.get(key) != b.get(key)
     ]
     context = []
-    for label, getter in (
+    getters: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
         ("release id", lambda r: r["release"]["id"]),
         ("policy version", lambda r: r["policy"]["version"]),
         ("attacker model", lambda r: r["policy"]["attacker_model"]),
         ("seed", lambda r: r["provenance"]["seed"]),
         ("tool version", lambda r: r["provenance"]["tool_version"]),
-    ):
+    )
+    for label, getter in getters:
         if getter(old) != getter(new):
             context.append(Difference("release", new["release"]["id"], label, getter(old), getter(new)))
     return ReportDiff(old, new, rules, files, context)

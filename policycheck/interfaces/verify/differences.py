@@ -109,7 +109,8 @@ def _same_leaf(a: Any, b: Any) -> bool:
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return same_number(a, b)
-    return a == b
+    same: bool = a == b
+    return same
 
 
 def compare_fields(old: Any, new: Any, path: tuple[str | int, ...], out: list[Difference]) -> None:

@@ -16,7 +16,7 @@ from policycheck.interfaces.verify.files import resolve_path
 from policycheck.policy.load import load_policy
 from policycheck.release.load import build_release, load_manifest
 from policycheck.release.manifest import ColumnDecl
-from policycheck.release.model import Release, SynthesizerInfo
+from policycheck.release.model import Dataset, Release, SynthesizerInfo
 from policycheck.report.build import build_report
 from policycheck.report.junit import warnings_fail
 
@@ -24,7 +24,7 @@ from policycheck.report.junit import warnings_fail
 def _without_commands(release: Release) -> Release:
     """The release with every synthesizer command removed, so nothing it names can run."""
 
-    def strip(d):
+    def strip(d: Dataset) -> Dataset:
         if d.synthesizer is None or d.synthesizer.command is None:
             return d
         return d.with_synthesizer(dataclasses.replace(d.synthesizer, command=None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.interfaces.verify.differences import Difference, compare_reports
@@ -13,6 +13,9 @@ from policycheck.interfaces.verify.rerun import rerun
 from policycheck.io.files import reads_confined_to
 from policycheck.release.load import sha256_file
 from policycheck.report.integrity import unsealed_fields
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
 
 
 @dataclass
@@ -109,7 +112,7 @@ def verify_report(
     return result
 
 
-def _unconfined():
+def _unconfined() -> AbstractContextManager[None]:
     import contextlib
 
     return contextlib.nullcontext()

@@ -16,7 +16,7 @@ def nice_step(span: float, n: int = 5) -> float:
     """A 1-2-5 step that cuts ``span`` into at most about ``n`` intervals."""
     if span <= 0:
         return 1.0
-    step = 10 ** math.floor(math.log10(span / n))
+    step: float = 10 ** math.floor(math.log10(span / n))
     for m in (1, 2, 5, 10):
         if span / (step * m) <= n:
             return step * m
@@ -144,7 +144,7 @@ class Axes:
         """Dashed lines at the spec's reference values; their labels are in the legend."""
         parts = []
         for ref in references(spec):
-            v = number(ref.get("value"))
+            v = ref_value(ref)
             label = escape(str(ref.get("label", "")))
             if ref.get("axis", "y") == "y" and self.y0 <= v <= self.y1:
                 parts.append(
@@ -199,6 +199,13 @@ def references(spec: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def ref_value(ref: dict[str, Any]) -> float:
+    """The value of a reference line :func:`references` kept (a finite number, by its filter)."""
+    v = number(ref.get("value"))
+    assert v is not None, "references() keeps only lines with a finite value"
+    return v
+
+
 def legend_svg(names: list[str], refs: list[str], top: float, left: float) -> tuple[str, float]:
     """Legend entries (series swatches, then dashed reference lines) flowing
     over as many rows as needed; returns (svg, height)."""
@@ -243,6 +250,6 @@ def y_axis_label(text: str, top: float, bottom: float) -> str:
 def plot_top(spec: dict[str, Any]) -> tuple[str, float]:
     """Legend under the title, and the plot's top edge below it."""
     names = [str(s.get("name", "")) for s in spec.get("series") or []]
-    refs = [f"{r.get('label', '')} ({fmt(number(r['value']))})" for r in references(spec)]
+    refs = [f"{r.get('label', '')} ({fmt(ref_value(r))})" for r in references(spec)]
     legend, height = legend_svg(names, refs, 42, Axes.LEFT)
     return legend, 36 + height + 10

@@ -125,6 +125,7 @@ def zones(gauge: Gauge, scale: Scale) -> list[str]:
     """The pass, warn and fail zones from the pass side to the fail side, each named where its word fits."""
     x, warn, fail = scale.x, gauge.warn, gauge.fail
     pass_end = warn if warn is not None else fail
+    bounds: list[tuple[str, float | None, float | None]]
     if gauge.above:
         bounds = [("pass", scale.lo, pass_end), ("warn", warn, fail), ("fail", fail, scale.hi)]
     else:

@@ -6,7 +6,7 @@ from typing import Any
 
 from markupsafe import escape
 
-from policycheck.report.charts.axes import Axes, axis_domain, plot_top, references
+from policycheck.report.charts.axes import Axes, axis_domain, plot_top, ref_value, references
 from policycheck.report.charts.style import DASHES, PALETTE
 from policycheck.report.charts.text import fmt, number
 
@@ -20,7 +20,7 @@ def histogram_chart(spec: dict[str, Any]) -> tuple[str, float]:
     series = spec.get("series") or []
     edges_all = [v for s in series for v in map(number, s.get("edges", [])) if v is not None]
     tops = [c / max(sum(s.get("counts", [])), 1) for s in series for c in s.get("counts", [])]
-    xs = edges_all + [number(r["value"]) for r in references(spec) if r.get("axis") == "x"]
+    xs = edges_all + [ref_value(r) for r in references(spec) if r.get("axis") == "x"]
     legend, top = plot_top(spec)
     ax = Axes(
         min(xs, default=0),

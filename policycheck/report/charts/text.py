@@ -93,8 +93,8 @@ def common_affixes(labels: list[str]) -> tuple[str, str]:
     while m < len(shortest) and all(r[len(r) - 1 - m] == shortest[len(shortest) - 1 - m] for r in rests):
         m += 1
     suffix = shortest[len(shortest) - m :] if m else ""
-    cut = min((i for i, c in enumerate(suffix) if c in SEPARATORS), default=None)
-    suffix = suffix[cut:] if cut is not None else ""
+    first_cut = min((i for i, c in enumerate(suffix) if c in SEPARATORS), default=None)
+    suffix = suffix[first_cut:] if first_cut is not None else ""
     if any(len(r) - len(suffix) < 1 for r in rests):
         suffix = ""
     return prefix, suffix

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policycheck.report.charts.axes import references
+from policycheck.report.charts.axes import ref_value, references
 from policycheck.report.charts.histogram import histogram_y_label
 from policycheck.report.charts.text import common_affixes, fmt, number
 
@@ -28,7 +28,7 @@ def caption(spec: dict[str, Any], kind: str) -> str:
     if y_label and x_label:
         text += f"; {y_label} against {x_label}"
     text += "."
-    refs = [f"{r.get('label', '')} at {fmt(number(r['value']))}" for r in references(spec)]
+    refs = [f"{r.get('label', '')} at {fmt(ref_value(r))}" for r in references(spec)]
     if refs:
         text += " Dashed line" + ("s" if len(refs) > 1 else "") + ": " + "; ".join(refs) + "."
     if kind == "bar" or any(number(x) is None for sr in spec.get("series") or [] for x in sr.get("x", [])):
@@ -71,7 +71,7 @@ def text_alternative(spec: dict[str, Any], kind: str) -> str:
             )
         else:
             shown = ", ".join(
-                f"{x if number(x) is None else fmt(number(x))}: {'–' if y is None else fmt(y)}" for x, y in pairs
+                f"{x if (vx := number(x)) is None else fmt(vx)}: {'–' if y is None else fmt(y)}" for x, y in pairs
             )
             parts.append(f"{name}: {shown}.")
     if kind == "heatmap":
@@ -79,5 +79,5 @@ def text_alternative(spec: dict[str, Any], kind: str) -> str:
         if flat:
             parts.append(f"{len(spec.get('values', []))} rows; values from {fmt(min(flat))} to {fmt(max(flat))}.")
     for r in references(spec):
-        parts.append(f"Reference: {r.get('label', '')} {fmt(number(r['value']))}.")
+        parts.append(f"Reference: {r.get('label', '')} {fmt(ref_value(r))}.")
     return " ".join(parts)

@@ -7,14 +7,14 @@ from typing import Any
 
 from markupsafe import escape
 
-from policycheck.report.charts.axes import Axes, axis_domain, plot_top, references
+from policycheck.report.charts.axes import Axes, axis_domain, plot_top, ref_value, references
 from policycheck.report.charts.style import PALETTE, RIGHT, W
 from policycheck.report.charts.text import distinct_parts, fmt, number, shorten_middle, text_width
 
 
 def xy_chart(spec: dict[str, Any], kind: str) -> tuple[str, float]:
     series = spec.get("series") or []
-    refs = [number(r["value"]) for r in references(spec) if r.get("axis", "y") == "y"]
+    refs = [ref_value(r) for r in references(spec) if r.get("axis", "y") == "y"]
     ys = [v for s in series for v in map(number, s.get("y", [])) if v is not None] + refs
     legend, top = plot_top(spec)
     categorical = any(number(x) is None for s in series for x in s.get("x", []))
@@ -84,9 +84,9 @@ def xy_chart(spec: dict[str, Any], kind: str) -> tuple[str, float]:
         for si, s in enumerate(series):
             color = PALETTE[si % len(PALETTE)]
             pts = [
-                (ax.x(number(x)), ax.y(number(y)))
+                (ax.x(vx), ax.y(vy))
                 for x, y in zip(s.get("x", []), s.get("y", []), strict=False)
-                if number(x) is not None and number(y) is not None
+                if (vx := number(x)) is not None and (vy := number(y)) is not None
             ]
             if kind == "line" and len(pts) > 1:
                 path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
