@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from policycheck.core.version import __version__
 
-#: The public API, all defined in :mod:`policycheck.interfaces.api`.
+#: The public API, all defined in the package :mod:`policycheck.interfaces.api`.
 __all__ = [
     "FORMATS",
     "InputError",
