@@ -30,3 +30,21 @@ def test_mismatches_compare_numbers_within_the_tolerance_and_mappings_on_the_exp
         mismatches({"value": 0.5, "details": {"n": 3}}, {"value": 0.5 + 1e-12, "details": {"n": 3, "m": 1}}, 1e-9) == []
     )
     assert mismatches({"value": 0.5}, {"value": 0.6}, 1e-9) == [".value: expected 0.5, got 0.6"]
+
+
+def test_every_registered_metric_has_known_answer_cases_in_its_family_folder():
+    import yaml
+
+    from policycheck.metrics import registry
+    from tests.metrics.known_answers import cases_file, load_cases
+
+    missing = []
+    for name, spec in sorted(registry.metrics().items()):
+        path = cases_file(spec.family, name)
+        if not path.is_file():
+            missing.append(f"{path.relative_to(path.parents[4])}: no such file")
+        elif yaml.safe_load(path.read_text(encoding="utf-8")).get("metric") != name:
+            missing.append(f"{path.name}: its `metric:` is not {name}")
+        elif not load_cases(path):
+            missing.append(f"{path.name}: no cases")
+    assert missing == []
