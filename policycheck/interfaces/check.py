@@ -79,7 +79,7 @@ def check_release(
     formats: tuple[str, ...] = ("json", "html", "md"),
 ) -> dict[str, Any]:
     """Load the policy at ``policy_path`` against ``release``, :func:`check` it, write and return the report."""
-    from policycheck.io.files import check_output_folder
+    from policycheck.io.outputs import check_output_folder
     from policycheck.policy.load import load_policy
     from policycheck.report.render import write_reports
 

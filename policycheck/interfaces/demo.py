@@ -29,7 +29,7 @@ from ruamel.yaml import YAML
 from policycheck.core.errors import EXIT_ERROR, EXIT_PASS, InvalidInput, Problem
 from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.interfaces.cli.summary import print_summary
-from policycheck.io.files import atomic_write_text
+from policycheck.io.outputs import atomic_write_text
 from policycheck.methods.synthesizers import BUILTIN, indhist_dp
 from policycheck.release.load import load_manifest
 

@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from policycheck.core.escape import block
-from policycheck.io.files import REPORT_FILES, refuse_overwriting, write_report_set
+from policycheck.io.outputs import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS,

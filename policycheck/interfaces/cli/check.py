@@ -171,7 +171,7 @@ def refuse_unsafe_outputs(
     folders: list[Path], exports: list[Path], release: Release, loaded: list[LoadedPolicy]
 ) -> None:
     """Refuse, before any work, an output folder that cannot be written or an output that would overwrite an input."""
-    from policycheck.io.files import REPORT_FILES, check_output_folder, refuse_overwriting
+    from policycheck.io.outputs import REPORT_FILES, check_output_folder, refuse_overwriting
 
     inputs = release_files(release)
     for policy in loaded:

@@ -52,7 +52,7 @@ def diff(
     chosen = "json" if as_json else diff_format or "text"
     text = render_changes(changes, chosen)
     if diff_output is not None:
-        from policycheck.io.files import atomic_write_text, refuse_overwriting
+        from policycheck.io.outputs import atomic_write_text, refuse_overwriting
 
         refuse_overwriting(
             [diff_output],

@@ -25,7 +25,7 @@ def index(folder: Path, index_output: Path | None) -> None:
     """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
     from policycheck.core.errors import PolicycheckError
     from policycheck.interfaces.verify import read_report
-    from policycheck.io.files import atomic_write_text, refuse_overwriting
+    from policycheck.io.outputs import atomic_write_text, refuse_overwriting
     from policycheck.report.across import index_entries, render_index_html
 
     reports: list[tuple[Path, dict[str, Any]]] = []

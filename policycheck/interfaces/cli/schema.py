@@ -19,7 +19,7 @@ from policycheck.interfaces.cli.common import echo, guard
 @guard
 def schema(which: str, write_dir: Path | None) -> None:
     """Print the JSON Schema of the policy language (draft-07, for editors)."""
-    from policycheck.io.files import atomic_write_text
+    from policycheck.io.outputs import atomic_write_text
     from policycheck.policy.schema import policy_schema
     from policycheck.report.schema import report_schema
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from policycheck.io.files import atomic_write_text
+from policycheck.io.outputs import atomic_write_text
 from policycheck.methods.linkage.presampling import presample
 from policycheck.methods.linkage.reverse_mapping import attribute_order, reverse_map_frame
 from policycheck.release.model import Release
