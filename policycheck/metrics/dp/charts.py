@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from policycheck.metrics.dp.common import json_number
 
 if TYPE_CHECKING:
-    from policycheck.methods.dp.transition_matrix import Audit, TransitionMatrix
+    from policycheck.methods.dp.matrix_audit import Audit
+    from policycheck.methods.dp.transition_matrix import TransitionMatrix
 
 #: Largest heatmap drawn: neighbour pairs (rows) and outputs (columns).
 HEATMAP_ROWS = 40
@@ -22,14 +23,14 @@ def log_ratio_heatmap(mat: TransitionMatrix, aud: Audit) -> dict[str, Any]:
     """
     import numpy as np
 
-    from policycheck.methods.dp import transition_matrix
+    from policycheck.methods.dp import matrix_audit
 
     order = np.arange(aud.first.size)
     if order.size > HEATMAP_ROWS:
         order = np.argsort(-np.nan_to_num(aud.pair_max, nan=-1.0), kind="stable")[:HEATMAP_ROWS]
         order.sort()
     p = mat.probabilities
-    ratios = np.abs(transition_matrix.log_ratios(p[aud.first[order]], p[aud.second[order]]))
+    ratios = np.abs(matrix_audit.log_ratios(p[aud.first[order]], p[aud.second[order]]))
     columns = np.arange(ratios.shape[1])
     if columns.size > HEATMAP_COLUMNS:
         columns = np.sort(np.argsort(-np.nan_to_num(ratios, nan=-1.0).max(axis=0), kind="stable")[:HEATMAP_COLUMNS])
@@ -37,7 +38,7 @@ def log_ratio_heatmap(mat: TransitionMatrix, aud: Audit) -> dict[str, Any]:
     labels = mat.table_labels()
     filled = np.nan_to_num(ratios, nan=-1.0, posinf=np.inf)
     if aud.target_epsilon is not None:
-        hits = filled > aud.target_epsilon + transition_matrix.RATIO_TOLERANCE
+        hits = filled > aud.target_epsilon + matrix_audit.RATIO_TOLERANCE
     else:  # mark the worst cells instead
         hits = np.isclose(filled, aud.epsilon) | np.isinf(filled)
     marked = [[int(r), int(c)] for r, c in zip(*np.nonzero(hits), strict=False)]

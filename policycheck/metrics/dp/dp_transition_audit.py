@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from policycheck.core.errors import EvaluationError
-from policycheck.methods.dp import transition_matrix
+from policycheck.methods.dp import matrix_audit, matrix_families, transition_matrix
 from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.dp.common import REFERENCE, json_number
@@ -169,7 +169,7 @@ def dp_transition_audit(
     table_distribution: str = "multinomial",
     target_epsilon: float | None = None,
     max_matrix_cells: int = transition_matrix.MAX_MATRIX_CELLS,
-) -> tuple[transition_matrix.TransitionMatrix, transition_matrix.Audit]:
+) -> tuple[transition_matrix.TransitionMatrix, matrix_audit.Audit]:
     """Build the matrix of ``family`` and audit it at ``target_epsilon`` (paper 004, sec. 3-4)."""
     import numpy as np
 
@@ -178,11 +178,11 @@ def dp_transition_audit(
         if family == "multinomial_dirichlet":
             assert n is not None and alpha is not None  # TransitionParams requires both for this family
             prior = list(alpha) if isinstance(alpha, tuple) else [float(alpha)] * k
-            mat = transition_matrix.multinomial_dirichlet(n, prior, m, draw, max_matrix_cells)
+            mat = matrix_families.multinomial_dirichlet(n, prior, m, draw, max_matrix_cells)
             pi = pi or (np.asarray(prior) / np.sum(prior)).tolist()
         elif family == "laplace":
             assert n is not None  # TransitionParams requires it for this family
-            mat = transition_matrix.laplace_sanitizer(n, k, epsilon, scale, known_total, max_matrix_cells)
+            mat = matrix_families.laplace_sanitizer(n, k, epsilon, scale, known_total, max_matrix_cells)
         else:
             assert matrix is not None  # TransitionParams requires it for this family
             path = (Path(ctx.base_dir) / matrix).resolve()
@@ -192,8 +192,8 @@ def dp_transition_audit(
         if table_distribution == "uniform":
             weights = np.full(len(mat.tables), 1.0 / len(mat.tables))
         else:
-            weights = transition_matrix.multinomial_table_weights(mat.tables, pi)
-        result = transition_matrix.audit(
+            weights = matrix_audit.multinomial_table_weights(mat.tables, pi)
+        result = matrix_audit.audit(
             mat,
             target_epsilon,
             weights,
@@ -205,7 +205,7 @@ def dp_transition_audit(
     return mat, result
 
 
-def audit_details(mat: transition_matrix.TransitionMatrix, aud: transition_matrix.Audit) -> TransitionAuditDetails:
+def audit_details(mat: transition_matrix.TransitionMatrix, aud: matrix_audit.Audit) -> TransitionAuditDetails:
     """The audit's figures as both rules report them."""
     import math
 
