@@ -11,6 +11,7 @@ from pydantic import Field
 from policycheck.core.stats import clopper_pearson
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationError, Knowledge, MetricResult, Need
+from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Params
 
 DEMO = Path(__file__).resolve().parents[1] / "policycheck" / "demo_data"
@@ -20,6 +21,11 @@ class ShareParams(Params):
     column: str = Field(description="Column to count in.")
     value: str = Field(description="Value counted.")
     explode: bool = Field(default=False, description="Raise inside the evaluator (tests the error verdict).")
+
+
+class ShareDetails(Details):
+    k: int = detail("Synthetic rows holding the value", unit="rows")
+    n: int = detail("Synthetic rows", unit="rows")
 
 
 def _share_needs(params, release):
@@ -39,7 +45,7 @@ def _toy_share(ctx, params, needs):
         n = sum(counts.values())
         shares.append((counts.get(params.value, 0), n))
     k, n = max(shares, key=lambda kn: kn[0] / kn[1])
-    return MetricResult(k / n, clopper_pearson(k, n), 0.95, {"k": k, "n": n})
+    return MetricResult(k / n, clopper_pearson(k, n), 0.95, ShareDetails(k=k, n=n))
 
 
 @pytest.fixture
@@ -58,6 +64,7 @@ def toy_metric():
         needs=_share_needs,
         meaning="The share of synthetic rows holding the value.",
         remedy="Change the synthesizer.",
+        details=ShareDetails,
     )(_toy_share)
     yield registry.get_metric("toy_share")
     registry._METRICS.pop("toy_share", None)

@@ -101,8 +101,9 @@ class MetricResult:
     """What an evaluator measured for one rule.
 
     ``value`` is the number the rule's threshold is compared with (or the
-    interval bound the rule names). ``details`` is JSON-serialisable evidence
-    for the report (plain dicts, lists, str, int, float, bool, None; no numpy
+    interval bound the rule names). ``details`` is the evidence for the report,
+    the metric's typed :class:`~policycheck.metrics.details.Details` model (its
+    fields JSON types: dicts, lists, str, int, float, bool, None; no numpy
     types). ``charts`` are chart specs the report layer renders as inline SVG;
     each is a dict with ``kind`` and ``title`` and, by kind:
 
@@ -121,9 +122,8 @@ class MetricResult:
     value: float
     interval: tuple[float, float] | None = None
     confidence: float | None = None
-    #: The evidence: the metric's typed :class:`~policycheck.metrics.details.Details` (a plain mapping is
-    #: accepted while a family moves to typed details; the report then shows raw keys).
-    details: Mapping[str, Any] | Details = field(default_factory=dict)
+    #: The evidence: the metric's typed :class:`~policycheck.metrics.details.Details` (none: no field).
+    details: Details = field(default_factory=Details)
     charts: tuple[Mapping[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     #: What an attacker gets without the release's individual information
@@ -141,6 +141,15 @@ class MetricResult:
     #: rule refuted in the same run cannot pass.
     refutes: tuple[Claim, ...] = ()
     relies_on: tuple[Claim, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A plugin written against the untyped details of earlier versions fails here, inside its
+        # evaluator, as that rule's error, rather than when the report is built.
+        if not isinstance(self.details, Details):
+            raise TypeError(
+                f"MetricResult.details must be a Details model (policycheck.metrics.details), "
+                f"not {type(self.details).__name__}"
+            )
 
 
 @dataclass(frozen=True)

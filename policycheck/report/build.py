@@ -19,7 +19,6 @@ from policycheck.engine.compiler import Plan
 from policycheck.engine.outcome import RuleOutcome, RunResult
 from policycheck.engine.verdicts import exit_code, release_verdict
 from policycheck.metrics.base import KNOWLEDGE_WORDS
-from policycheck.metrics.details import Details
 from policycheck.metrics.registry import MetricSpec, convention_effects
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Waiver
@@ -182,24 +181,14 @@ def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, has_holdout: bool) -> dict
         "inputs": sorted(e.spec.inputs | {i for i in e.spec.optional_inputs if i != "holdout" or has_holdout}),
         "needs": [n.label for n in e.needs],
         "policy_location": {"file": file, "line": line, "col": col},
-        "details": _details(r.details) if r else {},
-        "detail_fields": _detail_fields(r.details) if r else {},
+        "details": r.details.to_report() if r else {},
+        "detail_fields": type(r.details).field_labels() if r else {},
         "charts": [dict(c) for c in r.charts] if r else [],
         "notes": list(r.notes) if r else [],
         "waiver": _waiver(outcome.waiver) if outcome.waiver else None,
         "error": outcome.error,
         "seconds": round(outcome.seconds, 3),
     }
-
-
-def _details(details: Any) -> dict[str, Any]:
-    """A rule's evidence as report.json holds it: a typed model's values, or a family's plain dict."""
-    return details.to_report() if isinstance(details, Details) else dict(details)
-
-
-def _detail_fields(details: Any) -> dict[str, Any]:
-    """Label, unit, format and help of every field of a typed details model (empty for a plain dict)."""
-    return type(details).field_labels() if isinstance(details, Details) else {}
 
 
 def methods_of(specs: list[MetricSpec]) -> list[dict[str, Any]]:
