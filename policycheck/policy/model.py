@@ -1,7 +1,7 @@
 """Pydantic models of the policy language.
 
 These models are the single source of the language: validation uses them,
-``policycheck schema`` publishes them as JSON Schema, and the README's
+``policycheck schema`` publishes them as JSON Schema, and docs/policy-language.md's
 field reference is written from their descriptions.
 """
 
