@@ -33,8 +33,9 @@ class CheckOptions:
     workers: int | None = None
     #: With the Dask executor: the scheduler address, or None/"local" for local processes.
     scheduler: str | None = None
-    #: Progress on stderr: True (live on a terminal, plain lines elsewhere), "plain", or False (none).
-    progress: bool | Literal["plain"] = False
+    #: Progress on stderr: True or "auto" (live on a terminal, plain lines elsewhere), "plain", "bar"
+    #: (live anywhere), or False or "none" (nothing).
+    progress: bool | Literal["auto", "plain", "bar", "none"] = False
     #: The command line the report records as what ran.
     command: tuple[str, ...] = field(default_factory=tuple)
 
@@ -55,13 +56,20 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
     seed = run_seed(loaded, options.seed)
-    progress = Progress(enabled=bool(options.progress), plain=options.progress == "plain")
+    progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
         run = run_plan(plan, release, seed, pool, progress)
         name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
     return build_report(
         plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
     )
+
+
+def progress_mode(progress: bool | str) -> str:
+    """:attr:`CheckOptions.progress` as one of :data:`policycheck.engine.progress.MODES`."""
+    if isinstance(progress, bool):
+        return "auto" if progress else "none"
+    return progress
 
 
 def run_seed(loaded: LoadedPolicy, seed: int | None = None) -> int:
