@@ -48,6 +48,8 @@ def value_text(value: Any) -> str:
     if isinstance(value, (tuple, list, frozenset, set)):
         items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
         return "[" + ", ".join(value_text(v) for v in items) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
     if value is None:
         return "none"
     return str(value)

@@ -94,7 +94,16 @@ def test_bad_data_is_one_error_line_and_exit_2_before_any_computation(write, toy
     write("p.yaml", DCR_POLICY)
     write("bad.csv", "age,sex,income\n30,Male,<=50K\nold,Female,>50K\n")
     code, out, err = run(
-        "check", "p.yaml", "--original", "original.csv", "--synthetic", "synthetic.csv", "--holdout", "bad.csv"
+        "check",
+        "p.yaml",
+        "--original",
+        "original.csv",
+        "--synthetic",
+        "synthetic.csv",
+        "--holdout",
+        "bad.csv",
+        "--column-type",
+        "age=numeric",
     )
     assert (code, out) == (2, "")
     assert err.startswith("error: bad.csv: column 'age' is numeric but row 3 holds 'old'")

@@ -61,6 +61,8 @@ def guard(fn: F) -> F:
             return fn(*args, **kwargs)
         except PolicycheckError as exc:
             print_problems(exc.problems)
+            if exc.advice:
+                echo(exc.advice, err=True, lines=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             echo("error: interrupted", err=True)

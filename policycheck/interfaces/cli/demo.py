@@ -45,7 +45,8 @@ def demo(
     folder = output_folder(out_dir, refresh_sample)
     temporary = out_dir is None and not refresh_sample
     try:
-        code = run_demo(folder, seed=seed, policy=policy, progress=progress_choice(quiet, progress), quiet=quiet)
+        mode = progress_choice(quiet, progress)
+        code = run_demo(folder, seed=seed, policy=policy, progress=mode, quiet=quiet)  # type: ignore[arg-type]
     finally:
         if temporary and not keep:
             shutil.rmtree(folder, ignore_errors=True)
