@@ -8,6 +8,7 @@ produce the same reports the same way and read each policy once.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -52,6 +53,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
     from policycheck.execution.factory import make_executor
+    from policycheck.interfaces.starter import placeholder_findings
     from policycheck.report.build import build_report
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
@@ -60,6 +62,9 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
         run = run_plan(plan, release, seed, pool, progress)
         name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
+    unchosen = placeholder_findings(loaded)
+    if unchosen:  # a level nobody chose is said wherever the report is read, beside the release's findings
+        release = dataclasses.replace(release, findings=[*release.findings, *unchosen])
     return build_report(
         plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
     )

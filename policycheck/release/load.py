@@ -169,7 +169,7 @@ def build_release(
         problems.append(
             Problem(display_path(original), "every column is declared id or ignore: nothing is left to check")
         )
-        raise InvalidInput(problems, settling(settle, declared_by))
+        raise UndecidedColumns(problems, settle, declared_by)
     types = {c: ColumnType.NUMERIC if roles[c] == "datetime" else ColumnType(roles[c]) for c in analysed}
     orders = {c: list(d.order) for c, d in declared.items() if d.order is not None}
     formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}
@@ -256,7 +256,7 @@ def build_release(
         dataset(holdout, "holdout", "holdout", hold_frame) if holdout is not None and hold_frame is not None else None
     )
     if problems:
-        raise InvalidInput(problems, settling(settle, declared_by))
+        raise UndecidedColumns(problems, settle, declared_by)
     assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
     syn = tuple(s for s in syn_sets if s is not None)
     hashes = checks.RowHashes()
@@ -338,6 +338,17 @@ def coerce_like_loader(
     findings already made.
     """
     return coerce_frame(path, frame, types, roles, orders, formats, [], display_path(path))
+
+
+class UndecidedColumns(InvalidInput):
+    """Column problems of a release, with ``settle``: the role that settles each column's (exit 2).
+
+    Its advice is :func:`settling`'s text; ``init --from-data`` declares ``settle`` and reads the files again.
+    """
+
+    def __init__(self, problems: list[Problem], settle: dict[str, str], declared_by: str = "manifest") -> None:
+        super().__init__(problems, settling(settle, declared_by))
+        self.settle = dict(settle)
 
 
 #: How each way of declaring columns is named as a role's source.

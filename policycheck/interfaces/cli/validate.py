@@ -37,6 +37,10 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             problems.extend(exc.problems)
             continue
         echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        from policycheck.interfaces.starter import placeholder_notes
+
+        for note in placeholder_notes(loaded):
+            echo(str(note), err=True)
         if data is not None:
             from policycheck.engine.resolution import unresolved_levels
 
