@@ -352,7 +352,7 @@ class UndecidedColumns(InvalidInput):
 
 
 #: How each way of declaring columns is named as a role's source.
-DECLARED_BY = {"manifest": "manifest columns:", "flags": "--column-type", "api": "columns= (API)"}
+DECLARED_BY = {"manifest": "declared in the manifest", "flags": "--column-type", "api": "columns= (API)"}
 
 
 def _column_problem(

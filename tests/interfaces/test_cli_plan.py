@@ -23,7 +23,7 @@ def test_plan_lists_each_columns_role_its_source_and_the_attackers_view(toy_metr
     assert lines[start + 1 : start + 4] == [
         "  age     numeric      inferred from original.csv, holdout.csv, synthetic.csv",
         "  sex     categorical  inferred from original.csv, holdout.csv, synthetic.csv  [quasi-identifier]",
-        "  income  categorical  manifest columns:  [secret]",
+        "  income  categorical  declared in the manifest  [secret]",
     ]
 
 

@@ -92,7 +92,7 @@ def test_pasting_the_block_settles_every_problem(survey_release):
         "served_armed_forces": "categorical",
         "sex": "categorical",
     }
-    assert release.role_sources["seqn"] == "manifest columns:"
+    assert release.role_sources["seqn"] == "declared in the manifest"
     assert release.role_sources["sex"] == "inferred from train.csv, holdout.csv, syn.csv"
 
 
