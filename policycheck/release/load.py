@@ -132,7 +132,7 @@ def build_release(
     if metadata is not None:
         declared.update(read_sdv_metadata(metadata, names))
         _check_declared(metadata, declared, names, "the metadata")
-        role_sources.update(dict.fromkeys(declared, f"SDV metadata {display_path(metadata)}"))
+        role_sources.update(dict.fromkeys(declared, f"SDV metadata {_file_name(metadata)}"))
     _check_declared(original, columns or {}, names, "`columns:` or --column-type")
     declared.update(columns or {})
     role_sources.update(dict.fromkeys(columns or {}, DECLARED_BY[declared_by]))
@@ -153,7 +153,7 @@ def build_release(
         else:
             values = [(original, orig_frame[col]), *((p, f[col]) for p, f in others if col in f.columns)]
             roles[col], problem = infer_column(col, values)
-            role_sources[col] = "inferred from " + ", ".join(dict.fromkeys(display_path(p) for p, _ in values))
+            role_sources[col] = "inferred from " + ", ".join(dict.fromkeys(_file_name(p) for p, _ in values))
             if problem is not None:
                 problems.append(problem)
                 settle[col] = "categorical"
@@ -338,6 +338,11 @@ def coerce_like_loader(
     findings already made.
     """
     return coerce_frame(path, frame, types, roles, orders, formats, [], display_path(path))
+
+
+def _file_name(source: Path | InMemoryTable) -> str:
+    """A data file by its name, as a role's source says it: the same wherever the check runs (verify re-runs it)."""
+    return source.name if isinstance(source, InMemoryTable) else Path(source).name
 
 
 class UndecidedColumns(InvalidInput):

@@ -66,9 +66,9 @@ def test_init_from_data_writes_a_manifest_with_every_column_settled(files):
         "    synthesizer: {name: unknown}   # its name and version; epsilon, delta if differentially private\n"
         "columns:                         # every column's role: change any that is wrong\n"
         "  respondent: id               # decided here: it looks like a record identifier\n"
-        "  age: numeric                 # inferred from data/train.csv, data/holdout.csv, data/syn.csv\n"
+        "  age: numeric                 # inferred from train.csv, holdout.csv, syn.csv\n"
         "  household_size: categorical  # decided here: numbers but for a few values, read as labels\n"
-        "  sex: categorical             # inferred from data/train.csv, data/holdout.csv, data/syn.csv\n"
+        "  sex: categorical             # inferred from train.csv, holdout.csv, syn.csv\n"
     )
 
 

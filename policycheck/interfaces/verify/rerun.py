@@ -59,7 +59,7 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
         for d in by_role.get("synthetic", [])
     ]
     holdout = by_role.get("holdout")
-    return build_release(
+    rebuilt = build_release(
         release["id"],
         resolve_path(by_role["original"][0]["path"], root),
         synthetic,
@@ -70,6 +70,8 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
             for c, t in (release.get("roles") or release["columns"]).items()
         },
     )
+    # The roles are re-declared from the report; where each came from is the report's to say.
+    return dataclasses.replace(rebuilt, role_sources=dict(release.get("role_sources") or {}))
 
 
 def needs_command(params: Any, release: Release | None = None) -> bool:
