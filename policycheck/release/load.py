@@ -169,7 +169,7 @@ def build_release(
         problems.append(
             Problem(display_path(original), "every column is declared id or ignore: nothing is left to check")
         )
-        raise UndecidedColumns(problems, settle, declared_by)
+        raise UndecidedColumns(problems, {}, declared_by)  # no declaration would leave a column to check
     types = {c: ColumnType.NUMERIC if roles[c] == "datetime" else ColumnType(roles[c]) for c in analysed}
     orders = {c: list(d.order) for c, d in declared.items() if d.order is not None}
     formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}

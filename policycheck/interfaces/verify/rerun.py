@@ -34,6 +34,14 @@ def _without_commands(release: Release) -> Release:
 
 def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = None) -> Release:
     """The release the report was made from: the auditor's manifest, the report's, or its files and column types."""
+    rebuilt = _rebuild_release(report, root, manifest)
+    if "role_sources" not in report["release"]:
+        # A report from before role sources were recorded: nothing to compare them with.
+        return dataclasses.replace(rebuilt, role_sources={})
+    return rebuilt
+
+
+def _rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = None) -> Release:
     release = report["release"]
     if manifest is not None:
         return load_manifest(Path(manifest))
