@@ -120,3 +120,19 @@ def test_a_dataframes_bad_value_is_named_by_its_index_label_and_position():
     assert [str(p) for p in caught.value.problems] == [
         "holdout (DataFrame): column 'age' is numeric but index label 'b' (position 1) holds 'old'"
     ]
+
+
+def test_an_extreme_value_of_a_dataframe_is_named_by_its_position():
+    original = pd.DataFrame({"age": np.arange(20, 120) % 50 + 20, "sex": ["F", "M"] * 50})
+    synthetic = original.copy()
+    synthetic["age"] = synthetic["age"].astype(float)
+    # 20..69 twice: the bulk (1st to 99th percentile) is 20 to 69, width 49; (1e7 - 69) / 49 = 2.04e5 widths
+    synthetic.loc[3, "age"] = 1e7
+    release = build_release(
+        "r",
+        InMemoryTable("original (DataFrame)", original),
+        [(InMemoryTable("s (DataFrame)", synthetic), "s", SynthesizerInfo())],
+        declared_by="api",
+    )
+    (finding,) = [f for f in release.findings if "times the width" in f]
+    assert finding.startswith("synthetic set 's': column 'age' position 3 holds 1e+07, 2.04e+05 times the width")
