@@ -43,7 +43,7 @@ COLUMNS = ["age", "sex", "race", "education", "hours_per_week", "income"]
 
 #: How the data came in (frames in memory, or files): all that differs, beyond the run context, between
 #: the API and the CLI on the same data.
-DATA_SOURCE = ("provenance.data_files", "provenance.manifest", "release.manifest_sha256")
+DATA_SOURCE = ("provenance.data_files", "provenance.manifest", "release.manifest_sha256", "release.role_sources")
 
 
 def frames():

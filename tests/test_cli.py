@@ -317,7 +317,9 @@ def test_column_types_beside_a_manifest_are_a_usage_error(runner, toy_metric, wr
     assert "with --release, declare column types in the manifest" in result.output
 
 
-def test_undeclared_id_column_exits_2_with_one_line(runner, toy_metric, write, with_roles):
+def test_undeclared_id_column_exits_2_with_one_line_and_the_flag_that_settles_it(
+    runner, toy_metric, write, with_roles
+):
     original, synthetic = with_roles
     result = invoke(
         runner,
@@ -337,7 +339,12 @@ def test_undeclared_id_column_exits_2_with_one_line(runner, toy_metric, write, w
     assert result.stderr.splitlines() == [
         "error: original.csv: column 'seqn' looks like a record identifier (60 distinct values in 60 rows, counting "
         "up row by row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it "
-        "out of the analysis, or declare its type (numeric, categorical) if it is an attribute"
+        "out of the analysis, or declare its type (numeric, categorical) if it is an attribute",
+        "1 column to declare; add to the command line:",
+        "  --column-type seqn=id",
+        "or, in a release manifest:",
+        "columns:",
+        "  seqn: id",
     ]
 
 

@@ -125,3 +125,22 @@ def test_a_small_linkage_attack_runs_in_this_process(monkeypatch):
         )
         # 3 sets x 2,000 records: 0.078 s of work, under the 0.5 s that pays for a second worker.
         assert executor._pool is None
+
+
+def test_reconstruction_estimate_is_the_calibrated_lp_forest_and_pairs_formula():
+    est = cost_model.reconstruction_attacks(
+        release(3_000, 2_000, 3_000, 6, 9), "original", "c0", None, ("lp", "dcr", "exact", "ml")
+    )
+    # p = 14 other columns, 364 triples: LP 5e-5 * 3000 * sqrt(364) = 2.862 s; forest 2.2e-6 * 100 * 3000
+    # = 0.66 s; DCR and exact 1e-9 * 3000 * 3000 * 14 * 2 = 0.252 s (the Adult runs: 2.5 + 0.6 + 0.15 s).
+    assert est.seconds == pytest.approx(2.8618176 + 0.66 + 0.252)
+    # forest 16 B * 100 * 3000 = 4.8 MB over the LP's 8 B * 3000 * 364 = 8.7 MB: 8.7 MB + frames 8*4*6000*15.
+    assert est.bytes == 8 * 3000 * 364 + 8 * 4 * 6000 * 15
+
+
+def test_reconstruction_estimate_of_the_control_with_few_queries_and_no_lp():
+    est = cost_model.reconstruction_attacks(
+        release(3_000, 2_000, 3_000, 6, 9), "holdout", "c0", ("x0", "x1", "c1"), ("dcr", "ml"), n_queries=1
+    )
+    # 2,000 holdout records, p = 3: forest 0.66 s and DCR 1e-9 * 2000 * 3000 * 3 = 0.018 s.
+    assert est.seconds == pytest.approx(0.66 + 0.018)

@@ -21,12 +21,41 @@ def demo_calls(monkeypatch):
 
 def test_by_default_the_demo_writes_to_a_fresh_temporary_folder(demo_calls):
     for _ in range(2):
-        assert CliRunner().invoke(cli, ["demo", "-q"]).exit_code == 0
+        assert CliRunner().invoke(cli, ["demo", "-q", "--keep"]).exit_code == 0
     first, second = demo_calls
     assert first != second and first.is_dir() and not any(first.iterdir())
     assert first.parent == Path(tempfile.gettempdir()) and first.name.startswith("policycheck-demo-")
     assert demo.SAMPLE not in (first, second)
     first.rmdir(), second.rmdir()
+
+
+def test_the_temporary_folder_is_removed_at_the_end_and_said_so(demo_calls):
+    result = CliRunner().invoke(cli, ["demo", "--progress", "none"])
+    (folder,) = demo_calls
+    assert not folder.exists()
+    assert result.output.splitlines()[-1] == (
+        f"removed the temporary folder {folder}/ (--keep keeps it, -o DIR writes elsewhere)"
+    )
+
+
+def test_keep_keeps_the_temporary_folder_and_prints_its_path(demo_calls):
+    result = CliRunner().invoke(cli, ["demo", "--keep"])
+    (folder,) = demo_calls
+    assert folder.is_dir()
+    assert result.output.splitlines()[-1] == f"releases and reports kept in {folder}/"
+    folder.rmdir()
+
+
+def test_a_folder_given_with_output_is_never_removed(demo_calls, tmp_path):
+    (tmp_path / "mine").mkdir()
+    result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "mine")])
+    assert demo_calls == [tmp_path / "mine"] and (tmp_path / "mine").is_dir()
+    assert "removed" not in result.output
+
+
+def test_qq_prints_nothing(demo_calls):
+    result = CliRunner().invoke(cli, ["demo", "-qq"])
+    assert result.exit_code == 0 and result.output == ""
 
 
 def test_output_names_the_folder(demo_calls, tmp_path):

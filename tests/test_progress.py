@@ -3,7 +3,7 @@
 import io
 
 from policycheck.engine import progress as progress_module
-from policycheck.engine.progress import Progress, eta_text, short, step_labels
+from policycheck.engine.progress import Progress, eta_text, need_text, short, step_labels
 from policycheck.metrics.base import Need
 
 
@@ -46,9 +46,49 @@ def test_a_non_terminal_stream_gets_plain_lines_even_without_plain():
     assert out.getvalue() == "[1/1] x\n"
 
 
-def test_labels_with_whole_parameter_tuples_are_cut():
-    label = "computing gower_dcr(synthetic=0, columns=('age', 'sex', 'race', 'education', 'marital_status'))"
-    assert short(label) == label[:59] + "…" and len(short(label)) == 60
+def test_a_long_intermediates_parameters_are_cut_inside_its_parentheses():
+    label = "computing gower_dcr(synthetic=0, columns=[age, sex, race, education, marital_status, income])"
+    assert short(label) == "computing gower_dcr(synthetic=0, columns=[age, sex, race, …)"
+    assert len(short(label)) == 60
+
+
+def test_an_evaluation_label_is_never_cut():
+    label = "evaluating income-inference-individual-risk-for-every-person (reconstruction_individual_risk)"
+    assert short(label) == label
+
+
+def test_parameter_values_read_as_users_write_them_not_as_python_reprs():
+    need = Need.of("gower_dcr", synthetic=0, columns=("age", "sex"), sample=None)
+    assert need_text(need) == "gower_dcr(columns=[age, sex], sample=none, synthetic=0)"
+
+
+def test_steps_are_numbered_without_gaps_when_intermediates_are_batched(monkeypatch, toy_metric, write, toy_release):
+    from conftest import TOY_POLICY
+
+    from policycheck.engine import runner
+    from policycheck.engine.compiler import compile_plan
+    from policycheck.metrics import registry
+    from policycheck.policy.load import load_policy
+    from policycheck.release.load import load_manifest
+
+    two_rules = TOY_POLICY + (
+        '  - id: high-income\n    metric: toy_share\n    params: {column: income, value: ">50K"}\n'
+        "    threshold: {fail_above: 0.9, compare: estimate}\n"
+    )
+    release = load_manifest(toy_release["manifest"])
+    plan = compile_plan(load_policy(write("p.yaml", two_rules), release), release)
+    # the two toy_counts Needs computed as one batch, as a batching intermediate's are with several workers
+    monkeypatch.setattr(runner, "_groups", lambda needs, parallel: [needs])
+    monkeypatch.setattr(
+        registry, "compute_intermediates", lambda ctx, group: [registry.compute_intermediate(ctx, n) for n in group]
+    )
+    out = io.StringIO()
+    runner.run_plan(plan, release, seed=1, progress=Progress(out, plain=True))
+    assert out.getvalue().splitlines() == [
+        "[1/3] computing toy_counts(column=sex) + toy_counts(column=income)",
+        "[2/3] evaluating male-share (toy_share)",
+        "[3/3] evaluating high-income (toy_share)",
+    ]
 
 
 def _linkage(mapping, records):

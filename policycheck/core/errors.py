@@ -44,13 +44,15 @@ class PolicycheckError(Exception):
 
     exit_code = EXIT_INVALID
 
-    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+    def __init__(self, problems: list[Problem] | Problem | str, advice: str = "") -> None:
+        """``advice``: lines that settle the problems (a ``columns:`` block to paste), shown after them."""
         if isinstance(problems, str):
             problems = [Problem("policycheck", problems)]
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+        self.advice = advice
+        super().__init__("\n".join([*(str(p) for p in problems), *([advice] if advice else [])]))
 
 
 class InvalidInput(PolicycheckError):

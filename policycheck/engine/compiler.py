@@ -61,6 +61,7 @@ class Plan:
             "policy": self.loaded.policy.metadata.id,
             "attacker": self.loaded.policy.attacker.model,
             "release": self.release.id if self.release else None,
+            "columns": self.columns(),
             "intermediates": [
                 {
                     "need": s.need.label,
@@ -91,8 +92,29 @@ class Plan:
             ],
         }
 
+    def columns(self) -> list[dict[str, Any]]:
+        """Every column of the release: its role, where that came from, and what the policy's attacker knows it as."""
+        if self.release is None:
+            return []
+        a = self.loaded.policy.attacker
+        return [
+            {
+                "name": name,
+                "role": role,
+                "source": self.release.role_sources.get(name),
+                "attacker": "quasi-identifier"
+                if name in a.quasi_identifiers
+                else "secret"
+                if name in a.secrets
+                else None,
+            }
+            for name, role in self.release.roles.items()
+        ]
+
     def describe(self) -> str:
         """The plan in plain text, as ``policycheck plan`` prints it."""
+        from policycheck.engine.progress import need_text, value_text
+
         p = self.loaded.policy
         release = (
             f"{self.release.id} ({len(self.release.synthetic)} synthetic set(s))"
@@ -103,24 +125,30 @@ class Plan:
             f"policy {p.metadata.id} v{p.metadata.version}: {len(self.evaluations)} rule(s), "
             f"attacker model {p.attacker.model}",
             f"release: {release}",
-            "",
-            "shared intermediate results (each computed once):",
         ]
+        if self.release is not None:
+            columns = self.columns()
+            width = max(len(c["name"]) for c in columns)
+            lines += ["", "columns (role, and where it came from):"]
+            for c in columns:
+                seen = f"  [{c['attacker']}]" if c["attacker"] else ""
+                lines.append(f"  {c['name']:<{width}}  {c['role']:<11}  {c['source'] or 'declared'}{seen}")
+        lines += ["", "shared intermediate results (each computed once):"]
         if not self.intermediates:
             lines.append("  (none)")
         for step in self.intermediates:
-            lines.append(f"  {step.need.label}: {step.description}")
+            lines.append(f"  {need_text(step.need)}: {step.description}")
             lines.append(f"      used by: {', '.join(step.used_by)}")
             if self.release is not None:
-                estimate = step.estimate.describe(self.workers) if step.estimate else "none (no cost model)"
-                lines.append(f"      estimate: {estimate}")
+                said = step.estimate.describe(self.workers) if step.estimate else "none (no cost model)"
+                lines.append(f"      estimate: {said}")
         lines += ["", "evaluators:"]
         for e in self.evaluations:
             lines.append(f"  {e.rule.id} [{e.rule.severity}]: {e.spec.name} ({e.spec.family}) - {e.spec.summary}")
             params = e.params.model_dump(mode="json", exclude_defaults=False)
             if params:
-                lines.append(f"      params: {params}")
-            lines.append(f"      needs: {', '.join(n.label for n in e.needs) or '(nothing shared)'}")
+                lines.append(f"      params: {', '.join(f'{k}={value_text(v)}' for k, v in params.items())}")
+            lines.append(f"      needs: {', '.join(need_text(n) for n in e.needs) or '(nothing shared)'}")
             knowledge = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(e.spec.knowledge, key=lambda k: k.value))
             lines.append(
                 f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}"

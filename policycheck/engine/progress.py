@@ -1,11 +1,13 @@
 """Progress of a check on stderr: one line per plan step.
 
+Steps are numbered 1..N without gaps (``[3/20] evaluating RULE (metric)``).
 On a terminal each step gets one live line (rich): its label, a bar, the
 count of tasks done and an ETA; a finished step's line stays, so the screen
-ends with one line per step. With ``plain`` (``-q``) or when stderr is not a
-terminal (CI logs), each step prints one plain line when it starts, and a
-long step a line at most every ``PLAIN_EVERY`` seconds. It never writes to
-stdout, where reports may go.
+ends with one line per step. Off a terminal (CI logs), or with ``--progress
+plain``, each step prints one plain line when it starts, and a long step a
+line at most every ``PLAIN_EVERY`` seconds; ``--progress bar`` draws live
+lines anywhere, ``none`` (and ``-q``) nothing. It never writes to stdout,
+where reports may go.
 """
 
 from __future__ import annotations
@@ -20,13 +22,43 @@ if TYPE_CHECKING:
 
 #: Seconds between two plain progress lines of one long step.
 PLAIN_EVERY = 15.0
-#: Longest step label shown; longer ones are cut with an ellipsis.
+#: Longest step label shown; longer ones have their parameters cut with an ellipsis.
 LABEL_WIDTH = 60
+#: How progress is shown: live bars on a terminal and plain lines elsewhere, always plain, always bars, or nothing.
+MODES = ("auto", "plain", "bar", "none")
 
 
 def short(label: str, width: int = LABEL_WIDTH) -> str:
-    """``label`` cut to ``width`` characters, so a step's bar, count and ETA stay on its line."""
-    return label if len(label) <= width else label[: width - 1] + "…"
+    """``label`` cut to ``width`` characters, so a step's bar, count and ETA stay on its line.
+
+    Only an intermediate's parameters (``name(a=1, b=2)``) are cut: the
+    step's name and ``evaluating RULE (metric)`` are always shown whole.
+    """
+    opening = next((i for i, c in enumerate(label) if c == "(" and i and label[i - 1] != " "), None)
+    if len(label) <= width or opening is None or not label.endswith(")"):
+        return label
+    room = width - opening - 3  # "(", "…" and ")"
+    if room < 1:
+        return label[:opening]
+    return f"{label[: opening + 1 + room]}…)"
+
+
+def value_text(value: Any) -> str:
+    """A parameter's value as users write it: ``[age, sex]`` for a tuple of columns, never a Python repr."""
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+        return "[" + ", ".join(value_text(v) for v in items) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "none"
+    return str(value)
+
+
+def need_text(need: Need, shown: set[str] | None = None) -> str:
+    """``need`` as users read it: its intermediate and the parameters in ``shown`` (default: all)."""
+    args = ", ".join(f"{k}={value_text(v)}" for k, v in need.params if shown is None or k in shown)
+    return f"{need.intermediate}({args})" if args else need.intermediate
 
 
 def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
@@ -55,9 +87,8 @@ def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
 
 
 def _named(need: Need, shown: set[str]) -> str:
-    """``need``'s intermediate with the parameters in ``shown``, as ``Need.label`` writes them."""
-    args = ", ".join(f"{k}={v}" for k, v in need.params if k in shown)
-    return f"{need.intermediate}({args})" if args else need.intermediate
+    """``need``'s intermediate with the parameters in ``shown`` (:func:`need_text`)."""
+    return need_text(need, shown)
 
 
 def eta_text(seconds: float | None) -> str:
@@ -74,10 +105,18 @@ def eta_text(seconds: float | None) -> str:
 class Progress:
     """Progress display of a run: ``step`` when a plan step starts, ``tick`` as its tasks finish."""
 
-    def __init__(self, stream: TextIO | None = None, enabled: bool = True, plain: bool = False) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, enabled: bool = True, plain: bool = False, mode: str | None = None
+    ) -> None:
+        """``mode`` (one of :data:`MODES`) overrides ``enabled`` and ``plain``."""
         self.stream = stream or sys.stderr
+        if mode is not None:
+            if mode not in MODES:
+                raise ValueError(f"progress mode {mode!r}: expected one of {', '.join(MODES)}")
+            enabled, plain = mode != "none", mode == "plain"
         self.enabled = enabled
-        self.live = enabled and not plain and hasattr(self.stream, "isatty") and self.stream.isatty()
+        terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.live = enabled and not plain and (terminal or mode == "bar")
         self._label = ""
         self._started = time.monotonic()
         self._last_plain = 0.0
@@ -117,7 +156,7 @@ class Progress:
             self.stream.flush()
 
     def done(self) -> None:
-        """The run is over: finish the last line."""
+        """The run is over (or broke off): finish the last line, so what follows starts on a line of its own."""
         if self._bar is not None:
             if self._task is not None:
                 task = self._bar.tasks[-1]

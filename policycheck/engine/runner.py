@@ -54,37 +54,38 @@ def run_plan(
         base_dir=plan.loaded.path.parent,
         progress=progress.tick,
     )
-    total = len(plan.intermediates) + len(plan.evaluations)
     values: dict[Need, Any] = {}
     failed: dict[Need, str] = {}
     timings: dict[str, float] = {}
-    done = 0
     labels = step_labels(step.need for step in plan.intermediates)
-    for group in _groups([step.need for step in plan.intermediates], ctx.executor.workers > 1):
-        done += len(group)
-        progress.step(done, total, "computing " + " + ".join(labels[need] for need in group))
-        t0 = time.perf_counter()
-        try:
-            if len(group) == 1:
-                results = [registry.compute_intermediate(ctx, group[0])]
-            else:
-                results = registry.compute_intermediates(ctx, group)
-        except Exception as exc:  # noqa: BLE001 - reported per rule, exit 3
-            results = [exc] * len(group)
-        for need, result in zip(group, results, strict=True):
-            if isinstance(result, Exception):
-                failed[need] = _describe(result)
-            else:
-                values[need] = result
-            # NOTE: a batch's Needs share one wall time.
-            timings[need.label] = time.perf_counter() - t0
-
+    groups = _groups([step.need for step in plan.intermediates], ctx.executor.workers > 1)
+    total = len(groups) + len(plan.evaluations)  # one numbered step per group, so the count has no gaps
     outcomes = []
-    for j, evaluation in enumerate(plan.evaluations, start=len(plan.intermediates) + 1):
-        progress.step(j, total, f"evaluating {evaluation.rule.id} ({evaluation.spec.name})")
-        on_inconclusive = evaluation.rule.on_inconclusive or plan.loaded.policy.on_inconclusive
-        outcomes.append(_evaluate(ctx, evaluation, values, failed, on_inconclusive))
-    progress.done()
+    try:
+        for i, group in enumerate(groups, start=1):
+            progress.step(i, total, "computing " + " + ".join(labels[need] for need in group))
+            t0 = time.perf_counter()
+            try:
+                if len(group) == 1:
+                    results = [registry.compute_intermediate(ctx, group[0])]
+                else:
+                    results = registry.compute_intermediates(ctx, group)
+            except Exception as exc:  # noqa: BLE001 - reported per rule, exit 3
+                results = [exc] * len(group)
+            for need, result in zip(group, results, strict=True):
+                if isinstance(result, Exception):
+                    failed[need] = _describe(result)
+                else:
+                    values[need] = result
+                # NOTE: a batch's Needs share one wall time.
+                timings[need.label] = time.perf_counter() - t0
+
+        for j, evaluation in enumerate(plan.evaluations, start=len(groups) + 1):
+            progress.step(j, total, f"evaluating {evaluation.rule.id} ({evaluation.spec.name})")
+            on_inconclusive = evaluation.rule.on_inconclusive or plan.loaded.policy.on_inconclusive
+            outcomes.append(_evaluate(ctx, evaluation, values, failed, on_inconclusive))
+    finally:
+        progress.done()  # a live bar left running would swallow the newline of the error that follows
     waivers = plan.loaded.policy.waivers
     settled = apply_waivers(fail_on_refuted_claims(outcomes), waivers)
     return RunResult(settled, seed, started, dt.datetime.now(dt.UTC), timings, unused_waivers(settled, waivers))

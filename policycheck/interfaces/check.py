@@ -8,6 +8,7 @@ produce the same reports the same way and read each policy once.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -33,8 +34,9 @@ class CheckOptions:
     workers: int | None = None
     #: With the Dask executor: the scheduler address, or None/"local" for local processes.
     scheduler: str | None = None
-    #: Progress on stderr: True (live on a terminal, plain lines elsewhere), "plain", or False (none).
-    progress: bool | Literal["plain"] = False
+    #: Progress on stderr: True or "auto" (live on a terminal, plain lines elsewhere), "plain", "bar"
+    #: (live anywhere), or False or "none" (nothing).
+    progress: bool | Literal["auto", "plain", "bar", "none"] = False
     #: The command line the report records as what ran.
     command: tuple[str, ...] = field(default_factory=tuple)
 
@@ -51,17 +53,28 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
     from policycheck.execution.factory import make_executor
+    from policycheck.interfaces.starter import placeholder_findings
     from policycheck.report.build import build_report
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
     seed = run_seed(loaded, options.seed)
-    progress = Progress(enabled=bool(options.progress), plain=options.progress == "plain")
+    progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
         run = run_plan(plan, release, seed, pool, progress)
         name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
+    unchosen = placeholder_findings(loaded)
+    if unchosen:  # a level nobody chose is said wherever the report is read, beside the release's findings
+        release = dataclasses.replace(release, findings=[*release.findings, *unchosen])
     return build_report(
         plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
     )
+
+
+def progress_mode(progress: bool | str) -> str:
+    """:attr:`CheckOptions.progress` as one of :data:`policycheck.engine.progress.MODES`."""
+    if isinstance(progress, bool):
+        return "auto" if progress else "none"
+    return progress
 
 
 def run_seed(loaded: LoadedPolicy, seed: int | None = None) -> int:

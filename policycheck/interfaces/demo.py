@@ -127,23 +127,42 @@ def write_release(name: str, out_dir: Path, seed: int) -> Path:
     return path
 
 
-def run_demo(out_dir: Path, seed: int, policy: Path | None = None, progress: bool | Literal["plain"] = True) -> int:
+def run_demo(
+    out_dir: Path,
+    seed: int,
+    policy: Path | None = None,
+    progress: bool | Literal["auto", "plain", "bar", "none"] = True,
+    quiet: int = 0,
+) -> int:
+    """Synthesize and check both releases; ``quiet`` 1 prints the verdicts and summary only, 2 nothing."""
+    from policycheck.report.formatting import VERDICT_WORDS
+
+    def say(text: str, level: int = 0) -> None:
+        if quiet <= level:
+            click.echo(text)
+
     policy_path = policy or find_policy()
-    click.echo(f"policycheck demo: policy {policy_path}, seed {seed}, reports in {out_dir}/<release>/")
+    say(f"policycheck demo: policy {policy_path}, seed {seed}, reports in {out_dir}/<release>/")
     reports = {}
     for name in RELEASES:
-        click.echo(f"\n== release {name}: synthesizing {TRAINING.name} ...")
+        say(f"\n== release {name}: synthesizing {TRAINING.name} ...")
         release = load_manifest(write_release(name, out_dir, seed))
         options = CheckOptions(seed=seed, progress=progress, command=("policycheck", "demo", "--seed", str(seed)))
         report = check_release(policy_path, release, out_dir / name, options)
-        print_summary(report, out_dir / name)
+        if quiet < 2:
+            print_summary(report, out_dir / name)
         reports[name] = report
-    click.echo("\nsummary:")
+    say("\nsummary:", 1)
     for name, report in reports.items():
         failing = ", ".join(report["summary"]["blocking_failures"]) or "none"
-        click.echo(f"  {name:<11} {report['verdict'].upper():<5} blocking failures: {failing}")
+        # the verdict in the words the release's own summary line used
+        say(
+            f"  {name:<11} {VERDICT_WORDS.get(report['verdict'], report['verdict'].upper())}; "
+            f"blocking failures: {failing}",
+            1,
+        )
         for line in _game_lines(report):
-            click.echo(f"  {'':<11} {line}")
+            say(f"  {'':<11} {line}", 1)
     return EXIT_ERROR if any(r["verdict"] == "error" for r in reports.values()) else EXIT_PASS
 
 

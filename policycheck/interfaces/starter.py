@@ -5,18 +5,39 @@ The starter holds the two membership rules every release should meet
 to add more, and a commented waiver. Its first line is the
 yaml-language-server modeline, so editors complete and check the file
 against the policy schema as it is edited.
+
+Its levels are placeholders: each starter rule's rationale carries
+:data:`PLACEHOLDER`, and while it does, ``validate`` notes and every
+check's report warns that the level was never chosen for the release
+(:func:`placeholder_findings`).
+
+``init --from-data`` (:func:`write_from_data`) also writes the release
+manifest for the data files given, with every column's role settled (the
+ones inference could not decide declared as the loader advises), so
+``policycheck validate -r NAME.release.yaml NAME.policy.yaml`` accepts both
+as written.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 
+if TYPE_CHECKING:
+    from policycheck.policy.load import LoadedPolicy
+    from policycheck.release.model import Release
+
 DEFAULT_NAME = "release.policy.yaml"
 SCHEMA_PATH = Path("schemas") / "policy.schema.json"
+#: The mark of a level ``init`` wrote and nobody has chosen yet, in a starter rule's rationale.
+PLACEHOLDER = "(starter level)"
+#: What a policy or release name may hold (the policy's metadata.id rule).
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 STARTER = """\
 # yaml-language-server: $schema={schema}
@@ -25,13 +46,17 @@ STARTER = """\
 # must keep below which levels. Validate it (no data needed):
 #     policycheck validate {name}
 # Check a release against it (writes report.json, report.html, report.md):
-#     policycheck check {name} --release release.yaml
+#     policycheck check {name} --release {manifest}
 # `policycheck metrics` lists every metric with its parameters; `policycheck plan
 # {name}` shows what a check would compute and with which attacker knowledge.
+#
+# The levels below are placeholders, marked {placeholder} in their rationale:
+# choose each for this release, write why in the rationale and delete the mark.
+# Until then `validate` notes it and every report warns.
 
 metadata:
-  id: my-synthetic-release        # stable identifier: letters, digits, . _ -
-  title: My synthetic data release
+  id: {policy_id}        # stable identifier: letters, digits, . _ -
+  title: {title}
   version: "1.0"                  # a string: quote it, or YAML reads 1.10 as 1.1
   owner: Privacy team             # person or team accountable for this policy
   description: >-
@@ -60,22 +85,7 @@ rules:
   # many records would settle it). A value without an interval is judged as it is.
   # Another rule (compare: estimate, upper or lower) needs a reason: write it in the
   # rule's rationale.
-  - id: dcr-share
-    metric: dcr_share
-    threshold: {{fail_above: 0.55, warn_above: 0.52}}
-    severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
-    rationale: >-
-      About half of the synthetic records are closer to the training set than to an
-      equally large holdout when the synthesizer generalises; a clear excess means it
-      reproduces its training records.
-
-  - id: mi-risk
-    metric: mi_risk
-    threshold: {{fail_above: 0.2, warn_above: 0.1}}
-    rationale: >-
-      An attacker holding a person's record must not be able to tell from the synthetic
-      data whether that person was in the training data.
-
+{rules}
   # More rules: copy one of these, set its parameters (`policycheck metrics` describes
   # them) and a threshold in the metric's units.
 {catalogue}
@@ -91,13 +101,46 @@ rules:
 """
 
 
-def _catalogue() -> str:
+#: The starter's rules when the release has a holdout: the two membership rules every release should meet.
+HOLDOUT_RULES = """\
+  - id: dcr-share
+    metric: dcr_share
+    threshold: {{fail_above: 0.55, warn_above: 0.52}}
+    severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
+    rationale: >-
+      {placeholder} About half of the synthetic records are closer to the training set than
+      to an equally large holdout when the synthesizer generalises; a clear excess means it
+      reproduces its training records.
+
+  - id: mi-risk
+    metric: mi_risk
+    threshold: {{fail_above: 0.2, warn_above: 0.1}}
+    rationale: >-
+      {placeholder} An attacker holding a person's record must not be able to tell from the
+      synthetic data whether that person was in the training data.
+"""
+
+#: The starter's rule when the release has no holdout (the membership rules above need one).
+NO_HOLDOUT_RULES = """\
+  # dcr_share and mi_risk compare with a holdout (real records the synthesizer never saw):
+  # add one to the release manifest (`holdout:`) and see `policycheck init` for those rules.
+  - id: dcr-baseline-protection
+    metric: dcr_baseline_protection
+    threshold: {{fail_below: 0.2, warn_below: 0.5}}
+    severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
+    rationale: >-
+      {placeholder} Synthetic records must be about as far from the training records as
+      random records drawn from the same ranges are; much closer means they copy them.
+"""
+
+
+def _catalogue(shown: tuple[str, ...] = ("dcr_share", "mi_risk")) -> str:
     """A commented example rule per registered metric, with its required params."""
     from policycheck.metrics import registry
 
     lines = []
     for name, spec in sorted(registry.metrics().items()):
-        if name in ("dcr_share", "mi_risk"):
+        if name in shown:
             continue
         required = [f for f, info in spec.params.model_fields.items() if info.is_required()]
         params = ", ".join(f"{f}: ..." for f in required)
@@ -125,10 +168,26 @@ def schema_reference(policy_path: Path, schema: Path | str | None = None) -> str
     return Path(os.path.relpath(target.resolve(), Path(policy_path).resolve().parent)).as_posix()
 
 
-def starter_policy(policy_path: Path, schema: Path | str | None = None) -> str:
-    """The starter policy's text for a file at ``policy_path``."""
+def starter_policy(
+    policy_path: Path,
+    schema: Path | str | None = None,
+    policy_id: str = "my-synthetic-release",
+    title: str = "My synthetic data release",
+    manifest: str = "release.yaml",
+    holdout: bool = True,
+) -> str:
+    """The starter policy's text for a file at ``policy_path`` (its rules need a holdout unless ``holdout`` is
+    False), checking the release at ``manifest``."""
+    rules = (HOLDOUT_RULES if holdout else NO_HOLDOUT_RULES).format(placeholder=PLACEHOLDER)
     return STARTER.format(
-        schema=schema_reference(policy_path, schema), name=display_path(policy_path), catalogue=_catalogue()
+        schema=schema_reference(policy_path, schema),
+        name=display_path(policy_path),
+        manifest=manifest,
+        policy_id=policy_id,
+        title=title,
+        placeholder=PLACEHOLDER,
+        rules=rules,
+        catalogue=_catalogue(("dcr_share", "mi_risk") if holdout else ("dcr_baseline_protection",)),
     )
 
 
@@ -139,13 +198,153 @@ def write_starter(path: Path | None = None, schema: Path | str | None = None) ->
         path = path / DEFAULT_NAME
     text = starter_policy(path, schema)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _write_new(path, text)
+    return path
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file at ``path``; an existing file is never replaced."""
     try:
         # NOTE: mode "x" fails if the file exists, atomically: an existing
-        # policy is never replaced, even by a concurrent init.
+        # file is never replaced, even by a concurrent init.
         with open(path, "x", encoding="utf-8") as fh:
             fh.write(text)
     except FileExistsError:
         raise InvalidInput(
             Problem(display_path(path), "already exists; not overwritten (choose another path)")
         ) from None
-    return path
+
+
+def placeholders(loaded: LoadedPolicy) -> list[tuple[str, str]]:
+    """``(rule id, sentence)`` for each rule whose level is still the starter's placeholder (its rationale
+    holds :data:`PLACEHOLDER`)."""
+    out = []
+    for rule in loaded.rules:
+        if rule.rationale and PLACEHOLDER in rule.rationale:
+            levels = rule.threshold.model_dump(exclude_none=True, exclude_defaults=True)
+            said = ", ".join(f"{k} {v}" for k, v in levels.items())
+            out.append(
+                (
+                    rule.id,
+                    f"rule {rule.id!r} keeps the placeholder level `policycheck init` wrote ({said}): choose the "
+                    f"level for this release, say why in its rationale and delete {PLACEHOLDER!r} there",
+                )
+            )
+    return out
+
+
+def placeholder_notes(loaded: LoadedPolicy) -> list[Problem]:
+    """:func:`placeholders` as notes at each rule's place in the policy (``validate`` prints them; exit 0)."""
+    notes = []
+    for rule_id, said in placeholders(loaded):
+        file, line, col = loaded.rule_origin(rule_id)
+        notes.append(Problem(file, f"note: {said}", line, col))
+    return notes
+
+
+def placeholder_findings(loaded: LoadedPolicy) -> list[str]:
+    """:func:`placeholders` as findings, which every report shows as warnings beside the verdicts."""
+    return [f"policy: {said}" for _, said in placeholders(loaded)]
+
+
+def write_from_data(
+    name: str,
+    original: Path,
+    synthetic: list[Path],
+    holdout: Path | None = None,
+    out_dir: Path | None = None,
+    schema: Path | str | None = None,
+) -> tuple[Path, Path, Release]:
+    """Write ``NAME.policy.yaml`` and ``NAME.release.yaml`` into ``out_dir`` for these data files.
+
+    The manifest declares every column's role: as the loader inferred it from
+    every file, or, for a column it could not decide, as its problem's
+    remedy says (an identifier ``id``, numbers with a few odd values
+    ``categorical``, an empty or constant column ``ignore``). Nothing is
+    written when either file exists or the data cannot be read.
+    """
+    if not NAME.fullmatch(name):
+        raise InvalidInput(Problem("--name", f"{name!r}: use letters, digits, '.', '_' and '-' (a file name stem)"))
+    folder = Path(out_dir) if out_dir is not None else Path(".")
+    policy_path, manifest_path = folder / f"{name}.policy.yaml", folder / f"{name}.release.yaml"
+    for path in (policy_path, manifest_path):
+        if path.exists():
+            raise InvalidInput(Problem(display_path(path), "already exists; not overwritten (choose another --name)"))
+    release, settled = settled_release(name, original, synthetic, holdout)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = manifest_text(name, folder, original, synthetic, holdout, release, settled)
+    policy = starter_policy(
+        policy_path, schema, name, f"{name} synthetic data release", manifest_path.name, holdout is not None
+    )
+    _write_new(manifest_path, manifest)
+    _write_new(policy_path, policy)
+    return policy_path, manifest_path, release
+
+
+def settled_release(
+    name: str, original: Path, synthetic: list[Path], holdout: Path | None
+) -> tuple[Release, dict[str, str]]:
+    """The release of these files, each column the loader could not decide declared as it advises."""
+    from policycheck.release.load import UndecidedColumns, build_release
+    from policycheck.release.manifest import ColumnDecl
+    from policycheck.release.model import SynthesizerInfo
+
+    sets = [(Path(p), Path(p).stem, SynthesizerInfo()) for p in synthetic]
+    settled: dict[str, str] = {}
+    while True:
+        columns = {c: ColumnDecl(type=t) for c, t in settled.items()}  # type: ignore[arg-type]
+        try:
+            return build_release(name, Path(original), sets, holdout, columns), settled
+        except UndecidedColumns as exc:
+            if set(exc.settle) <= set(settled):
+                raise  # declaring did not settle it: a problem no declaration settles
+            settled.update(exc.settle)
+
+
+def manifest_text(
+    name: str,
+    folder: Path,
+    original: Path,
+    synthetic: list[Path],
+    holdout: Path | None,
+    release: Release,
+    settled: dict[str, str],
+) -> str:
+    """The release manifest for these files, paths relative to ``folder``, every column's role declared."""
+
+    def path(p: Path) -> str:
+        return json.dumps(Path(os.path.relpath(Path(p).resolve(), folder.resolve())).as_posix())
+
+    def key(column: str) -> str:
+        return column if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", column) else json.dumps(column)
+
+    lines = [
+        "# Release manifest written by `policycheck init --from-data`: the files of one release",
+        "# and each column's role. Check it with:",
+        f"#     policycheck validate -r {name}.release.yaml {name}.policy.yaml",
+        f"release: {{id: {json.dumps(name)}}}",
+        f"original: {path(original)}",
+    ]
+    if holdout is not None:
+        lines.append(f"holdout: {path(holdout)}               # real records the synthesizer never saw")
+    lines.append("synthetic:")
+    for p in synthetic:
+        lines += [
+            f"  - path: {path(p)}",
+            f"    name: {json.dumps(Path(p).stem)}",
+            "    synthesizer: {name: unknown}   # its name and version; epsilon, delta if differentially private",
+        ]
+    lines.append("columns:                         # every column's role: change any that is wrong")
+    width = max(len(key(c)) for c in release.roles) + len(": categorical")
+    for column, role in release.roles.items():
+        why = "decided here: " + _why(role) if column in settled else release.role_sources.get(column, "")
+        lines.append(f"  {f'{key(column)}: {role}':<{width}}  # {why}")
+    return "\n".join(lines) + "\n"
+
+
+def _why(role: str) -> str:
+    return {
+        "id": "it looks like a record identifier",
+        "categorical": "numbers but for a few values, read as labels",
+        "ignore": "empty or constant",
+    }.get(role, role)

@@ -225,7 +225,7 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
             if times <= EXTREME_NOTED:
                 continue
             said = (
-                f"column {column!r} row {row_number(row)} holds {value:g}, {times:.3g} times the width "
+                f"column {column!r} {_place(data, row)} holds {value:g}, {times:.3g} times the width "
                 f"of the original's central 98% ({low:g} to {high:g}) beyond it"
             )
             if times > EXTREME_REFUSED:
@@ -359,6 +359,11 @@ def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
     if np.array_equal(hashes(a)[order_a], hashes(b)[order_b]) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
         return "rows"
     return None
+
+
+def _place(data: Dataset, row: int) -> str:
+    """Where record ``row`` of ``data`` is: a file's row, or a DataFrame's position (its labels are not kept)."""
+    return f"row {row_number(row)}" if data.path is not None else f"position {row}"
 
 
 def _what(data: Dataset) -> str:

@@ -21,7 +21,7 @@ import pandas as pd
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType
-from policycheck.release.roles import MISSING_WORDS, row_number
+from policycheck.release.roles import MISSING_WORDS, row_place
 
 INT64_MAX = 2**63 - 1
 
@@ -49,13 +49,13 @@ def to_numbers(
             raise InvalidInput(
                 Problem(
                     name,
-                    f"column {column!r} is numeric but row {row_number(first_row + row)} holds {series.iloc[row]!r}",
+                    f"column {column!r} is numeric but {row_place(path, first_row + row)} holds {series.iloc[row]!r}",
                 )
             )
     if np.isinf(values).any():
         row = int(np.flatnonzero(np.isinf(values))[0])
         raise InvalidInput(
-            Problem(name, f"column {column!r} holds an infinite value at row {row_number(first_row + row)}")
+            Problem(name, f"column {column!r} holds an infinite value at {row_place(path, first_row + row)}")
         )
     if series.dtype == object or pd.api.types.is_unsigned_integer_dtype(series):
         wide = np.flatnonzero(np.abs(np.nan_to_num(values)) > INT64_MAX)
@@ -63,8 +63,8 @@ def to_numbers(
         if integral:
             i = integral[0]
             notes.append(
-                f"{label}: column {column!r} row {row_number(first_row + i)} holds {series.iloc[i]}, an integer beyond "
-                f"64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
+                f"{label}: column {column!r} {row_place(path, first_row + i)} holds {series.iloc[i]}, an integer "
+                f"beyond 64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
                 "rounded"
             )
     return values
@@ -114,7 +114,7 @@ def to_days(
             raise InvalidInput(
                 Problem(
                     display_path(path),
-                    f"column {column!r} is a datetime but row {row_number(first_row + row)} holds "
+                    f"column {column!r} is a datetime but {row_place(path, first_row + row)} holds "
                     f"{label(series.iloc[row])!r}, not {wanted}",
                 )
             )
@@ -133,31 +133,61 @@ def coerce_frame(
     notes: list[str],
     label_: str,
     first_row: int = 0,
+    problems: list[tuple[str, Problem]] | None = None,
 ) -> pd.DataFrame:
     """The analysed columns ``types`` of ``frame`` as evaluators see them (see the module docstring).
 
     ``notes`` gathers what is worth a finding, worded for the data set ``label_``;
-    ``first_row`` as in :func:`to_numbers`.
+    ``first_row`` as in :func:`to_numbers`. Given ``problems``, a column that
+    cannot be converted adds ``(column, problem)`` there (and is left
+    missing) instead of stopping the others: every column's problem in one pass.
     """
-    name = display_path(path)
     out = {}
-    for col, kind in types.items():
-        s = frame[col]
-        if roles[col] == "datetime":
-            out[col] = to_days(path, col, s, formats.get(col), first_row)
-        elif kind is ColumnType.NUMERIC:
-            out[col] = to_numbers(path, col, s, notes, label_, first_row)
-        else:
-            labels = to_labels(s)
-            if kind is ColumnType.ORDINAL:
-                allowed = {label(v) for v in orders[col]}
-                unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
-                if unknown:
-                    raise InvalidInput(
-                        Problem(name, f"ordinal column {col!r} holds values not in its declared order: {unknown[:5]}")
-                    )
-            out[col] = pd.Series(labels, dtype=object)  # object: pandas would make None a NaN in a str column
+    for col in types:
+        try:
+            out[col] = _coerce_column(
+                path, frame[col], col, types[col], roles, orders, formats, notes, label_, first_row
+            )
+        except InvalidInput as exc:
+            if problems is None:
+                raise
+            problems.extend((col, p) for p in exc.problems)
+            out[col] = pd.Series([None] * len(frame), dtype=object)
     return pd.DataFrame(out, columns=list(types))
+
+
+def _coerce_column(
+    path: Path | InMemoryTable,
+    s: pd.Series,
+    col: str,
+    kind: ColumnType,
+    roles: dict[str, str],
+    orders: dict[str, list[Any]],
+    formats: dict[str, str],
+    notes: list[str],
+    label_: str,
+    first_row: int,
+) -> Any:
+    """One column of :func:`coerce_frame`."""
+    name = display_path(path)
+    if roles[col] == "datetime":
+        return to_days(path, col, s, formats.get(col), first_row)
+    if kind is ColumnType.NUMERIC:
+        return to_numbers(path, col, s, notes, label_, first_row)
+    labels = to_labels(s)
+    if kind is ColumnType.ORDINAL:
+        allowed = {label(v) for v in orders[col]}
+        unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
+        if unknown:
+            raise InvalidInput(
+                Problem(
+                    name,
+                    f"ordinal column {col!r} holds values not in its declared order: "
+                    + ", ".join(repr(v) for v in unknown[:5])
+                    + (", ..." if len(unknown) > 5 else ""),
+                )
+            )
+    return pd.Series(labels, dtype=object)  # object: pandas would make None a NaN in a str column
 
 
 def _is_integer(value: Any) -> bool:

@@ -17,6 +17,7 @@ batch by batch and left on disk (:mod:`policycheck.release.stream`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table
-from policycheck.release.roles import check_present, identifier_evidence, infer_role, refuse_identifier
+from policycheck.release.roles import check_present, identifier_evidence, infer_column, refuse_identifier
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
 
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
@@ -110,39 +111,65 @@ def build_release(
     holdout: Path | InMemoryTable | None = None,
     columns: dict[str, ColumnDecl] | None = None,
     metadata: Path | None = None,
+    declared_by: str = "manifest",
 ) -> Release:
     """Read every file, settle each column's role, check the files together, and assemble a Release.
 
     Declared roles come from ``columns`` over the SDV ``metadata`` file;
-    every other column's role is inferred (:mod:`policycheck.release.roles`).
+    every other column's role is inferred from its values in every file read
+    whole (:mod:`policycheck.release.roles`). ``declared_by`` says where
+    ``columns`` came from (``manifest``, ``flags`` for --column-type, ``api``),
+    to name the role's source and word the declarations that settle a problem.
+    Every column problem of every file is reported at once (one
+    :class:`InvalidInput`), with the declarations that settle them.
     """
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
     orig_frame = read_table(original, skip)
     names = parquet_columns(original) or list(orig_frame.columns)
     declared: dict[str, ColumnDecl] = {}
+    role_sources: dict[str, str] = {}
     if metadata is not None:
         declared.update(read_sdv_metadata(metadata, names))
         _check_declared(metadata, declared, names, "the metadata")
+        role_sources.update(dict.fromkeys(declared, f"SDV metadata {_file_name(metadata)}"))
     _check_declared(original, columns or {}, names, "`columns:` or --column-type")
     declared.update(columns or {})
-    roles = {}
+    role_sources.update(dict.fromkeys(columns or {}, DECLARED_BY[declared_by]))
+    # Every file read whole before any role is settled: an undeclared column's role is inferred from all of them.
+    frames: list[tuple[Path | InMemoryTable, pd.DataFrame | None]] = [
+        (p, None if not isinstance(p, InMemoryTable) and is_streamed(p) else read_table(p, skip))
+        for p, _, _ in synthetic
+    ]
+    hold_frame = read_table(holdout, skip) if holdout is not None else None
+    others = [(p, f) for p, f in [(holdout, hold_frame), *frames] if p is not None and f is not None]
+    problems: list[Problem] = []
+    settle: dict[str, str] = {}  # column -> the role that settles its problem
+    roles: dict[str, str] = {}
     for col in names:
         decl = declared.get(col)
-        roles[col] = decl.type if decl is not None else infer_role(original, col, orig_frame[col])
-        if col not in orig_frame.columns:
-            continue  # an ignore column left unread
-        check_present(original, col, orig_frame[col], roles[col])
-        if decl is None:
-            evidence = identifier_evidence(orig_frame[col], roles[col])
-            if evidence:
-                raise refuse_identifier(original, col, evidence)
+        if decl is not None:
+            roles[col] = decl.type
+        else:
+            values = [(original, orig_frame[col]), *((p, f[col]) for p, f in others if col in f.columns)]
+            roles[col], problem = infer_column(col, values)
+            role_sources[col] = "inferred from " + ", ".join(dict.fromkeys(_file_name(p) for p, _ in values))
+            if problem is not None:
+                problems.append(problem)
+                settle[col] = "categorical"
+        if col not in orig_frame.columns or col in settle:
+            continue  # an ignore column left unread, or one already refused
+        decision = _column_problem(original, col, orig_frame[col], roles[col], decl is None)
+        if decision is not None:
+            problems.append(decision[0])
+            settle[col] = roles[col] = decision[1]
     analysed = [c for c in names if roles[c] not in ("id", "ignore")]
     ids = [c for c in names if roles[c] == "id"]
     if not analysed:
-        raise InvalidInput(
+        problems.append(
             Problem(display_path(original), "every column is declared id or ignore: nothing is left to check")
         )
+        raise UndecidedColumns(problems, {}, declared_by)  # no declaration would leave a column to check
     types = {c: ColumnType.NUMERIC if roles[c] == "datetime" else ColumnType(roles[c]) for c in analysed}
     orders = {c: list(d.order) for c, d in declared.items() if d.order is not None}
     formats = {c: d.format for c, d in declared.items() if d.format is not None and roles[c] == "datetime"}
@@ -153,10 +180,21 @@ def build_release(
 
     def dataset(
         path: Path | InMemoryTable, role: str, label: str, frame: pd.DataFrame, info: SynthesizerInfo | None = None
-    ) -> Dataset:
-        _check_columns(path, list(frame.columns), analysed, optional)
+    ) -> Dataset | None:
+        try:
+            _check_columns(path, list(frame.columns), analysed, optional)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            return None
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
-        coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named)
+        failed: list[tuple[str, Problem]] = []
+        coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named, problems=failed)
+        for col, problem in failed:
+            problems.append(problem)
+            if col not in declared:
+                settle.setdefault(col, "categorical")
+        if failed:
+            return None
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = (
             pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids})
@@ -169,10 +207,13 @@ def build_release(
             data = Dataset(
                 role, label, coerced, path=path, sha256=sha256_file(path, "data"), synthesizer=info, id_frame=id_frame
             )
-        if role != "original":
-            checks.check_like_original(
-                data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds, orig, types
-            )
+        if role != "original" and orig is not None:
+            try:
+                checks.check_like_original(
+                    data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds, orig, types
+                )
+            except InvalidInput as exc:
+                problems.extend(exc.problems)
         return data
 
     def streamed(path: Path, label: str, info: SynthesizerInfo) -> StreamedDataset:
@@ -202,18 +243,22 @@ def build_release(
             source=source,
             rows=rows,
         )
-        checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
+        if orig is not None:
+            checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
         return data
 
     orig = dataset(original, "original", "original", orig_frame)
-    _check_not_constant(original, orig.frame)
-    syn = tuple(
-        streamed(p, label, info)
-        if not isinstance(p, InMemoryTable) and is_streamed(p)
-        else dataset(p, "synthetic", label, read_table(p, skip), info)
-        for p, label, info in synthetic
+    syn_sets = [
+        dataset(p, "synthetic", label, frame, info) if frame is not None else streamed(p, label, info)  # type: ignore[arg-type]
+        for (p, label, info), (_, frame) in zip(synthetic, frames, strict=True)
+    ]
+    hold = (
+        dataset(holdout, "holdout", "holdout", hold_frame) if holdout is not None and hold_frame is not None else None
     )
-    hold = dataset(holdout, "holdout", "holdout", read_table(holdout, skip)) if holdout is not None else None
+    if problems:
+        raise UndecidedColumns(problems, settle, declared_by)
+    assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
+    syn = tuple(s for s in syn_sets if s is not None)
     hashes = checks.RowHashes()
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
@@ -227,6 +272,7 @@ def build_release(
         column_types=types,
         orders=orders,
         roles=roles,
+        role_sources=role_sources,
         formats=formats,
         findings=findings,
         metadata_path=metadata,
@@ -294,14 +340,71 @@ def coerce_like_loader(
     return coerce_frame(path, frame, types, roles, orders, formats, [], display_path(path))
 
 
-def _check_not_constant(path: Path | InMemoryTable, frame: pd.DataFrame) -> None:
-    for col in frame.columns:
-        values = frame[col]
-        if len(frame) > 1 and values.notna().all() and (values == values.iloc[0]).all():
-            raise InvalidInput(
-                Problem(
-                    display_path(path),
-                    f"column {col!r} is constant ({values.iloc[0]!r} in every row): it carries no information; "
-                    "drop it or declare it `type: ignore`",
-                )
-            )
+def _file_name(source: Path | InMemoryTable) -> str:
+    """A data file by its name, as a role's source says it: the same wherever the check runs (verify re-runs it)."""
+    return source.name if isinstance(source, InMemoryTable) else Path(source).name
+
+
+class UndecidedColumns(InvalidInput):
+    """Column problems of a release, with ``settle``: the role that settles each column's (exit 2).
+
+    Its advice is :func:`settling`'s text; ``init --from-data`` declares ``settle`` and reads the files again.
+    """
+
+    def __init__(self, problems: list[Problem], settle: dict[str, str], declared_by: str = "manifest") -> None:
+        super().__init__(problems, settling(settle, declared_by))
+        self.settle = dict(settle)
+
+
+#: How each way of declaring columns is named as a role's source.
+DECLARED_BY = {"manifest": "declared in the manifest", "flags": "--column-type", "api": "columns= (API)"}
+
+
+def _column_problem(
+    path: Path | InMemoryTable, column: str, values: pd.Series, role: str, undeclared: bool
+) -> tuple[Problem, str] | None:
+    """What stops a column of the original, and the role that settles it: missing or constant (ignore),
+    or an undeclared column that looks like a record identifier (id)."""
+    try:
+        check_present(path, column, values, role)
+    except InvalidInput as exc:
+        return exc.problems[0], "ignore"
+    if role in ("id", "ignore"):
+        return None
+    if len(values) > 1 and values.notna().all() and (values == values.iloc[0]).all():
+        return (
+            Problem(
+                display_path(path),
+                f"column {column!r} is constant ({to_labels(values.iloc[:1])[0]!r} in every row): it carries no "
+                "information; drop it or declare it `type: ignore`",
+            ),
+            "ignore",
+        )
+    evidence = identifier_evidence(values, role) if undeclared else None
+    if evidence:
+        return refuse_identifier(path, column, evidence).problems[0], "id"
+    return None
+
+
+def settling(settle: dict[str, str], declared_by: str = "manifest") -> str:
+    """The declarations that settle every column problem, ready to paste: a manifest ``columns:`` block and
+    the equivalent ``--column-type`` flags (or, from the Python API, the ``columns=`` argument)."""
+    if not settle:
+        return ""
+    import json
+    import shlex
+
+    count = f"{len(settle)} column{'s' if len(settle) > 1 else ''}"
+    if declared_by == "api":
+        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in settle.items())
+        return f"{count} to declare; pass them to Release:\n    columns={{{pairs}}}"
+    simple = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+    block = "\n".join(f"  {k if simple.fullmatch(k) else json.dumps(k)}: {v}" for k, v in settle.items())
+    flags = " ".join(f"--column-type {shlex.quote(f'{k}={v}')}" for k, v in settle.items())
+    if declared_by == "flags":
+        return f"{count} to declare; add to the command line:\n  {flags}\nor, in a release manifest:\ncolumns:\n{block}"
+    return (
+        f"{count} to declare; add to the release manifest (or merge into its columns:):\n"
+        f"columns:\n{block}\n"
+        f"or give on the command line:\n  {flags}"
+    )

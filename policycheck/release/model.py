@@ -125,6 +125,9 @@ class Release:
     #: Role of every column of the input files, analysed or not (see ROLES),
     #: in file order. Datetime columns are NUMERIC in ``column_types``.
     roles: dict[str, str] = field(default_factory=dict)
+    #: Where each column's role came from: ``declared in the manifest``, ``--column-type``, ``columns= (API)``,
+    #: ``SDV metadata FILE``, or ``inferred from FILE, ...`` (the files whose values decided it).
+    role_sources: dict[str, str] = field(default_factory=dict)
     #: strftime format of datetime columns that declare one.
     formats: dict[str, str] = field(default_factory=dict)
     #: What loading found that a reader must know but that does not stop the

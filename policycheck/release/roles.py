@@ -1,7 +1,9 @@
 """Each column's role: analysed as numeric, categorical, ordinal or datetime, or kept aside as id or ignore.
 
 A declared role (manifest ``columns:``, ``--column-type``, SDV metadata)
-is taken as given. An undeclared column of the original is inferred:
+is taken as given. An undeclared column is inferred from its values in
+every file of the release read whole (original, holdout, synthetic sets),
+so a value only the holdout holds counts as much as the original's:
 
 - numbers (empty cells and the missing-value words ``NA``, ``N/A``,
   ``NaN``, ``nan``, ``null``, ``NULL``, ``None`` aside) -> numeric, except
@@ -49,21 +51,49 @@ def row_number(i: int) -> int:
     return i + 2
 
 
+def row_place(source: Path | InMemoryTable | str, i: int) -> str:
+    """Where the ``i``-th record (0-based) of ``source`` is, in the words its user finds it by.
+
+    A file's row (the header is row 1); a DataFrame's index label and
+    position (``df.loc[label]``, ``df.iloc[position]``).
+    """
+    if isinstance(source, InMemoryTable):
+        label = source.frame.index[i]
+        return f"index label {label!r} (position {i})"
+    return f"row {row_number(i)}"
+
+
 def infer_role(path: Path | InMemoryTable, column: str, series: pd.Series) -> str:
-    """The role of an undeclared column of the original, from its values."""
+    """The role of an undeclared column of the original, from its values (raises on a few odd values)."""
+    role, problem = infer_column(column, [(path, series)])
+    if problem is not None:
+        raise InvalidInput(problem)
+    return role
+
+
+def infer_column(column: str, sources: list[tuple[Path | InMemoryTable, pd.Series]]) -> tuple[str, Problem | None]:
+    """The role of an undeclared column from its values in every file (the original first), and the problem
+    that stops it: a column of numbers or ISO dates but for a few odd values, named where the first is.
+
+    The original's type decides for a typed source (Parquet, a DataFrame): its
+    writer chose it. On a problem the role returned is ``categorical``, what
+    declaring the column so would give.
+    """
+    path, first = sources[0]
+    series = first if len(sources) == 1 else pd.concat([s for _, s in sources], ignore_index=True)
     if pd.api.types.is_bool_dtype(series):
-        return "categorical"
+        return "categorical", None
     if pd.api.types.is_datetime64_any_dtype(series):
-        return "datetime"
+        return "datetime", None
     if pd.api.types.is_numeric_dtype(series):
-        return "numeric"
+        return "numeric", None
     present = series.dropna()
     if len(present) and all(isinstance(v, dt.date) for v in present.iloc[:100]):
-        return "datetime"  # Parquet date columns arrive as datetime.date objects
+        return "datetime", None  # Parquet date columns arrive as datetime.date objects
     # Judge each distinct value once: a column has far fewer than rows.
     counts = present.value_counts(sort=False)
     if all(isinstance(v, (bool, np.bool_)) for v in counts.index):
-        return "categorical"  # a boolean column with missing values arrives as objects
+        return "categorical", None  # a boolean column with missing values arrives as objects
     text = pd.Series(counts.index.astype(str))
     words = text.isin(MISSING_WORDS).to_numpy()
     numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
@@ -71,26 +101,31 @@ def infer_role(path: Path | InMemoryTable, column: str, series: pd.Series) -> st
     # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
     # An in-memory DataFrame is typed like Parquet: its dtypes are its writer's choice.
     typed = not isinstance(path, (str, Path)) or Path(path).suffix.lower() in (".parquet", ".pq")
+    if typed and pd.api.types.is_numeric_dtype(first):
+        return "numeric", None
     kinds = (("datetime", dates),) if typed else (("numeric", numbers), ("datetime", dates))
     for kind, hits in kinds:
         odd = ~hits & ~words
         if hits.any() and not odd.any():
-            return kind
+            return kind, None
         odd_count = int(counts.to_numpy()[odd].sum())
         if hits.any() and odd_count <= ODD_SHARE * len(present):
-            example = counts.index[np.flatnonzero(odd)[0]]
-            row = row_number(int(np.flatnonzero((series == example).to_numpy(dtype=bool))[0]))
-            raise InvalidInput(
-                Problem(
-                    display_path(path),
-                    (
-                        f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
-                        f"{odd_count} value(s), e.g. row {row}: {str(example)!r}; fix them, or declare the "
-                        f"column's type (`type: categorical` reads every value as a label)"
-                    ),
-                )
+            odd_values = set(counts.index[odd])
+            where, values, found = next(
+                (w, v, f)
+                for w, v in sources  # the first odd value in the files' order
+                if (f := np.flatnonzero(v.isin(odd_values).to_numpy(dtype=bool))).size
             )
-    return "categorical"
+            example = values.iloc[int(found[0])]
+            return "categorical", Problem(
+                display_path(where),
+                (
+                    f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
+                    f"{odd_count} value(s), e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
+                    "or declare the column's type (`type: categorical` reads every value as a label)"
+                ),
+            )
+    return "categorical", None
 
 
 def check_present(path: Path | InMemoryTable, column: str, series: pd.Series, role: str) -> None:

@@ -83,6 +83,8 @@ def build_report(
             "manifest_sha256": release.manifest_sha256,
             "columns": {c: t.value for c, t in release.column_types.items()},
             "roles": dict(release.roles),
+            # NOTE: absent when unknown, so a report from before it was recorded re-runs identical.
+            **({"role_sources": dict(release.role_sources)} if release.role_sources else {}),
             "formats": dict(release.formats),
             "findings": list(release.findings),
             "datasets": [

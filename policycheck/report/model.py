@@ -156,6 +156,9 @@ class ReleaseOut(_Model):
     columns: dict[str, str]
     #: Every input column's role (numeric, categorical, ordinal, datetime, id, ignore).
     roles: dict[str, str] = Field(default_factory=dict)
+    #: Where each column's role came from: "declared in the manifest", "--column-type", "columns= (API)",
+    #: "SDV metadata FILE" or "inferred from FILE, ..." (empty in reports written before it was recorded).
+    role_sources: dict[str, str] = Field(default_factory=dict)
     #: strftime formats of datetime columns that declare one.
     formats: dict[str, str] = Field(default_factory=dict)
     #: What loading the release found beside the verdicts (shared ids, holdout overlap, extreme values).

@@ -31,7 +31,9 @@ from policycheck.interfaces.cli import cli
 #: ``file: message``, ``file:line:col: message`` or ``error: file...: message``.
 LOCATED = re.compile(r"^(error: )?(?P<file>[^\s:][^:]*?)(:\d+:\d+)?: \S")
 #: Lines that are summaries, not errors.
-SUMMARY = re.compile(r"^\d+ problem\(s\) found$")
+SUMMARY = re.compile(r"^\d+ problems? found$")
+#: The first line of the declarations that settle a release's column problems; the lines after it are the block.
+ADVICE = re.compile(r"^\d+ columns? to declare; ")
 
 
 #: Seconds a fuzzed command may run before it counts as a hang.
@@ -317,11 +319,12 @@ def check_contract(code: int, stderr: str, files: tuple[str, ...], allowed=(0, 1
     assert code in allowed, f"exit {code}: {stderr}"
     if code == 2:
         # "finding: ..." lines report what loading noticed about the data; they are not errors.
-        lines = [
-            line
-            for line in stderr.splitlines()
-            if line and not SUMMARY.match(line) and not line.startswith("finding: ")
-        ]
+        lines = []
+        for line in stderr.splitlines():
+            if ADVICE.match(line):
+                break  # the pasteable columns: block and flags that follow the errors
+            if line and not SUMMARY.match(line) and not line.startswith("finding: "):
+                lines.append(line)
         assert lines, "exit 2 without an error line"
         for line in lines:
             match = LOCATED.match(line)

@@ -172,7 +172,7 @@ def test_a_long_yaml_sequence_is_refused_at_the_node_cap_quickly(write):
 def test_a_policy_over_the_byte_cap_is_refused_unread(write):
     write("p.yaml", "rules:\n" + "- 1\n" * 1_250_000)  # 5 MB
     code, _, err = _run("validate", "p.yaml")
-    assert code == 2 and err.startswith("p.yaml: policy file is larger than 1000000 bytes")
+    assert code == 2 and err.startswith("error: p.yaml: policy file is larger than 1000000 bytes")
 
 
 def test_a_ledger_alias_bomb_is_refused(write):

@@ -60,6 +60,7 @@ class Release:
             synthetic=[(_source(frame, name), name, info) for (name, frame), info in zip(sets, infos, strict=True)],
             holdout=_source(holdout, "holdout") if holdout is not None else None,
             columns=_column_decls(columns or {}),
+            declared_by="api",
         )
 
     @classmethod

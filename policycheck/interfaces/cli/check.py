@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.interfaces.cli.common import echo, guard
+from policycheck.interfaces.cli.common import echo, guard, output_options, progress_choice
 from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
     help="With --executor dask: the scheduler address (tcp://host:8786), or local for a cluster of local processes.",
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: the cores available).")
-@click.option("--quiet", "-q", is_flag=True, help="Plain progress lines instead of live bars.")
+@output_options
 @click.option(
     "--explain",
     is_flag=True,
@@ -77,7 +77,8 @@ def check(
     executor: str,
     scheduler: str,
     workers: int | None,
-    quiet: bool,
+    quiet: int,
+    progress: str | None,
     explain: bool,
     export_dir: Path | None,
 ) -> None:
@@ -126,7 +127,7 @@ def check(
         executor=executor,
         workers=settings["workers"],
         scheduler=scheduler,
-        progress="plain" if quiet else True,
+        progress=progress_choice(quiet, progress),  # type: ignore[arg-type]
         command=("policycheck", *sys.argv[1:]),
     )
     codes = []
@@ -136,17 +137,18 @@ def check(
             click.echo(render_format(chosen[0], report), nl=False)
         else:
             write_reports(report, folders[i], chosen)
-        print_summary(report, None if to_stdout else folders[i], err=to_stdout)
+        if quiet < 2:
+            print_summary(report, None if to_stdout else folders[i], err=to_stdout)
         if export_dir:
             # NOTE: the export uses the policy's seed, so several policies export side by side.
-            export_reverse_mapped(data, exports[i], report["provenance"]["seed"])
-        if explain:
+            export_reverse_mapped(data, exports[i], report["provenance"]["seed"], say=quiet < 2)
+        if explain and quiet < 2:
             from policycheck.report.render import render_explain
 
             click.echo("", err=to_stdout)
             click.echo(render_explain(report), nl=False, err=to_stdout)
         codes.append(report["exit_code"])
-    if len(paths) > 1:
+    if len(paths) > 1 and quiet < 2:
         click.echo(f"{len(paths)} policies checked; exit code {max(codes)} (the worst)", err=to_stdout)
     sys.exit(max(codes))
 
@@ -197,7 +199,7 @@ def release_files(release: Release) -> list[Path | None]:
     return [release.manifest_path, release.metadata_path, *(d.path for d in release.datasets())]
 
 
-def export_reverse_mapped(release: Release, out_dir: Path, seed: int) -> None:
+def export_reverse_mapped(release: Release, out_dir: Path, seed: int, say: bool = True) -> None:
     """Write each synthetic set reverse-mapped (paper 000, sec. 3.1), pre-sampled as the linkage metrics did."""
     from policycheck.core.seeds import generator
     from policycheck.methods.linkage.export import export_reverse_mapped as export
@@ -206,7 +208,8 @@ def export_reverse_mapped(release: Release, out_dir: Path, seed: int) -> None:
     # export is exactly what they linked.
     rngs = [generator(seed, "linkage", "presample", m) for m in range(len(release.synthetic))]
     for path in export(release, out_dir, rngs):
-        echo(f"wrote {display_path(path)}")
+        if say:
+            echo(f"wrote {display_path(path)}")
 
 
 def output_formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
@@ -214,7 +217,10 @@ def output_formats(text: str | list[str], to_stdout: bool = False) -> tuple[str,
     chosen = [f.strip() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
-        raise click.UsageError(f"--format: unknown format(s) {unknown}; choose from {', '.join(FORMATS)}")
+        raise click.UsageError(
+            f"--format: unknown format{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"choose from {', '.join(FORMATS)}"
+        )
     if "pdf" in chosen:
         from policycheck.report.pdf import find_chromium
 

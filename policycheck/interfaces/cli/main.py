@@ -13,6 +13,7 @@ import click
 
 from policycheck.core.version import __version__
 from policycheck.interfaces.cli.check import check
+from policycheck.interfaces.cli.common import echo, usage_line
 from policycheck.interfaces.cli.config import show_config
 from policycheck.interfaces.cli.demo import demo
 from policycheck.interfaces.cli.diff import diff
@@ -28,7 +29,34 @@ from policycheck.interfaces.cli.verify import verify
 NO_DATA_COMMANDS = ("validate", "plan", "metrics", "schema", "init", "config")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsageError(click.UsageError):
+    """A command line click could not parse, shown as every other error is: one line (common.usage_line)."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        echo(usage_line(self.format_message(), self.ctx.command_path if self.ctx else None), err=True)
+
+
+class Group(click.Group):
+    """The command group, whose parse errors (an unknown option, a missing argument) print one line."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:
+            raise OneLineUsageError(exc.format_message(), exc.ctx) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as exc:  # a sub-command's arguments, parsed here
+            raise OneLineUsageError(exc.format_message(), exc.ctx) from None
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="policycheck")
 @click.pass_context
 def cli(ctx: click.Context) -> None:

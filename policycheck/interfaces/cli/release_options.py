@@ -99,6 +99,7 @@ class ReleaseArgs:
             Path(self.holdout) if self.holdout else None,
             column_declarations(self.column_types),
             metadata=Path(self.metadata) if self.metadata else None,
+            declared_by="flags",
         )
 
 

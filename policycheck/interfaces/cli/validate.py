@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from policycheck.core.errors import EXIT_INVALID, InvalidInput, Problem, display_path
-from policycheck.interfaces.cli.common import echo, guard
+from policycheck.interfaces.cli.common import echo, guard, print_problems
 from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
 
 
@@ -37,6 +37,10 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             problems.extend(exc.problems)
             continue
         echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        from policycheck.interfaces.starter import placeholder_notes
+
+        for note in placeholder_notes(loaded):
+            echo(str(note), err=True)
         if data is not None:
             from policycheck.engine.resolution import unresolved_levels
 
@@ -44,8 +48,8 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             # before anything is computed (issue 28).
             for _, where in unresolved_levels(loaded, data):
                 echo(str(where), err=True)
-    for problem in problems:
-        echo(str(problem), err=True)
+    print_problems(problems)
+    if len(problems) > 1:
+        echo(f"{len(problems)} problems found", err=True)
     if problems:
-        echo(f"{len(problems)} problem(s) found", err=True)
         sys.exit(EXIT_INVALID)

@@ -34,6 +34,14 @@ def _without_commands(release: Release) -> Release:
 
 def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = None) -> Release:
     """The release the report was made from: the auditor's manifest, the report's, or its files and column types."""
+    rebuilt = _rebuild_release(report, root, manifest)
+    if "role_sources" not in report["release"]:
+        # A report from before role sources were recorded: nothing to compare them with.
+        return dataclasses.replace(rebuilt, role_sources={})
+    return rebuilt
+
+
+def _rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = None) -> Release:
     release = report["release"]
     if manifest is not None:
         return load_manifest(Path(manifest))
@@ -59,7 +67,7 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
         for d in by_role.get("synthetic", [])
     ]
     holdout = by_role.get("holdout")
-    return build_release(
+    rebuilt = build_release(
         release["id"],
         resolve_path(by_role["original"][0]["path"], root),
         synthetic,
@@ -70,6 +78,8 @@ def rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None = 
             for c, t in (release.get("roles") or release["columns"]).items()
         },
     )
+    # The roles are re-declared from the report; where each came from is the report's to say.
+    return dataclasses.replace(rebuilt, role_sources=dict(release.get("role_sources") or {}))
 
 
 def needs_command(params: Any, release: Release | None = None) -> bool:

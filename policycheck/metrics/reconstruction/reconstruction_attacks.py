@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EvaluationError
+from policycheck.methods import cost_model
 from policycheck.methods.reconstruction.attacks import AttackConfig, AttackOutcome, run_attack
 from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.metrics.reconstruction.columns import numeric_columns, resolve_columns, secret_classes
@@ -228,6 +229,7 @@ def reconstruction_attacks_batch(
     description="Secret guesses of each attack for every original (or holdout) record, per synthetic set.",
     inputs={"original", "holdout", "synthetic"},
     batch=reconstruction_attacks_batch,
+    estimate=cost_model.reconstruction_attacks,
 )
 def reconstruction_attacks(ctx: EvaluationContext, **request: Any) -> ReconstructionRun:
     """Run every attack against every synthetic set, through the executor (see :func:`_attack_tasks`)."""

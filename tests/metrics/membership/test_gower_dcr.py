@@ -120,7 +120,11 @@ def report(manifest: Path, out: Path, executor: str) -> bytes:
         CheckOptions(executor=executor, workers=2),
         formats=("json",),
     )
-    return json.dumps(without_run_context(json.loads((out / "report.json").read_text())), sort_keys=True).encode()
+    written = without_run_context(json.loads((out / "report.json").read_text()))
+    # A streamed set is not read whole to infer roles (its values are converted to them, batch by batch),
+    # so the files the roles were inferred from, and only they, differ.
+    written["release"].pop("role_sources")
+    return json.dumps(written, sort_keys=True).encode()
 
 
 def test_a_streamed_synthetic_set_gives_the_in_memory_report(manifest, tmp_path, monkeypatch):

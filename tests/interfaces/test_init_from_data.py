@@ -1,0 +1,133 @@
+"""`policycheck init --from-data`: from a user's own files to a policy and manifest that validate as
+written, with placeholder levels said until chosen (issue 25)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from policycheck.interfaces.cli import cli
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="policycheck")
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A 300-row survey split into training and holdout, with an id, a coded answer with a few words
+    in it, and an independent-marginals synthetic set."""
+    rng = np.random.default_rng(5)
+    n = 300
+    size = rng.integers(1, 7, n).astype(object)
+    size[[4, 90]] = "7 or more"
+    data = pd.DataFrame(
+        {
+            "respondent": np.arange(5000, 5000 + n),
+            "age": rng.integers(18, 90, n),
+            "household_size": size,
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
+    train, holdout = data.iloc[:200], data.iloc[200:]
+    synthetic = pd.DataFrame({c: rng.choice(train[c].to_numpy(), 200) for c in ["age", "household_size", "sex"]})
+    (tmp_path / "data").mkdir()
+    train.to_csv(tmp_path / "data" / "train.csv", index=False)
+    holdout.to_csv(tmp_path / "data" / "holdout.csv", index=False)
+    synthetic.to_csv(tmp_path / "data" / "syn.csv", index=False)
+    return tmp_path
+
+
+def test_init_from_data_writes_a_manifest_with_every_column_settled(files):
+    result = invoke(
+        "init", "--from-data", "data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv", "--name", "survey"
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "wrote survey.release.yaml: 4 columns (numeric 1, categorical 2, id 1)",
+        "wrote survey.policy.yaml: its levels are placeholders; choose them for this release",
+        "next: policycheck validate -r survey.release.yaml survey.policy.yaml",
+    ]
+    assert Path("survey.release.yaml").read_text() == (
+        "# Release manifest written by `policycheck init --from-data`: the files of one release\n"
+        "# and each column's role. Check it with:\n"
+        "#     policycheck validate -r survey.release.yaml survey.policy.yaml\n"
+        'release: {id: "survey"}\n'
+        'original: "data/train.csv"\n'
+        'holdout: "data/holdout.csv"               # real records the synthesizer never saw\n'
+        "synthetic:\n"
+        '  - path: "data/syn.csv"\n'
+        '    name: "syn"\n'
+        "    synthesizer: {name: unknown}   # its name and version; epsilon, delta if differentially private\n"
+        "columns:                         # every column's role: change any that is wrong\n"
+        "  respondent: id               # decided here: it looks like a record identifier\n"
+        "  age: numeric                 # inferred from train.csv, holdout.csv, syn.csv\n"
+        "  household_size: categorical  # decided here: numbers but for a few values, read as labels\n"
+        "  sex: categorical             # inferred from train.csv, holdout.csv, syn.csv\n"
+    )
+
+
+def test_validate_accepts_what_init_from_data_wrote_and_notes_the_placeholder_levels(files):
+    invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv", "--name", "s")
+    result = invoke("validate", "-r", "s.release.yaml", "s.policy.yaml")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "s.policy.yaml: ok (2 rules, attacker model no-box)\n"
+    notes = [line for line in result.stderr.splitlines() if "placeholder" in line]
+    assert notes == [
+        "s.policy.yaml:46:5: note: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote "
+        "(fail_above 0.55, warn_above 0.52): choose the level for this release, say why in its rationale and "
+        "delete '(starter level)' there",
+        "s.policy.yaml:55:5: note: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote "
+        "(fail_above 0.2, warn_above 0.1): choose the level for this release, say why in its rationale and "
+        "delete '(starter level)' there",
+    ]
+
+
+def test_the_report_warns_while_a_placeholder_level_is_unchanged_and_not_after(files):
+    invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv", "--name", "s")
+    invoke("check", "s.policy.yaml", "-r", "s.release.yaml", "-o", "out", "-qq")
+    findings = json.loads(Path("out/report.json").read_text())["release"]["findings"]
+    assert [f for f in findings if f.startswith("policy: ")] == [
+        "policy: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote (fail_above 0.55, "
+        "warn_above 0.52): choose the level for this release, say why in its rationale and delete "
+        "'(starter level)' there",
+        "policy: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote (fail_above 0.2, "
+        "warn_above 0.1): choose the level for this release, say why in its rationale and delete "
+        "'(starter level)' there",
+    ]
+    policy = Path("s.policy.yaml")
+    policy.write_text(policy.read_text().replace("(starter level) ", ""))
+    invoke("check", "s.policy.yaml", "-r", "s.release.yaml", "-o", "out2", "-qq")
+    findings = json.loads(Path("out2/report.json").read_text())["release"]["findings"]
+    assert not [f for f in findings if f.startswith("policy: ")]
+
+
+def test_without_a_holdout_the_starter_rule_needs_none(files):
+    result = invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--name", "nohold", "-o", "cfg")
+    assert result.exit_code == 0, result.output
+    check = invoke("validate", "-r", "cfg/nohold.release.yaml", "cfg/nohold.policy.yaml")
+    assert check.exit_code == 0, check.output
+    assert check.stdout == "cfg/nohold.policy.yaml: ok (1 rules, attacker model no-box)\n"
+    assert 'original: "../data/train.csv"' in Path("cfg/nohold.release.yaml").read_text()
+
+
+def test_init_from_data_never_overwrites(files):
+    Path("survey.release.yaml").write_text("keep me\n")
+    result = invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--name", "survey")
+    assert result.exit_code == 2
+    assert result.stderr == ("error: survey.release.yaml: already exists; not overwritten (choose another --name)\n")
+    assert Path("survey.release.yaml").read_text() == "keep me\n" and not Path("survey.policy.yaml").exists()
+
+
+def test_init_from_data_without_a_synthetic_set_is_a_usage_error(files):
+    result = invoke("init", "--from-data", "data/train.csv")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: usage: --from-data needs at least one synthetic file after ORIGINAL (or --synthetic) "
+        "(see `policycheck init --help`)\n"
+    )

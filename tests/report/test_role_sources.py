@@ -1,0 +1,22 @@
+"""report.json says where each column's role came from, beside the roles (issue 25)."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import TOY_POLICY
+
+from policycheck.interfaces.cli import cli
+
+
+def test_the_report_lists_each_columns_role_source(toy_metric, write, toy_release):
+    toy_release["manifest"].write_text(toy_release["manifest"].read_text() + "columns: {income: categorical}\n")
+    write("p.yaml", TOY_POLICY)
+    result = CliRunner().invoke(cli, ["check", "p.yaml", "-r", str(toy_release["manifest"]), "-o", "out", "-qq"])
+    assert result.exit_code == 0, result.output
+    release = json.loads(Path("out/report.json").read_text())["release"]
+    assert release["role_sources"] == {
+        "age": "inferred from original.csv, holdout.csv, synthetic.csv",
+        "sex": "inferred from original.csv, holdout.csv, synthetic.csv",
+        "income": "declared in the manifest",
+    }
