@@ -317,9 +317,7 @@ def test_column_types_beside_a_manifest_are_a_usage_error(runner, toy_metric, wr
     assert "with --release, declare column types in the manifest" in result.output
 
 
-def test_undeclared_id_column_exits_2_with_one_line_and_the_flag_that_settles_it(
-    runner, toy_metric, write, with_roles
-):
+def test_undeclared_id_column_exits_2_with_one_line_and_the_flag_that_settles_it(runner, toy_metric, write, with_roles):
     original, synthetic = with_roles
     result = invoke(
         runner,
