@@ -158,14 +158,26 @@ def test_normal_quantile_is_scipy_stats_norm_ppf_to_the_bit():
         assert normal_quantile(float(q)) == float(stats.norm.ppf(q))
 
 
-def test_the_exact_intervals_load_without_scipy_stats():
+def test_the_exact_intervals_and_the_auc_load_without_scipy_stats():
     import subprocess
     import sys
 
     code = (
-        "import sys; from policycheck.core.stats import clopper_pearson, clopper_pearson_share, wilson; "
-        "clopper_pearson(7, 20); clopper_pearson_share(0.3, 10.5); wilson(3, 9); "
+        "import sys; from policycheck.core.stats import clopper_pearson, clopper_pearson_share, roc_auc, wilson; "
+        "clopper_pearson(7, 20); clopper_pearson_share(0.3, 10.5); wilson(3, 9); roc_auc([1.0, 2.0], [2.0, 0.5]); "
         "print('scipy.stats' in sys.modules, 'scipy.optimize' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_average_ranks_are_scipy_stats_rankdata_to_the_bit():
+    from scipy import stats
+
+    from policycheck.core.stats import average_ranks
+
+    rng = np.random.default_rng(3)
+    for size, levels in ((1, 1), (2, 1), (10, 3), (1_000, 20), (5_000, 5_000), (20_000, 7)):
+        values = rng.integers(0, levels, size) / 600
+        assert np.array_equal(average_ranks(values), stats.rankdata(values))
+    assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]

@@ -49,6 +49,23 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
     return (lower, upper)
 
 
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``values``, ties given the mean of their ranks (``scipy.stats.rankdata``'s default).
+
+    Every rank is a whole or half number, exact in floating point, so these are
+    ``rankdata``'s values to the bit (without importing ``scipy.stats``).
+    """
+    x = np.asarray(values).ravel()
+    order = np.argsort(x, kind="mergesort")
+    inverse = np.empty(x.size, dtype=np.intp)
+    inverse[order] = np.arange(x.size, dtype=np.intp)
+    ordered = x[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    group = first.cumsum()[inverse]
+    bounds = np.r_[np.flatnonzero(first), x.size]
+    return np.asarray(0.5 * (bounds[group] + bounds[group - 1] + 1), dtype=np.float64)
+
+
 def roc_auc(scores_positive: np.ndarray, scores_negative: np.ndarray) -> float:
     """Area under the ROC curve: P(score_pos > score_neg) + 0.5 P(tie).
 
@@ -58,9 +75,7 @@ def roc_auc(scores_positive: np.ndarray, scores_negative: np.ndarray) -> float:
     neg = np.asarray(scores_negative, dtype=float)
     if pos.size == 0 or neg.size == 0:
         return float("nan")
-    from scipy.stats import rankdata
-
-    ranks = rankdata(np.concatenate([pos, neg]))
+    ranks = average_ranks(np.concatenate([pos, neg]))
     u = ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2
     return float(u / (pos.size * neg.size))
 
