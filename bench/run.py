@@ -516,8 +516,8 @@ def run_membership_game(spec: dict) -> dict:
     parent = time.process_time() - cpu0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = parent + children.ru_utime + children.ru_stime
-    # This process's share of the CPU bounds the speed-up from above (Amdahl): at two workers at most
-    # 1 / (share + (1 - share) / 2), whatever the load (the load stretches every wall time).
+    # This process's share of the CPU: the serial part (it waits while the workers play), from which
+    # main() derives the most a second worker can buy, whatever the load (which stretches every wall time).
     return {
         **out,
         "cpu": round(cpu, 2),
@@ -725,14 +725,22 @@ def main() -> None:
                 out["cpu_vs_30k"] = round(out["cpu"] / base[1], 2)
         if spec["case"] == "membership-game" and "wall" in out:
             one = mine.get(("membership-game-1", spec["shape"], spec["rows"]))
+            one_cpu = mine.get(("membership-game-1-cpu", spec["shape"], spec["rows"]))
             if spec["workers"] == 1:
                 mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
+                mine[("membership-game-1-cpu", spec["shape"], spec["rows"])] = out["cpu"]
+            elif one_cpu and out["parent_cpu_share"] is not None:
+                # On an idle machine one worker takes its CPU time; two at least the parent's CPU (it waits
+                # while they work) plus half the workers': the most two workers can buy, whatever the load.
+                parent = out["parent_cpu_share"] * out["cpu"]
+                out["ceiling"] = round(one_cpu / (parent + (out["cpu"] - parent) / spec["workers"]), 2)
             out["note"] = (
                 f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
                 f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
                 + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
                 + f", CPU {out['cpu']:.2f} s of which this process {out['parent_cpu_share']:.0%}"
                 + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else "")
+                + (f", ceiling {out['ceiling']:.2f}x" if out.get("ceiling") else "")
             )
         note = (
             out.get("error")
