@@ -200,23 +200,48 @@ def bootstrapped_adult(n: int, seed: int = 20261121) -> tuple[pd.DataFrame, pd.D
     return training, holdout, synthetic, "UCI Adult (full)" if full else "demo extract (3,000 + 3,000)"
 
 
+#: The demo policy's rules that play the membership game (300 rounds, each a synthetic set of as many
+#: records as the release's): left out by the demo-policy case's ``no-game`` shape, the policy the
+#: issue measured (the game joined the demo policy after).
+GAME_RULES = ("membership-game", "dp-claim-game")
+
+
+def demo_policy(folder: Path, shape: str) -> Path:
+    """The demo policy, or (``no-game``) a copy without :data:`GAME_RULES` beside the files it names."""
+    import shutil
+
+    policies = ROOT / "policies"
+    if shape != "no-game":
+        return policies / "demo.policy.yaml"
+    kept, skip = [], False
+    for line in (policies / "demo.policy.yaml").read_text().splitlines(keepends=True):
+        if line.startswith("  - id: "):
+            skip = line.split(":", 1)[1].strip() in GAME_RULES
+        kept.append("" if skip else line)
+    shutil.copy(policies / "baseline.policy.yaml", folder / "baseline.policy.yaml")
+    shutil.copytree(policies / "ledgers", folder / "ledgers")
+    (folder / "demo.policy.yaml").write_text("".join(kept))
+    return folder / "demo.policy.yaml"
+
+
 def run_demo_policy(spec: dict) -> dict:
     n = spec["rows"]
     training, holdout, synthetic, source = bootstrapped_adult(n)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
+        policy = demo_policy(root, spec.get("shape") or "")
         for name, frame in (("training", training), ("holdout", holdout), ("synthetic", synthetic)):
             frame.to_csv(root / f"{name}.csv", index=False)
         del training, holdout, synthetic
         (root / "release.yaml").write_text(
             f"release: {{id: adult-bootstrap-{n}}}\noriginal: training.csv\nholdout: holdout.csv\nsynthetic:\n"
             "  - {name: nonprivate, path: synthetic.csv, synthesizer: {name: policycheck.nonprivate, epsilon: 1.0, "
-            "delta: 1.0e-6, seed: 1}}\n"
+            "delta: 1.0e-6, seed: 1, builtin: nonprivate}}\n"
         )
         args = [
             *POLICYCHECK,
             "check",
-            str(ROOT / "policies" / "demo.policy.yaml"),
+            str(policy),
             "-r",
             str(root / "release.yaml"),
             "-o",

@@ -505,11 +505,26 @@ def run_game(spec: dict) -> dict:
 
 
 def run_membership_game(spec: dict) -> dict:
+    import resource
+
     from bench.bench_membership_game import run
 
+    cpu0 = time.process_time()
     with PeakWatcher() as watch:
         out = run(spec["shape"], 2_000, spec["rows"], spec["workers"], spec["executor"])
-    return {**out, "rss_self": self_peak_mb(), "rss_worker": watch.worker_mb}
+    # The pool's workers have ended (the executor closed them): their CPU is this process's children's.
+    parent = time.process_time() - cpu0
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = parent + children.ru_utime + children.ru_stime
+    # This process's share of the CPU: the serial part (it waits while the workers play), from which
+    # main() derives the most a second worker can buy, whatever the load (which stretches every wall time).
+    return {
+        **out,
+        "cpu": round(cpu, 2),
+        "parent_cpu_share": round(parent / cpu, 3) if cpu else None,
+        "rss_self": self_peak_mb(),
+        "rss_worker": watch.worker_mb,
+    }
 
 
 def run_one(spec: dict) -> dict:
@@ -552,6 +567,7 @@ WHOLE_CHECK_NOTES = (
     "wall_speedup_2",
     "same_counts",
     "vs_30k",
+    "cpu_vs_30k",
     "source",
     "verdict",
     "steps",
@@ -584,7 +600,10 @@ def whole_check_rows(quick: bool, big: bool) -> list[dict]:
     sizes = [3_000, 30_000] + ([] if quick else [300_000]) + ([1_000_000] if big else [])
     rows = [row("whole-check", large, shape=ext) for ext in (("csv",) if quick else ("csv", "parquet"))]
     rows.append(row("mi-bootstrap", large, 1, "serial"))
-    rows += [row("demo-policy", n) for n in sizes]
+    # The demo policy without the membership game's rules at every size (the issue's policy), with them up
+    # to 30,000 rows (the game's 300 rounds each synthesize a set as large as the release: --case for 300,000).
+    rows += [row("demo-policy", n, shape="no-game") for n in sizes]
+    rows += [row("demo-policy", n) for n in sizes if n <= 30_000 or (big and n <= 300_000)]
     rows += [row("lp-sizes", n, 1, "serial") for n in sizes]
     return rows
 
@@ -664,6 +683,7 @@ def main() -> None:
         "and linkage at 10^6, the LP stress case, the demo policy at 10^6)",
     )
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
+    parser.add_argument("--shape", help="with --case: only rows of this shape ('' for none)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -672,6 +692,7 @@ def main() -> None:
     rows = [r for r in plan(args.quick, args.million, args.case) if not args.only or r["case"].startswith(args.only)]
     rows = [r for r in rows if not args.case or r["case"] == args.case]
     rows = [r for r in rows if not args.rows or r["rows"] == args.rows]
+    rows = [r for r in rows if args.shape is None or r["shape"] == args.shape]
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     header = (
         f"{'case':<10}{'shape':<16}{'rows':>9}{'workers':>8}  {'executor':<13}{'wall s':>9}{'rss self':>9}"
@@ -697,18 +718,29 @@ def main() -> None:
         out["peer_ratio"] = ratio
         results.append(out)
         if spec["case"] == "demo-policy" and "wall" in out:
-            demo_walls[spec["rows"]] = out["wall"]
-            if spec["rows"] != 30_000 and 30_000 in demo_walls:
-                out["vs_30k"] = round(out["wall"] / demo_walls[30_000], 2)
+            demo_walls[(spec["shape"], spec["rows"])] = (out["wall"], out["cpu"])
+            base = demo_walls.get((spec["shape"], 30_000))
+            if spec["rows"] != 30_000 and base:
+                out["vs_30k"] = round(out["wall"] / base[0], 2)
+                out["cpu_vs_30k"] = round(out["cpu"] / base[1], 2)
         if spec["case"] == "membership-game" and "wall" in out:
             one = mine.get(("membership-game-1", spec["shape"], spec["rows"]))
+            one_cpu = mine.get(("membership-game-1-cpu", spec["shape"], spec["rows"]))
             if spec["workers"] == 1:
                 mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
+                mine[("membership-game-1-cpu", spec["shape"], spec["rows"])] = out["cpu"]
+            elif one_cpu and out["parent_cpu_share"] is not None:
+                # On an idle machine one worker takes its CPU time; two at least the parent's CPU (it waits
+                # while they work) plus half the workers': the most two workers can buy, whatever the load.
+                parent = out["parent_cpu_share"] * out["cpu"]
+                out["ceiling"] = round(one_cpu / (parent + (out["cpu"] - parent) / spec["workers"]), 2)
             out["note"] = (
                 f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
                 f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
                 + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
+                + f", CPU {out['cpu']:.2f} s of which this process {out['parent_cpu_share']:.0%}"
                 + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else "")
+                + (f", ceiling {out['ceiling']:.2f}x" if out.get("ceiling") else "")
             )
         note = (
             out.get("error")
@@ -737,8 +769,24 @@ def main() -> None:
             f"{'' if ratio is None else f'{ratio:.1f}x':>8}  {note} (load {load:.1f})",
             flush=True,
         )
-    args.json.write_text(json.dumps({"load_average_start": os.getloadavg(), "rows": results}, indent=1))
+    write_results(args.json, results)
     print(f"written: {args.json}")
+
+
+def _row_key(row: dict) -> tuple:
+    return tuple(row.get(k) for k in ("case", "shape", "rows", "workers", "executor"))
+
+
+def write_results(path: Path, results: list[dict]) -> None:
+    """Write ``results`` into the JSON at ``path``, replacing only the rows they re-measure.
+
+    A run of one case (``--case``) keeps every other case's rows; each row
+    carries the load average it ran under.
+    """
+    old = json.loads(path.read_text()).get("rows", []) if path.is_file() else []
+    fresh = {_row_key(r) for r in results}
+    rows = [r for r in old if _row_key(r) not in fresh] + results
+    path.write_text(json.dumps({"load_average_start": os.getloadavg(), "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

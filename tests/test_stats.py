@@ -113,3 +113,71 @@ def test_clopper_pearson_share_equals_the_exact_interval_at_whole_counts():
 
     assert clopper_pearson_share(7 / 20, 20) == pytest.approx(clopper_pearson(7, 20))
     assert clopper_pearson_share(1.0, 2.0)[1] == 1.0
+
+
+#: Confidence levels the rules use: 95 % and its Bonferroni splits among 2 to 20 alternatives.
+LEVELS = [0.95, 0.99, 0.9, *(1 - 0.05 / k for k in (2, 3, 4, 8, 20))]
+
+
+def test_clopper_pearson_is_scipy_stats_beta_ppf_to_the_bit():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    trials = [*range(1, 120), *rng.integers(120, 2_000_000, 40).tolist()]
+    for confidence in LEVELS:
+        alpha = 1 - confidence
+        for n in trials:
+            for k in range(n + 1) if n < 120 else rng.integers(0, n + 1, 20).tolist() + [0, 1, n - 1, n]:
+                lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
+                hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+                assert clopper_pearson(k, n, confidence) == (lo, hi)
+
+
+def test_clopper_pearson_share_over_fractional_trials_is_scipy_stats_beta_ppf_to_the_bit():
+    from scipy import stats
+
+    from policycheck.core.stats import clopper_pearson_share
+
+    rng = np.random.default_rng(1)
+    alpha = 1 - 0.95
+    for share, trials in zip(rng.uniform(0, 1, 2_000), rng.uniform(1, 1e6, 2_000), strict=True):
+        x = share * trials
+        expected = (
+            float(stats.beta.ppf(alpha / 2, x, trials - x + 1)),
+            float(stats.beta.ppf(1 - alpha / 2, x + 1, trials - x)),
+        )
+        assert clopper_pearson_share(float(share), float(trials)) == expected
+
+
+def test_normal_quantile_is_scipy_stats_norm_ppf_to_the_bit():
+    from scipy import stats
+
+    from policycheck.core.stats import normal_quantile
+
+    for q in [*np.random.default_rng(2).uniform(0.5, 1, 1_000), *(1 - (1 - c) / 2 for c in LEVELS)]:
+        assert normal_quantile(float(q)) == float(stats.norm.ppf(q))
+
+
+def test_the_exact_intervals_and_the_auc_load_without_scipy_stats():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from policycheck.core.stats import clopper_pearson, clopper_pearson_share, roc_auc, wilson; "
+        "clopper_pearson(7, 20); clopper_pearson_share(0.3, 10.5); wilson(3, 9); roc_auc([1.0, 2.0], [2.0, 0.5]); "
+        "print('scipy.stats' in sys.modules, 'scipy.optimize' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
+
+
+def test_average_ranks_are_scipy_stats_rankdata_to_the_bit():
+    from scipy import stats
+
+    from policycheck.core.stats import average_ranks
+
+    rng = np.random.default_rng(3)
+    for size, levels in ((1, 1), (2, 1), (10, 3), (1_000, 20), (5_000, 5_000), (20_000, 7)):
+        values = rng.integers(0, levels, size) / 600
+        assert np.array_equal(average_ranks(values), stats.rankdata(values))
+    assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]

@@ -63,7 +63,7 @@ class StepEstimate:
 
 
 def dcr_search_seconds(queries: int, reference: int, columns: int, categorical: int) -> float:
-    """Serial seconds of one exact DCR search direction (``methods/nearest_neighbours.py``).
+    """Serial seconds of one exact DCR search direction (``methods/nearest_neighbours/``).
 
     With categorical columns the branch and bound prunes: its time grows
     with the queries and slowly with the reference, ``q * r ** 0.15``. With

@@ -240,9 +240,9 @@ def test_a_sparse_csv_is_refused_after_one_block(toy_metric, write, toy_release)
 
 
 def test_a_csv_line_longer_than_the_cap_is_refused_while_streaming(toy_metric, write, toy_release, monkeypatch):
-    from policycheck.release import read
+    from policycheck.release import csv_read
 
-    monkeypatch.setattr(read, "MAX_LINE_BYTES", 1_000_000)
+    monkeypatch.setattr(csv_read, "MAX_LINE_BYTES", 1_000_000)
     write("s.csv", "age,sex,income\n1,Male," + "x" * 3_000_000 + "\n")
     write("p.yaml", TOY_POLICY)
     code, _, err = _run(

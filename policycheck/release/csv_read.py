@@ -1,0 +1,160 @@
+"""CSV files (plain, .gz or .bz2): checked as a stream before any parser holds them, then parsed.
+
+Refused, each with one line naming the file: bytes that do not decompress,
+non-UTF-8 text, NUL bytes or a line over :data:`MAX_LINE_BYTES` (a binary or
+sparse file: refused from the first block, never read whole), an empty file,
+duplicate column names, and a row with more or fewer fields than the header
+(with its line number: a short row is never padded with missing values).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import csv
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, cast
+
+import pandas as pd
+
+from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.io.files import open_regular
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+#: Compressed CSV suffixes and the codec behind each.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+#: Longest CSV line read, in bytes: a longer one is not a record (a binary file, or a file of one line).
+MAX_LINE_BYTES = 16_000_000
+#: Bytes scanned at a time when a CSV is checked before parsing.
+_BLOCK = 1 << 20
+
+
+@contextlib.contextmanager
+def _open_binary(path: Path, compression: str | None) -> Iterator[IO[bytes]]:
+    """The file's bytes, decompressed on the fly (a regular file only); both streams closed after."""
+    with open_regular(path, "data") as raw:
+        if compression == "gzip":
+            import gzip
+
+            with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+                yield cast(IO[bytes], stream)
+        elif compression == "bz2":
+            import bz2
+
+            with bz2.BZ2File(raw, "rb") as stream:
+                yield stream
+        else:
+            yield raw
+
+
+@contextlib.contextmanager
+def _open_text(path: Path, compression: str | None) -> Iterator[IO[str]]:
+    """The file as UTF-8 text, decompressed on the fly."""
+    with _open_binary(path, compression) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        try:
+            yield text
+        finally:
+            text.detach()  # the binary stream is closed by _open_binary
+
+
+def scan_csv(path: Path, compression: str | None = None) -> None:
+    """Check a CSV as a stream, a block at a time, before any parser holds it.
+
+    Refused: bytes that do not decompress, text that is not UTF-8, a NUL
+    byte (a binary or sparse file: from its first block, not after gigabytes),
+    a line longer than :data:`MAX_LINE_BYTES`, and a file of nothing but blanks.
+    """
+    name = display_path(path)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line, run, blank = 0, 1, 0, True
+    try:
+        with _open_binary(path, compression) as stream:
+            while block := stream.read(_BLOCK):
+                nul = block.find(b"\0")
+                if nul >= 0:
+                    raise InvalidInput(
+                        Problem(name, f"data file holds a NUL byte at byte {offset + nul}: it is not CSV text")
+                    )
+                try:
+                    decoder.decode(block)
+                except UnicodeDecodeError as exc:
+                    raise InvalidInput(
+                        Problem(name, f"data file is not valid UTF-8 (byte {offset + exc.start})")
+                    ) from None
+                first = block.find(b"\n")
+                # Only a line crossing blocks can be longer than one: a block is far shorter than the cap.
+                run += len(block) if first < 0 else first
+                if run > MAX_LINE_BYTES:
+                    raise InvalidInput(
+                        Problem(
+                            name, f"line {line} is longer than {MAX_LINE_BYTES} bytes: it is not a table of records"
+                        )
+                    )
+                if first >= 0:
+                    line += block.count(b"\n")
+                    run = len(block) - block.rfind(b"\n") - 1
+                blank = blank and not block.strip()
+                offset += len(block)
+            try:
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {offset - 1})")) from None
+    except (OSError, EOFError, ValueError) as exc:  # gzip's and bz2's errors for bytes they cannot decompress
+        if compression is None:
+            raise InvalidInput(Problem(name, f"cannot read data file: {exc}")) from None
+        raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
+    if blank:
+        raise InvalidInput(Problem(name, "data file is empty"))
+
+
+def read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFrame:
+    name = display_path(path)
+    scan_csv(path, compression)
+    with _open_text(path, compression) as stream:
+        records = csv.reader(stream, delimiter=sep)
+        header = next(records, [])
+        dupes = sorted({c for c in header if header.count(c) > 1})
+        if dupes:
+            raise InvalidInput(Problem(name, f"duplicate column names: {dupes}"))
+        # pandas would take a first row with one field too many as an index
+        # column, and pads short rows with missing values: check the first
+        # row here, and every row below when a short row may have been padded.
+        first = next((r for r in records if r), None)
+        if first is not None and len(first) != len(header):
+            raise InvalidInput(_ragged(name, records.line_num, len(first), len(header)))
+    try:
+        with _open_binary(path, compression) as stream:
+            frame = pd.read_csv(
+                stream, sep=sep, keep_default_na=False, na_values=[""], index_col=False, encoding="utf-8-sig"
+            )
+    except pd.errors.ParserError as exc:
+        found = _FIELDS.search(str(exc))
+        if found:
+            expected, line, saw = (int(g) for g in found.groups())
+            raise InvalidInput(_ragged(name, line, saw, expected)) from None
+        raise
+    if len(frame.columns) and frame.iloc[:, -1].isna().any():
+        _check_no_short_rows(path, sep, len(header), compression)
+    return frame
+
+
+def _check_no_short_rows(path: Path, sep: str, expected: int, compression: str | None = None) -> None:
+    with _open_text(path, compression) as stream:
+        records = csv.reader(stream, delimiter=sep)
+        next(records, None)
+        for record in records:
+            if record and len(record) < expected:
+                raise InvalidInput(_ragged(display_path(path), records.line_num, len(record), expected))
+
+
+def _ragged(name: str, line: int, fields: int, expected: int) -> Problem:
+    return Problem(
+        name,
+        f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {expected}: "
+        "every row needs one field per column (an empty field is a missing value)",
+    )
