@@ -20,10 +20,12 @@ from markupsafe import Markup
 
 from policycheck.core.escape import block
 from policycheck.io.files import REPORT_FILES, refuse_overwriting, write_report_set
+from policycheck.report import decision as words
 from policycheck.report.charts import render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS,
     decision_text,
+    detail_value,
     fmt,
     is_excess,
     measured_text,
@@ -65,7 +67,7 @@ def _printable(value: Any) -> Any:
     if isinstance(value, Markup):  # our own markup (charts): escaped text inside stays as it was escaped
         return Markup(block(value))
     if isinstance(value, str):
-        return block(value)
+        return block(words.cite(value))  # the papers by name wherever a text cites "paper 002"
     return value
 
 
@@ -89,6 +91,26 @@ def _environment() -> Environment:
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     env.tests["scalar"] = _is_scalar
     env.tests["excess"] = is_excess
+    env.tests["reaching"] = words.reaches_past_fail
+    env.tests["worst_set"] = lambda rule: words.worst_set(rule) is not None
+    env.filters["worst_set"] = words.worst_set
+    env.filters["detail_value"] = detail_value
+    for name in (
+        "level_label",
+        "plain_sentence",
+        "decided_on_words",
+        "bonferroni_words",
+        "knowledge_words",
+        "unsettled_words",
+        "scope",
+        "assumptions",
+        "limitations",
+        "decided_sentence",
+        "cited",
+        "effects_here",
+    ):
+        env.globals[name] = getattr(words, name)
+    env.globals["GLOSSARY"] = words.GLOSSARY
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     env.globals["run_mark"] = run_mark
     env.globals["percent"] = percent

@@ -97,7 +97,7 @@ def test_index_lists_every_report_under_a_folder_newest_first(two_runs):
     rows = [r for r in cells(html) if r]
     assert [r[0] for r in rows[:2]] == sorted([q1["generated_at"], q2["generated_at"]], reverse=True)
     assert {(r[1], r[3], r[5]) for r in rows[:2]} == {
-        ("toy-release", "PASS WITH WARNINGS", "q1"),
+        ("toy-release", "WARN", "q1"),
         ("toy-release", "FAIL", "q2"),
     }
     assert 'href="q1/report.html"' in html and 'href="q2/report.json"' in html  # q2 wrote no HTML
