@@ -62,14 +62,13 @@ def interval_level(rule: dict[str, Any], default: float | None = None) -> float 
 
     A rule that takes the worst of several intervals (synthetic sets, attacks, targets) takes each at the
     Bonferroni level, so its interval's ends are bounds at that level (97.5% with two sets at 95%), not at
-    the rule's confidence; report.json 1.5 records it as ``interval_level``.
+    the rule's confidence. report.json holds it in the rule's evidence (``details.bonferroni``).
     """
-    if rule.get("interval_level") is not None:
-        return rule["interval_level"]
     note = (rule.get("details") or {}).get("bonferroni")
     if isinstance(note, dict) and (note.get("alternatives") or 0) > 1 and note.get("level") is not None:
-        return note["level"]
-    return rule.get("confidence") or default
+        return float(note["level"])
+    level = rule.get("confidence") or default
+    return float(level) if level is not None else None
 
 
 def level_label(rule: dict[str, Any], default: float | None = None) -> str:
@@ -96,14 +95,12 @@ def bonferroni_words(rule: dict[str, Any], default: float | None = None) -> str:
 
 def worst_set(rule: dict[str, Any]) -> str | None:
     """The synthetic set that decided the rule (its worst), when the evidence names one."""
-    if rule.get("worst_set"):
-        return rule["worst_set"]
     details = rule.get("details") or {}
     if isinstance(details.get("worst_set"), str):
-        return details["worst_set"]
+        return str(details["worst_set"])
     worst = details.get("worst")
     if isinstance(worst, dict) and isinstance(worst.get("set"), str):
-        return worst["set"]
+        return str(worst["set"])
     return None
 
 
@@ -136,7 +133,7 @@ def reaches_past_fail(rule: dict[str, Any]) -> bool:
     direction, fail, _ = _levels(rule)
     if fail is None:
         return False
-    return interval[1] > fail if direction == "above" else interval[0] < fail
+    return bool(interval[1] > fail if direction == "above" else interval[0] < fail)
 
 
 def decided_on_words(rule: dict[str, Any], default: float | None = None) -> str:

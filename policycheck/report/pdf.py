@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem
 
@@ -93,17 +94,17 @@ class _Pipe:
         self.write_fd, self.read_fd, self.deadline = write_fd, read_fd, deadline
         self.buffer = b""
         self.next_id = 0
-        self.events: list[dict] = []
+        self.events: list[dict[str, Any]] = []
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None) -> int:
+    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> int:
         self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params or {}}
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
         os.write(self.write_fd, json.dumps(message).encode("utf-8") + b"\0")
         return self.next_id
 
-    def _message(self) -> dict:
+    def _message(self) -> dict[str, Any]:
         import select
         import time
 
@@ -116,16 +117,18 @@ class _Pipe:
                 raise EOFError
             self.buffer += chunk
         raw, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(raw)
+        message: dict[str, Any] = json.loads(raw)
+        return message
 
-    def call(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
         wanted = self.send(method, params, session)
         while True:
             message = self._message()
             if message.get("id") == wanted:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error'].get('message')}")
-                return message.get("result", {})
+                result: dict[str, Any] = message.get("result", {})
+                return result
             self.events.append(message)
 
     def wait_for(self, event: str) -> None:
