@@ -143,9 +143,8 @@ def decided_on_words(rule: dict[str, Any], default: float | None = None) -> str:
     compare = rule["threshold"].get("compare", "interval")
     if how == "interval":
         return (
-            f"its whole {label} interval: it fails only when the interval lies wholly beyond the fail level and "
-            "passes only when it lies wholly within, so the verdict claims no more than the sample shows "
-            "(compare: interval, the default)"
+            f"its whole {label} interval (compare: interval, the default): the verdict claims no more than the "
+            "sample shows"
         )
     if how in ("upper", "lower"):
         return (

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from policycheck.core.escape import block
 from policycheck.io.files import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report import decision as words
-from policycheck.report.charts import render_chart, render_gauge
+from policycheck.report.charts import is_empty, render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS,
     decision_text,
@@ -44,7 +44,7 @@ ATTENTION = {
     "blocking_fail": "Blocking failures",
     "inconclusive": "Inconclusive",
     "advisory_fail": "Advisory failures",
-    "warn": "Warnings",
+    "warn": "Warned",
     "waived": "Waived rules",
 }
 
@@ -92,6 +92,8 @@ def _environment() -> Environment:
     env.tests["scalar"] = _is_scalar
     env.tests["excess"] = is_excess
     env.tests["reaching"] = words.reaches_past_fail
+    env.tests["drawable"] = lambda spec: not is_empty(spec)
+    env.tests["search"] = lambda text, part: part in str(text)
     env.tests["worst_set"] = lambda rule: words.worst_set(rule) is not None
     env.filters["worst_set"] = words.worst_set
     env.filters["detail_value"] = detail_value

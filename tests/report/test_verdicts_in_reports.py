@@ -72,7 +72,7 @@ def test_summary_counts_every_verdict_kind(report):
 # By hand from EVERY_VERDICT: one rule of each kind but two inconclusive ones.
 EXPECTED = {"blocking_fail": 1, "advisory_fail": 1, "warn": 1, "inconclusive": 2, "waived": 1, "pass": 1, "error": 1}
 COUNTS_LINE = (
-    "8 rules: blocking failures 1, advisory failures 1, warnings 1, inconclusive 2, waived 1, passed 1, errors 1"
+    "8 rules: blocking failures 1, advisory failures 1, warned 1, inconclusive 2, waived 1, passed 1, errors 1"
 )
 
 
@@ -102,7 +102,7 @@ def test_every_format_counts_every_verdict_kind_alike(report, capsys):
         "Blocking failures": "1",
         "Inconclusive": "2",
         "Advisory failures": "1",
-        "Warnings": "1",
+        "Warned": "1",
         "Waived rules": "1",
         # the two inconclusive rules, and 'passes' and 'warns': decided on the estimate (0.6667 of 6
         # records), each passes or warns with an interval reaching above its fail level 0.9
@@ -112,7 +112,7 @@ def test_every_format_counts_every_verdict_kind_alike(report, capsys):
 
     md = render_markdown(report)
     assert COUNTS_LINE + "." in md
-    assert "Advisory failures: `advisory-fails`." in md and "Warnings: `warns`." in md
+    assert "Advisory failures: `advisory-fails`." in md and "Warned: `warns`." in md
 
     print_summary(report)
     assert COUNTS_LINE in capsys.readouterr().out
