@@ -240,15 +240,16 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     holdout = [d for d in datasets if d["role"] == "holdout"]
     synthetic = [d for d in datasets if d["role"] == "synthetic"]
     policy = report["policy"]
-    data = ", ".join(f"{d['name']} ({fmt(d['rows'])} records)" for d in original) or "none"
+    data = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in original) or "none"
     if holdout:
-        data += "; holdout " + ", ".join(f"{d['name']} ({fmt(d['rows'])} records)" for d in holdout)
+        data += "; the holdout " + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
+        data += ", real records the synthesizer never saw, as the control"
     sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
     return {
         "Release": f"{report['release']['id']}: {len(synthetic)} synthetic set(s) to be released, {sets}",
-        "Data protected": f"the original records {data}",
+        "Data protected": f"the original data {data}",
         "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
         f"Quasi-identifiers (learnable elsewhere): {qi}. Secrets: {secrets}",
         "Confidence": f"{percent(report['provenance']['confidence'])} for each rule; a rule over several sets or "
