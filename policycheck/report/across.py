@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from policycheck.report.formatting import VERDICT_WORDS, fmt, interval_text
+from policycheck.report.formatting import VERDICT_WORDS, fmt, interval_text, threshold_text
 from policycheck.report.render import _environment
 from policycheck.report.summary import summarize
 
@@ -38,6 +38,8 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
                 "old_value": shown[0],
                 "new_value": shown[1],
                 "moved": moved,
+                "threshold": threshold_text(either["threshold"]),
+                "reason": either.get("decision") or either.get("verdict_reason"),
             }
         )
     return rows
@@ -60,10 +62,51 @@ def render_diff_html(old: dict[str, Any], new: dict[str, Any], changes: dict[str
     )
 
 
-def index_entries(reports: list[tuple[Path, dict[str, Any]]], root: Path) -> list[dict[str, Any]]:
-    """One row per report: where it is (its HTML if written beside it), verdict, date, counts; newest first."""
+def signoff_of(path: Path) -> dict[str, Any]:
+    """The sign-off records beside a report, each checked against the report files (report/signoff.py)."""
+    from policycheck.report.signoff import check_records
+
+    try:
+        checks = check_records(path)
+    except (ValueError, UnicodeDecodeError, OSError) as exc:
+        return {"records": [], "status": f"unreadable: {exc}"}
+    records = [
+        {
+            "decision": c.record.get("decision"),
+            "name": (c.record.get("signer") or {}).get("name"),
+            "role": (c.record.get("signer") or {}).get("role"),
+            "signed_at": c.record.get("signed_at"),
+            "review_by": c.record.get("review_by"),
+            "ok": c.ok,
+            "ssh": bool(c.record.get("ssh")),
+        }
+        for c in checks
+    ]
+    if not checks:
+        status = "not signed"
+    elif all(c.ok for c in checks):
+        status = "verified: matches the report"
+    else:
+        status = "FAILS: a record does not match the report"
+    return {"records": records, "status": status}
+
+
+def index_entries(
+    reports: list[tuple[Path, dict[str, Any]]],
+    root: Path,
+    since: str | None = None,
+    until: str | None = None,
+    verdicts: tuple[str, ...] = (),
+) -> list[dict[str, Any]]:
+    """One row per report: where it is (its HTML if written beside it), verdict, date, counts, sign-off,
+    waivers and policy hash; newest first; only those generated within [since, until] (dates, UTC) and
+    with one of ``verdicts``, when given."""
     entries = []
     for path, report in reports:
+        day = report["generated_at"][:10]
+        if (since and day < since) or (until and day > until) or (verdicts and report["verdict"] not in verdicts):
+            continue
+        policy_files = report["provenance"].get("policy_files") or []
         page = path.with_name("report.html")
         link = (page if page.is_file() else path).relative_to(root).as_posix()
         entries.append(
@@ -76,14 +119,19 @@ def index_entries(reports: list[tuple[Path, dict[str, Any]]], root: Path) -> lis
                 "verdict": report["verdict"],
                 "generated_at": report["generated_at"],
                 "counts": summarize(report).counts_text(),
+                "policy_sha256": policy_files[0]["sha256"] if policy_files else None,
+                "waivers": [{"rule": w["rule"], "expires": w["expires"]} for w in report.get("waivers", [])],
+                "signoff": signoff_of(path),
             }
         )
     return sorted(entries, key=lambda e: e["generated_at"], reverse=True)
 
 
-def render_index_html(entries: list[dict[str, Any]], root: Path, unreadable: list[tuple[str, str]]) -> str:
+def render_index_html(
+    entries: list[dict[str, Any]], root: Path, unreadable: list[tuple[str, str]], filters: str = ""
+) -> str:
     return (
         _environment()
         .get_template("index.html.j2")
-        .render(entries=entries, root=str(root), unreadable=unreadable, VERDICT_WORDS=VERDICT_WORDS)
+        .render(entries=entries, root=str(root), unreadable=unreadable, VERDICT_WORDS=VERDICT_WORDS, filters=filters)
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 VERDICT_WORDS = {
     "pass": "PASS",
-    "warn": "PASS WITH WARNINGS",
+    "warn": "WARN",
     "fail": "FAIL",
     "error": "ERROR: NOT EVALUATED",
     "waived": "WAIVED",
@@ -31,9 +31,22 @@ def fmt(value: Any, digits: int = 4) -> str:
         if not math.isfinite(value):
             return "–"
         if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
-            return f"{value:.{digits - 1}e}"
+            # 1e-05, not 1.000e-05: the same number prints the same way in every table and chart
+            mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+            return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
         return f"{value:.{digits}g}"
     return str(value)
+
+
+def detail_value(value: Any, key: str = "", field: dict[str, Any] | None = None) -> str:
+    """A details value as its typed field says: formatted, with its unit; a seed or an id as written."""
+    field = field or {}
+    if isinstance(value, int) and not isinstance(value, bool) and key.endswith("seed"):
+        return str(value)  # a seed is a name, not a quantity: 20261121, never 20,261,121
+    shown = fmt(value)
+    if field.get("format") == "percent" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        shown = f"{fmt(value * 100)}%"
+    return f"{shown} {field['unit']}" if field.get("unit") and value is not None else shown
 
 
 def threshold_text(t: dict[str, Any]) -> str:

@@ -118,7 +118,10 @@ class Summary(_Model):
 
     total: int
     passed: int
-    warned: int
+    warned: int = Field(
+        description="Rules whose own verdict is warn. The release also warns on advisory failures and inconclusive "
+        "rules that do not fail it: `warnings` lists all of them, so it can be longer than this count."
+    )
     failed: int = Field(description="Rules beyond their fail level: blocking_failed + advisory_failed.")
     blocking_failed: int | None = Field(default=None, description="Blocking rules beyond their fail level (since 1.2).")
     advisory_failed: int | None = Field(
@@ -132,8 +135,8 @@ class Summary(_Model):
         "on_inconclusive: fail."
     )
     warnings: list[str] = Field(
-        description="Rules that make the release warn: warnings, advisory fails, and inconclusive rules that do "
-        "not fail it."
+        description="Rules that make the release warn: those whose verdict is warn (counted in `warned`), advisory "
+        "fails (in `advisory_failed`), and inconclusive rules that do not fail it (in `inconclusive`)."
     )
     inconclusive_rules: list[str] = Field(default_factory=list)
     waived_rules: list[str]

@@ -21,10 +21,12 @@ from markupsafe import Markup
 
 from policycheck.core.escape import block
 from policycheck.io.outputs import REPORT_FILES, refuse_overwriting, write_report_set
-from policycheck.report.charts import render_chart, render_gauge
+from policycheck.report import decision as words
+from policycheck.report.charts import is_empty, render_chart, render_gauge
 from policycheck.report.formatting import (
     VERDICT_WORDS,
     decision_text,
+    detail_value,
     fmt,
     is_excess,
     measured_text,
@@ -43,7 +45,7 @@ ATTENTION = {
     "blocking_fail": "Blocking failures",
     "inconclusive": "Inconclusive",
     "advisory_fail": "Advisory failures",
-    "warn": "Warnings",
+    "warn": "Warned",
     "waived": "Waived rules",
 }
 
@@ -66,7 +68,7 @@ def _printable(value: Any) -> Any:
     if isinstance(value, Markup):  # our own markup (charts): escaped text inside stays as it was escaped
         return Markup(block(value))
     if isinstance(value, str):
-        return block(value)
+        return block(words.cite(value))  # the papers by name wherever a text cites "paper 002"
     return value
 
 
@@ -90,6 +92,28 @@ def _environment() -> Environment:
     env.filters["tojson_compact"] = lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     env.tests["scalar"] = _is_scalar
     env.tests["excess"] = is_excess
+    env.tests["reaching"] = words.reaches_past_fail
+    env.tests["drawable"] = lambda spec: not is_empty(spec)
+    env.tests["search"] = lambda text, part: part in str(text)
+    env.tests["worst_set"] = lambda rule: words.worst_set(rule) is not None
+    env.filters["worst_set"] = words.worst_set
+    env.filters["detail_value"] = detail_value
+    for name in (
+        "level_label",
+        "plain_sentence",
+        "decided_on_words",
+        "bonferroni_words",
+        "knowledge_words",
+        "unsettled_words",
+        "scope",
+        "assumptions",
+        "limitations",
+        "decided_sentence",
+        "cited",
+        "effects_here",
+    ):
+        env.globals[name] = getattr(words, name)
+    env.globals["GLOSSARY"] = words.GLOSSARY
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     env.globals["run_mark"] = run_mark
     env.globals["percent"] = percent

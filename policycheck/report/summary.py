@@ -29,7 +29,9 @@ from policycheck.engine.verdicts import fails_release
 KINDS = {
     "blocking_fail": "blocking failures",
     "advisory_fail": "advisory failures",
-    "warn": "warnings",
+    # NOTE: "warned" as report.json's summary.warned counts them; summary.warnings lists every rule that
+    # makes the release warn (warnings, advisory failures, inconclusive rules that do not fail it).
+    "warn": "warned",
     "inconclusive": "inconclusive",
     "waived": "waived",
     "pass": "passed",

@@ -57,3 +57,31 @@ def test_a_histogram_of_marginals_says_it_counts_marginals_not_records():
     svg = str(render_chart(spec))
     # the y label, on two lines: "share of 3-way marginals in each" / "bin"
     assert ">share of 3-way marginals in each</text>" in svg and "records" not in svg
+
+
+def test_bar_labels_too_long_for_their_band_go_on_two_lines_at_a_separator():
+    from policycheck.report.charts import render_chart
+
+    # as the demo's dp-budget chart: four bars share 560 - 64 - 16 = 480 px, 120 px each, 116 px of text at
+    # 10 px (6 px a character): 19 characters a line, so "adult-teaching-2025[1]" (22) was cut to "adult-t…2025[1]"
+    sets = ["nonprivate", "adult-teaching-2025[1]", "adult-research-2026-q1[1]"]
+    spec = {
+        "kind": "bar",
+        "title": "Privacy budget",
+        "x_label": "synthetic set",
+        "y_label": "epsilon",
+        "series": [{"name": "each", "x": sets, "y": [1, 0.1, 0.5]}, {"name": "total", "x": ["total"], "y": [1.6]}],
+    }
+    svg = str(render_chart(spec))
+    spans = re.findall(r"<tspan[^>]*>([^<]*)</tspan>", svg)
+    assert spans == ["nonprivate", "adult-teaching-", "2025[1]", "adult-research-", "2026-q1[1]", "total"]
+    assert "…" not in svg
+
+
+def test_a_chart_with_nothing_to_draw_is_left_out():
+    from policycheck.report.charts import is_empty
+
+    copies = {"kind": "bar", "series": [{"name": "training", "x": ["a", "b"], "y": [0.0, 0.0]}]}
+    assert is_empty(copies)
+    assert not is_empty({**copies, "reference_lines": [{"value": 0.01}]})
+    assert not is_empty({"kind": "bar", "series": [{"name": "t", "x": ["a"], "y": [0.002]}]})

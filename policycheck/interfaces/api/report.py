@@ -64,9 +64,11 @@ class Report:
         return self.render("json")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per rule: id, metric, severity, verdict, value, interval, threshold."""
+        """One row per rule: id, metric, severity, verdict, value, interval, its confidence, threshold, and the
+        synthetic set that decided it (the worst, for a rule over several sets)."""
         import pandas as pd
 
+        from policycheck.report.decision import interval_level, worst_set
         from policycheck.report.formatting import threshold_text
 
         rows = [
@@ -77,11 +79,14 @@ class Report:
                 "verdict": r["verdict"],
                 "value": r["value"],
                 "interval": tuple(r["interval"]) if r["interval"] else None,
+                "interval_level": interval_level(r) if r["interval"] else None,
                 "threshold": threshold_text(r["threshold"]),
+                "worst_set": worst_set(r),
             }
             for r in self.rules
         ]
-        return pd.DataFrame(rows, columns=["id", "metric", "severity", "verdict", "value", "interval", "threshold"])
+        columns = ["id", "metric", "severity", "verdict", "value", "interval", "interval_level", "threshold", "worst_set"]
+        return pd.DataFrame(rows, columns=columns)
 
     def render(self, format: str) -> str:  # noqa: A002 - the CLI's word
         """The report as text in one of :data:`FORMATS`."""

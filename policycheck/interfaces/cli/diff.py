@@ -81,6 +81,7 @@ def render_changes(changes: Any, chosen: str) -> str:
         f"{changes.old['release']['id']} ({changes.old['verdict']}) -> "
         f"{changes.new['release']['id']} ({changes.new['verdict']})"
     ]
+    lines += [f"warning: {w}" for w in changes.warnings]
     lines += [f"  {difference}" for difference in changes.context + changes.files + changes.rules]
     if not changes.rules:
         lines.append("  no rule verdict or value changed")

@@ -20,9 +20,29 @@ from policycheck.interfaces.cli.common import echo, guard
     default=None,
     help="Where to write the page (default: FOLDER/index.html).",
 )
+@click.option(
+    "--since", type=click.DateTime(formats=["%Y-%m-%d"]), help="Only reports generated on or after this date."
+)
+@click.option(
+    "--until", type=click.DateTime(formats=["%Y-%m-%d"]), help="Only reports generated on or before this date."
+)
+@click.option(
+    "--verdict",
+    "verdicts",
+    multiple=True,
+    type=click.Choice(["pass", "warn", "fail", "error"]),
+    help="Only reports with this verdict (repeatable).",
+)
 @guard
-def index(folder: Path, index_output: Path | None) -> None:
-    """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict and date."""
+def index(
+    folder: Path,
+    index_output: Path | None,
+    since: Any = None,
+    until: Any = None,
+    verdicts: tuple[str, ...] = (),
+) -> None:
+    """Write FOLDER/index.html: every report.json under FOLDER with its release, policy, verdict, date,
+    sign-off (decision, signer, whether the record still matches the report), waivers and policy hash."""
     from policycheck.core.errors import PolicycheckError
     from policycheck.interfaces.verify import read_report
     from policycheck.io.outputs import atomic_write_text, refuse_overwriting
@@ -41,5 +61,17 @@ def index(folder: Path, index_output: Path | None) -> None:
         list(folder.rglob("report.json")),
         "an input of this index would be overwritten by its output: name another output file with -o",
     )
-    atomic_write_text(target, render_index_html(index_entries(reports, folder), folder, unreadable))
-    echo(f"{len(reports)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
+    first = since.date().isoformat() if since else None
+    last = until.date().isoformat() if until else None
+    entries = index_entries(reports, folder, first, last, tuple(verdicts))
+    filters = ", ".join(
+        part
+        for part in (
+            f"from {first}" if first else "",
+            f"until {last}" if last else "",
+            f"verdict {' or '.join(verdicts)}" if verdicts else "",
+        )
+        if part
+    )
+    atomic_write_text(target, render_index_html(entries, folder, unreadable, filters))
+    echo(f"{len(entries)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))

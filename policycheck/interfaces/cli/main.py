@@ -22,11 +22,12 @@ from policycheck.interfaces.cli.init import init
 from policycheck.interfaces.cli.metrics import list_metrics
 from policycheck.interfaces.cli.plan import plan
 from policycheck.interfaces.cli.schema import schema
+from policycheck.interfaces.cli.sign import sign
 from policycheck.interfaces.cli.validate import validate
 from policycheck.interfaces.cli.verify import verify
 
 #: Commands that compute nothing: short runs that start with the cyclic garbage collector paused (see main()).
-NO_DATA_COMMANDS = ("validate", "plan", "metrics", "schema", "init", "config")
+NO_DATA_COMMANDS = ("validate", "plan", "metrics", "schema", "init", "config", "sign")
 
 
 class OneLineUsageError(click.UsageError):
@@ -66,7 +67,7 @@ def cli(ctx: click.Context) -> None:
         ctx.obj.resume()  # a command with data runs with the collector as it was before main()
 
 
-for command in (check, demo, diff, index, init, list_metrics, plan, schema, show_config, validate, verify):
+for command in (check, demo, diff, index, init, list_metrics, plan, schema, show_config, sign, validate, verify):
     cli.add_command(command)
 
 

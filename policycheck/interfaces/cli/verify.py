@@ -39,6 +39,18 @@ from policycheck.interfaces.cli.common import echo, guard, print_problems
     is_flag=True,
     help="Also read (hash, re-run with, print the hashes of) files outside the root folder.",
 )
+@click.option(
+    "--signoff-only",
+    is_flag=True,
+    help="Check only the sign-off records beside REPORT (report.signoff.json) against the report files: "
+    "no re-hash of the inputs, no re-run.",
+)
+@click.option(
+    "--allowed-signers",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="An ssh allowed-signers file: SSH-signed sign-off records must be by a key listed for the signer's name.",
+)
 @guard
 def verify(
     report: Path,
@@ -48,14 +60,22 @@ def verify(
     quiet: bool,
     manifest: Path | None,
     show_external: bool,
+    signoff_only: bool,
+    allowed_signers: Path | None,
 ) -> None:
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
 
     Exit 0 when every file hash, verdict and number is identical (numbers to a
     relative 1e-12), 1 when anything differs (each difference is listed), 2 when
-    a file is missing or invalid.
+    a file is missing or invalid. Sign-off records beside REPORT
+    (``policycheck sign``) are checked too: each must match the report
+    files as they are now, and its SSH signature, if any, the record.
     """
-    from policycheck.interfaces.verify import verify_report
+    from policycheck.interfaces.verify import read_report, verify_report
+
+    if signoff_only:
+        read_report(report)  # a missing, special or invalid report: one line, exit 2, as verify says it
+        sys.exit(EXIT_PASS if check_signoffs(report, allowed_signers, say_none=True) else EXIT_FAIL)
 
     result = verify_report(
         report,
@@ -74,6 +94,10 @@ def verify(
         print_problems(result.problems)
         sys.exit(EXIT_INVALID)
     rules = len(result.report["rules"])
+    signoffs_ok = check_signoffs(report, allowed_signers)
+    if result.identical and not signoffs_ok:
+        echo("NOT verified: a sign-off record does not match the report (see above)")
+        sys.exit(EXIT_FAIL)
     if result.identical:
         echo(
             f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
@@ -82,3 +106,19 @@ def verify(
         sys.exit(EXIT_PASS)
     echo(f"NOT verified: {len(result.differences)} difference(s)")
     sys.exit(EXIT_FAIL)
+
+
+def check_signoffs(report: Path, allowed_signers: Path | None, say_none: bool = False) -> bool:
+    """Print one line per sign-off record beside ``report``; whether every one matches (True when there is none)."""
+    from policycheck.core.errors import InvalidInput, Problem
+    from policycheck.report.signoff import SIGNOFF_FILE, check_records
+
+    try:
+        checks = check_records(report, allowed_signers)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInput(Problem(str(report.with_name(SIGNOFF_FILE)), str(exc).split(": ", 1)[-1])) from None
+    for check in checks:
+        echo(f"{'signed  ' if check.ok else 'DIFFERS '} sign-off: {check.line()}")
+    if not checks and say_none:
+        echo(f"no sign-off records ({SIGNOFF_FILE}) beside the report")
+    return all(check.ok for check in checks)

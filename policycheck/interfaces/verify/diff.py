@@ -29,8 +29,26 @@ class ReportDiff:
             if VERDICT_ORDER.index(r["verdict"]) > VERDICT_ORDER.index(before.get(r["id"], "pass"))
         ]
 
+    @property
+    def warnings(self) -> list[str]:
+        """What makes the two reports a poor pair to compare: another release, or another policy."""
+        out = []
+        a, b = self.old["release"]["id"], self.new["release"]["id"]
+        if a != b:
+            out.append(
+                f"the reports are of different releases ('{a}' and '{b}'): a change may come from the data, "
+                "not from the synthesizer or the policy"
+            )
+        if self.old["policy"]["id"] != self.new["policy"]["id"]:
+            out.append(
+                f"the reports apply different policies ('{self.old['policy']['id']}' and "
+                f"'{self.new['policy']['id']}'): their rules and levels need not mean the same"
+            )
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
+            "warnings": self.warnings,
             "old": {
                 "release": self.old["release"]["id"],
                 "verdict": self.old["verdict"],

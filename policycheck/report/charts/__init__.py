@@ -13,7 +13,7 @@ through the drawing of its kind (:mod:`.xy`, :mod:`.histogram`,
 :mod:`.gauge` draws a rule's value against its levels.
 """
 
-from policycheck.report.charts.figure import render_chart, render_table
+from policycheck.report.charts.figure import is_empty, render_chart, render_table
 from policycheck.report.charts.gauge import render_gauge
 
-__all__ = ["render_chart", "render_gauge", "render_table"]
+__all__ = ["is_empty", "render_chart", "render_gauge", "render_table"]

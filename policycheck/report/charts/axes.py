@@ -113,7 +113,8 @@ class Axes:
         v = clip(v, self.y0, self.y1)
         return self.bottom - (v - self.y0) / (self.y1 - self.y0) * self.PLOT_H
 
-    def frame(self, spec: dict[str, Any], x_ticks: bool = True) -> str:
+    def frame(self, spec: dict[str, Any], x_ticks: bool = True, label_drop: float = 0) -> str:
+        """Grid, axes, ticks and axis titles; ``label_drop`` moves the x-axis title down (two-line tick labels)."""
         left, top, bottom = self.LEFT, self.top, self.bottom
         parts = []
         for t in decades(self.y0, self.y1) if self.log_y else ticks(self.y0, self.y1):
@@ -134,7 +135,7 @@ class Axes:
                 )
         x_label = shorten(str(spec.get("x_label", "")), W - left - RIGHT, 11)
         parts.append(
-            f'<text x="{(left + W - RIGHT) / 2}" y="{bottom + 38}" text-anchor="middle" '
+            f'<text x="{(left + W - RIGHT) / 2}" y="{bottom + 38 + label_drop}" text-anchor="middle" '
             f'class="al">{escape(x_label)}</text>'
         )
         parts.append(y_axis_label(str(spec.get("y_label", "")), top, bottom))

@@ -15,6 +15,18 @@ from policycheck.report.charts.words import caption, text_alternative
 from policycheck.report.charts.xy import xy_chart
 
 
+def is_empty(spec: dict[str, Any]) -> bool:
+    """A bar or line chart with nothing to draw: every value zero or missing, and no reference line.
+
+    The report says such a result in words ("no synthetic record is a copy"); an empty frame on the page
+    reads as a chart that failed to draw.
+    """
+    if spec.get("kind") not in ("bar", "line") or spec.get("reference_lines"):
+        return False
+    values = [number(y) for s in spec.get("series") or [] for y in s.get("y", [])]
+    return not any(v for v in values if v is not None)
+
+
 def render_chart(spec: dict[str, Any]) -> Markup:
     """One chart spec as a ``<figure>``: an ``<svg>`` with a text alternative, and a caption.
 

@@ -44,6 +44,20 @@ def shorten_middle(text: str, width: float, size: float) -> str:
     return text[: fits - 1 - tail] + "…" + text[len(text) - tail :]
 
 
+def split_in_two(text: str, width: float, size: float) -> list[str] | None:
+    """``text`` as two lines, split after the separator nearest its middle, when both fit ``width`` pixels
+    (``adult-teaching-2025[1]`` -> ``adult-teaching-``, ``2025[1]``); one line when it fits; None when no
+    split fits."""
+    fits = max(int(width / (size * 0.6)), 3)
+    if len(text) <= fits:
+        return [text]
+    cuts = [i + 1 for i, ch in enumerate(text[:-1]) if ch in SEPARATORS]
+    for cut in sorted(cuts, key=lambda i: abs(len(text) / 2 - i)):
+        if cut <= fits and len(text) - cut <= fits:
+            return [text[:cut], text[cut:]]
+    return None
+
+
 def wrap(text: str, width: float, char: float, max_lines: int = 2) -> list[str]:
     """Greedy word wrap of ``text`` into lines of at most ``width`` pixels."""
     fits = max(int(width / char), 4)

@@ -9,7 +9,7 @@ from markupsafe import escape
 
 from policycheck.report.charts.axes import Axes, axis_domain, plot_top, ref_value, references
 from policycheck.report.charts.style import PALETTE, RIGHT, W
-from policycheck.report.charts.text import distinct_parts, fmt, number, shorten_middle, text_width
+from policycheck.report.charts.text import distinct_parts, fmt, number, shorten_middle, split_in_two, text_width
 
 
 def xy_chart(spec: dict[str, Any], kind: str) -> tuple[str, float]:
@@ -23,8 +23,17 @@ def xy_chart(spec: dict[str, Any], kind: str) -> tuple[str, float]:
         ax = Axes(
             0, max(len(labels), 1), min([0.0, *ys]), max([*ys, 0.0]) or 1.0, top, y_domain=axis_domain(spec, "y", kind)
         )
-        parts = [ax.frame(spec, x_ticks=False)]
         band = (W - ax.LEFT - RIGHT) / max(len(labels), 1)
+        shown_labels = distinct_parts(labels)
+        widest = max((text_width(t, 10) for t in shown_labels), default=0)
+        # NOTE: labels too long for their band go on two lines, split at a separator, before any is cut short
+        # (a cut "adult-t…2025[1]" loses the name that tells the sets apart).
+        split = [split_in_two(t, band - 4, 10) for t in shown_labels] if widest > band - 4 else []
+        halves = [h for h in split if h is not None]
+        two_lines = bool(split) and len(halves) == len(split) and any(len(h) > 1 for h in halves)
+        if two_lines:
+            ax.height += 12
+        parts = [ax.frame(spec, x_ticks=False, label_drop=12 if two_lines else 0)]
         # NOTE: cap the bar width: one category must not fill the chart.
         width = min(band * 0.8 / max(len(series), 1), 72)
         group = width * len(series)
@@ -50,8 +59,17 @@ def xy_chart(spec: dict[str, Any], kind: str) -> tuple[str, float]:
                         f'<text x="{bx + width / 2:.1f}" y="{top_y - 3:.1f}" text-anchor="middle" '
                         f'class="bv">{fmt(v)}</text>'
                     )
-        shown_labels = distinct_parts(labels)
-        widest = max((text_width(t, 10) for t in shown_labels), default=0)
+        if two_lines:
+            for i, (label, lines) in enumerate(zip(labels, halves, strict=True)):
+                x = ax.LEFT + band * (i + 0.5)
+                spans = "".join(
+                    f'<tspan x="{x:.1f}" dy="{12 if k else 0}">{escape(line)}</tspan>' for k, line in enumerate(lines)
+                )
+                parts.append(
+                    f'<text x="{x:.1f}" y="{ax.bottom + 16}" text-anchor="middle" class="tk">'
+                    f"<title>{escape(label)}</title>{spans}</text>"
+                )
+            labels = []  # written
         # NOTE: every label when they fit their band, else every step-th, each cut to its room: never overlapping.
         step = next((k for k in range(1, len(labels) + 1) if widest <= band * k - 4), None) or max(1, len(labels))
         step = min(step, max(1, math.ceil(len(labels) * 80 / (W - ax.LEFT - RIGHT))) if widest > band - 4 else 1)

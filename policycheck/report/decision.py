@@ -1,0 +1,399 @@
+"""The decision page in words: what was decided, on what, under which assumptions, and what a PASS does not say.
+
+Everything here reads a report dict (report.json) only, like the other
+renderers: the HTML decision page, the top of report.md and the API's
+``to_frame()`` all take their sentences and labels from these functions, so
+they cannot say different things. Nothing here computes a number; it says
+which number decided, at which confidence, on which synthetic set.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from policycheck.report.formatting import fmt, percent
+
+#: The papers the metrics are built from, as the methods section cites them ("paper 000") and in full.
+REFERENCES: dict[str, dict[str, str]] = {
+    "000": {
+        "short": "Ruiz, Muralidhar and Domingo-Ferrer 2018",
+        "full": "N. Ruiz, K. Muralidhar, J. Domingo-Ferrer. On the privacy guarantees of synthetic data: a "
+        "reassessment from the maximum-knowledge attacker perspective. Privacy in Statistical Databases "
+        "(PSD 2018), LNCS 11126.",
+    },
+    "001": {
+        "short": "Annamalai, Gadotti and Rocher 2024",
+        "full": "M. S. M. S. Annamalai, A. Gadotti, L. Rocher. A Linear Reconstruction Approach for Attribute "
+        "Inference Attacks against Synthetic Data. USENIX Security 2024 (extended version).",
+    },
+    "002": {
+        "short": "Clearbox AI, Privacy evaluation",
+        "full": "Clearbox AI. Privacy evaluation: distance to closest record and membership inference with "
+        "Clearbox Synthetic Kit (technical documentation, undated).",
+    },
+    "004": {
+        "short": "Abowd and Vilhuber 2008",
+        "full": "J. M. Abowd, L. Vilhuber. How protective are synthetic data? Privacy in Statistical Databases "
+        "(PSD 2008), LNCS 5262.",
+    },
+}
+
+_PAPER = re.compile(r"\bpaper (00\d)\b")
+
+
+def cite(text: str) -> str:
+    """``paper 002, sec. 4`` -> ``Clearbox AI, Privacy evaluation [002], sec. 4``: a paper by name, not a number."""
+    return _PAPER.sub(
+        lambda m: f"{REFERENCES[m.group(1)]['short']} [{m.group(1)}]" if m.group(1) in REFERENCES else m.group(0), text
+    )
+
+
+def cited(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, full reference) of every paper the report's methods cite, in key order."""
+    keys = set()
+    for m in report.get("methods", []):
+        keys.update(_PAPER.findall(m.get("source", "")))
+    return [(k, REFERENCES[k]["full"]) for k in sorted(keys) if k in REFERENCES]
+
+
+def interval_level(rule: dict[str, Any], default: float | None = None) -> float | None:
+    """The confidence of the interval's ends as printed.
+
+    A rule that takes the worst of several intervals (synthetic sets, attacks, targets) takes each at the
+    Bonferroni level, so its interval's ends are bounds at that level (97.5% with two sets at 95%), not at
+    the rule's confidence. report.json holds it in the rule's evidence (``details.bonferroni``).
+    """
+    note = (rule.get("details") or {}).get("bonferroni")
+    if isinstance(note, dict) and (note.get("alternatives") or 0) > 1 and note.get("level") is not None:
+        return float(note["level"])
+    level = rule.get("confidence") or default
+    return float(level) if level is not None else None
+
+
+def level_label(rule: dict[str, Any], default: float | None = None) -> str:
+    """``97.5%`` (the level of the printed interval), with what it is when it is a Bonferroni level."""
+    level = interval_level(rule, default)
+    return percent(level) if level is not None else ""
+
+
+def bonferroni_words(rule: dict[str, Any], default: float | None = None) -> str:
+    """``each of 2 synthetic sets at 97.5% (Bonferroni), so the worst holds at 95%``, or '' for one interval."""
+    note = (rule.get("details") or {}).get("bonferroni")
+    if not isinstance(note, dict) or (note.get("alternatives") or 0) <= 1:
+        return ""
+    joint = rule.get("confidence") or default
+    what = "alternatives"
+    m = re.search(r"each of the \d+ (.+?)' intervals", note.get("rule") or "")
+    if m:
+        what = m.group(1)
+    return (
+        f"each of {note['alternatives']} {what} at {percent(note['level'])} (Bonferroni), "
+        f"so the worst holds at {percent(joint) if joint else 'the rule confidence'}"
+    )
+
+
+def worst_set(rule: dict[str, Any]) -> str | None:
+    """The synthetic set that decided the rule (its worst), when the evidence names one."""
+    details = rule.get("details") or {}
+    if isinstance(details.get("worst_set"), str):
+        return str(details["worst_set"])
+    worst = details.get("worst")
+    if isinstance(worst, dict) and isinstance(worst.get("set"), str):
+        return str(worst["set"])
+    return None
+
+
+def _levels(rule: dict[str, Any]) -> tuple[str, float | None, float | None]:
+    """(direction, fail level, warn level) of a rule's threshold: direction ``above`` or ``below``."""
+    t = rule["threshold"]
+    if t.get("fail_above") is not None or t.get("warn_above") is not None:
+        return "above", t.get("fail_above"), t.get("warn_above")
+    return "below", t.get("fail_below"), t.get("warn_below")
+
+
+def what_it_measures(rule: dict[str, Any]) -> str:
+    """The first sentence of the metric's meaning, without its asides: what the number is, in words."""
+    text = (rule.get("meaning") or rule.get("summary") or rule["metric"]).strip()
+    text = re.sub(r"\s*\([^()]*\)", "", text)
+    text = re.split(r"(?<=[a-z0-9])\.\s", text + " ", maxsplit=1)[0].rstrip(". ")
+    return text.split(": ", 1)[0]
+
+
+def reaches_past_fail(rule: dict[str, Any]) -> bool:
+    """A pass or warning whose interval reaches past its fail level: the sample does not settle it.
+
+    Under ``compare: interval`` such a rule is inconclusive (the engine marks it ``unsettled``); under
+    ``estimate``, ``upper`` or ``lower`` it can pass with its interval across the fail level, and the
+    decision page says so.
+    """
+    interval = rule.get("interval")
+    if rule.get("verdict") not in ("pass", "warn") or not interval or rule.get("unsettled"):
+        return False
+    direction, fail, _ = _levels(rule)
+    if fail is None:
+        return False
+    return bool(interval[1] > fail if direction == "above" else interval[0] < fail)
+
+
+def decided_on_words(rule: dict[str, Any], default: float | None = None) -> str:
+    """Which comparison decided the rule, and why that one."""
+    how = rule.get("decided_on")
+    label = level_label(rule, default)
+    compare = rule["threshold"].get("compare", "interval")
+    if how == "interval":
+        return (
+            f"its whole {label} interval (compare: interval, the default): the verdict claims no more than the "
+            "sample shows"
+        )
+    if how in ("upper", "lower"):
+        return (
+            f"the estimate and the {how} end of its {label} interval, as the policy asks (compare: {how}): it "
+            "fails when both are beyond the fail level"
+        )
+    if how == "refuted_claim":
+        return "a declared claim another rule refuted: a value built on a refuted claim cannot pass"
+    if how == "estimate":
+        if compare == "estimate":
+            conf = (rule.get("details") or {}).get("confidence")
+            own = f" (the estimate is itself a bound at {percent(conf)})" if isinstance(conf, float) else ""
+            return f"the estimate alone, as the policy asks (compare: estimate){own}"
+        return "the value as it is: it has no sampling interval (an exact count or a declared budget)"
+    return "nothing: the rule could not be evaluated"
+
+
+def knowledge_words(rule: dict[str, Any], report: dict[str, Any]) -> str:
+    """The attacker knowledge the rule used, and why it is not the policy's whole attacker."""
+    used = list(rule.get("knowledge_words") or [])
+    policy = list(report["policy"].get("attacker_knowledge") or [])
+    model = report["policy"].get("attacker_model", "")
+    if not used:
+        return "none: a property of the data, not an attack"
+    missing = [k for k in policy if k not in used]
+    if not missing:
+        return f"{'; '.join(used)}: all the {model} attacker knows"
+    return (
+        f"{'; '.join(used)}. Not {'; '.join(missing)}: the attack is defined for this knowledge only, so its "
+        f"number is a lower bound on what the policy's {model} attacker, who knows more, could do."
+    )
+
+
+def plain_sentence(rule: dict[str, Any], default: float | None = None, several_sets: bool = True) -> str:
+    """One sentence for page 1: what the rule measures, what was measured, against which level, on which set.
+
+    The set that decided is named when the release has several (``several_sets``).
+    """
+    if rule.get("error"):
+        return f"{what_it_measures(rule)}. It could not be evaluated ({rule['error']}), so nothing can be said of it."
+    verdict = rule.get("verdict_before_waiver") if rule.get("verdict") == "waived" else rule.get("verdict")
+    direction, fail, warn = _levels(rule)
+    word = "above" if direction == "above" else "below"
+    interval = rule.get("interval")
+    label = level_label(rule, default)
+    value = fmt(rule.get("value"))
+    span = f" ({label} interval {fmt(interval[0])} to {fmt(interval[1])})" if interval and label else ""
+    lead = f"{what_it_measures(rule)}: measured {value}{span}"
+    s = worst_set(rule)
+    on_set = f" Synthetic set '{s}' decided it (the worst of the sets)." if s and several_sets else ""
+    if rule.get("decided_on") == "refuted_claim":
+        return f"{lead}; {rule.get('verdict_reason') or 'it relies on a claim another rule refuted.'}"
+    if verdict == "inconclusive":
+        return (
+            f"{lead}. The interval contains the fail level {fmt(fail)}: this sample cannot tell whether the value "
+            f"is {word} it.{on_set}"
+        )
+    if verdict == "fail":
+        if rule.get("decided_on") == "interval" and interval:
+            end = interval[0] if direction == "above" else interval[1]
+            extreme = "lowest" if direction == "above" else "highest"
+            body = f"even the {extreme} value the interval allows, {fmt(end)}, is {word} the fail level {fmt(fail)}"
+        else:
+            how = decided_on_words(rule, default).split(":")[0].split(" (")[0]
+            body = f"{word} the fail level {fmt(fail)} (decided on {how})"
+        advisory = (
+            " The rule is advisory, so it makes the release warn, not fail."
+            if rule.get("severity") == "advisory"
+            else ""
+        )
+        return f"{lead}; {body}.{advisory}{on_set}"
+    if verdict == "warn":
+        return f"{lead}: within the fail level {fmt(fail)}, but not shown within the warn level {fmt(warn)}.{on_set}"
+    return f"{lead}; within its levels.{on_set}"
+
+
+def unsettled_words(rule: dict[str, Any]) -> str:
+    """For a pass whose interval reaches past the fail level under estimate/upper/lower: what would settle it."""
+    direction, fail, _ = _levels(rule)
+    interval = rule["interval"]
+    return (
+        f"passes on {rule.get('decided_on') or 'the estimate'} (compare: {rule['threshold'].get('compare')}), but its "
+        f"interval [{fmt(interval[0])}, {fmt(interval[1])}] reaches {'above' if direction == 'above' else 'below'} "
+        f"the fail level {fmt(fail)}: the sample does not show it within. A larger sample, or deciding on the "
+        "interval (compare: interval), would settle it"
+    )
+
+
+def scope(report: dict[str, Any]) -> dict[str, str]:
+    """Which release, which data, which sets and which attacker the decision covers, in words."""
+    datasets = report["release"]["datasets"]
+    original = [d for d in datasets if d["role"] == "original"]
+    holdout = [d for d in datasets if d["role"] == "holdout"]
+    synthetic = [d for d in datasets if d["role"] == "synthetic"]
+    policy = report["policy"]
+    data = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in original) or "none"
+    if holdout:
+        data += "; the holdout " + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
+        data += ", real records the synthesizer never saw, as the control"
+    sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
+    qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
+    secrets = ", ".join(policy.get("secrets") or []) or "none declared"
+    return {
+        "Release": f"{report['release']['id']}: {len(synthetic)} synthetic set(s) to be released, {sets}",
+        "Data protected": f"the original data {data}",
+        "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
+        f"Quasi-identifiers (learnable elsewhere): {qi}. Secrets: {secrets}",
+        "Confidence": f"{percent(report['provenance']['confidence'])} for each rule; a rule over several sets or "
+        "attacks takes each interval at a higher (Bonferroni) level, printed beside it",
+    }
+
+
+def assumptions(report: dict[str, Any]) -> list[str]:
+    """What the signer must ensure for the verdicts to mean what they say."""
+    datasets = report["release"]["datasets"]
+    out = []
+    if any(d["role"] == "holdout" for d in datasets):
+        out.append(
+            "The holdout records were split at random from the same data as the original and never reached the "
+            "synthesizer: every baseline and control that uses them is only as fair as that split."
+        )
+    out.append(
+        "The original data given here are the people whose privacy is at stake, and the quasi-identifiers are "
+        "everything an attacker could learn about them elsewhere; a column left out is not attacked as one."
+    )
+    out.append(
+        "The synthetic sets checked are exactly the sets to be released, and nothing else is released with them."
+    )
+    if any(r.get("relies_on") or r.get("refutes") or r["family"] == "dp" for r in report["rules"]):
+        out.append(
+            "A declared differential-privacy claim (a synthesizer's epsilon and delta) is taken as declared: a "
+            "test can refute it, never verify it."
+        )
+    return out
+
+
+def limitations(report: dict[str, Any]) -> list[str]:
+    """What a PASS does not guarantee."""
+    conf = percent(report["provenance"]["confidence"])
+    return [
+        "A pass holds for the attacks and attacker knowledge named here. Another attack, or an attacker who "
+        "knows more, may do better: each measured risk is a lower bound on what its attacker could achieve.",
+        "The tests are release-level: they measure the records on average, or at the worst set or target they "
+        "found; a person can still be exposed where the average is low.",
+        f"Every number is estimated from a sample; each rule's interval holds at {conf} confidence, so about one "
+        "such statement in twenty may miss.",
+        "A differential-privacy claim that passes was not refuted by this test: that is not the same as verified.",
+        "Releases add up: later releases from the same data add risk, which only a ledger of them counts; "
+        "re-assess before each release and when the data, the synthesizer or the audience change.",
+        "Synthetic records are generated, not real, but they can still disclose information about the real "
+        "people in the original data: that is what this report measures, not whether the data are useful.",
+    ]
+
+
+def decided_sentence(report: dict[str, Any], summary: Any) -> str:
+    """What was decided, in one or two sentences (the automated verdict, not the signer's decision)."""
+    verdict = report["verdict"]
+    head = (
+        f"policycheck measured the {summary.total} rules of policy '{report['policy']['id']}' "
+        f"v{report['policy']['version']} on release '{report['release']['id']}'. "
+    )
+    if verdict == "fail":
+        body = (
+            f"The release fails: {len(summary.fails_release)} blocking rule(s) are beyond their fail level, so it "
+            "should not be released as it is."
+        )
+    elif verdict == "warn":
+        body = (
+            f"The release warns: no blocking rule fails, but {len(summary.warns_release)} rule(s) need the signer's "
+            "attention before release."
+        )
+    elif verdict == "pass":
+        body = "The release passes: every rule is within its levels" + (
+            " or waived." if summary.count("waived") else "."
+        )
+    else:
+        body = f"{summary.count('error')} rule(s) could not be evaluated: no decision can be drawn from this report."
+    return head + body + " This is the automated verdict; the decision to release is the signer's."
+
+
+def effects_here(effect: dict[str, Any] | None, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """A convention's effect measured on this very release (the demo's), or nothing.
+
+    The effects were measured on ``policycheck demo``'s releases only; printing the Adult demo's numbers in a
+    report of other data would read as if they were this release's.
+    """
+    if not effect:
+        return []
+    here = report["release"]["id"]
+    return [e for e in effect.get("demo", []) if f"adult-demo-{e['release'].replace('_', '-')}" == here]
+
+
+#: Terms the report uses that a signer may not know, in plain words (printed in every format).
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    (
+        "Interval, confidence",
+        "The range the true value lies in with the stated confidence, given the sample; 95% means about one such "
+        "range in twenty misses.",
+    ),
+    (
+        "Bonferroni level",
+        "A rule over k synthetic sets (or attacks, or targets) reports the worst; to keep its stated confidence, "
+        "each of the k intervals is taken at 1 - (1 - confidence) / k: 97.5% for two sets at 95%.",
+    ),
+    (
+        "Baseline, control",
+        "What an attacker gets without this release's individual information: chance, or the same attack on "
+        "holdout records the synthesizer never saw. The excess over it is the release's own risk.",
+    ),
+    (
+        "Holdout",
+        "Real records from the same data that the synthesizer never saw; they tell leakage from population trends.",
+    ),
+    ("Distance to closest record (DCR)", "How far a record is from the nearest record of another set."),
+    (
+        "Gower distance",
+        "A distance over mixed columns: numbers by their difference as a share of the range, categories by "
+        "whether they match.",
+    ),
+    (
+        "MI risk and AUC",
+        "Two scores of the same membership attack: the MI risk is (precision - 0.5) * 2 at its threshold (0 is a "
+        "coin flip); the AUC, in the chart, is the area under its ROC curve over every threshold (0.5 is a coin "
+        "flip). They differ by construction.",
+    ),
+    (
+        "Attacks lp, dcr, exact, ml",
+        "lp: linear reconstruction from counts of the synthetic data (a linear program); dcr: the secret of the "
+        "closest synthetic record; exact: the secret of a synthetic record matching on every quasi-identifier; "
+        "ml: a classifier trained on the synthetic data.",
+    ),
+    (
+        "Reverse mapping, rank-based linkage, range narrowing",
+        "Linking each original record to released records by the ranks of their values, then reading the range "
+        "of the secret among the records it links to; a narrow, correct range discloses the secret.",
+    ),
+    (
+        "Clopper-Pearson, Koopman score, Kish design effect",
+        "Ways of forming an interval: exact for a share; for a ratio of two error rates; and counting records "
+        "that share one nearest neighbour as fewer independent ones, which widens the interval honestly.",
+    ),
+    (
+        "SURE's floor",
+        "A peer tool (SURE) floors precision at 0.5, which makes the MI risk of a release with no leak positive; "
+        "policycheck does not, so its expectation is 0.",
+    ),
+    (
+        "Epsilon, delta (differential privacy)",
+        "A synthesizer's declared privacy budget: smaller epsilon is more private. A membership test can show the "
+        "true epsilon is larger than claimed (refute the claim); it cannot show it is smaller.",
+    ),
+)

@@ -1,0 +1,142 @@
+"""The decision page in words (report/decision.py): which set decided, at which confidence, and what a pass means.
+
+The two-set release is the Adult extract's first 300 training records released twice: as independent
+histograms ('a': almost no record is copied) and as themselves ('b': every record is a copy). The
+exact-copies rule takes the worst of the two sets, each interval at the Bonferroni level 1 - 0.05 / 2 =
+97.5%, so set 'b' decides it and every label says 97.5%, never 95%.
+"""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DEMO
+
+import policycheck as pc
+from policycheck.methods.synthesizers import BUILTIN
+from policycheck.report import decision
+from policycheck.report.formatting import detail_value, fmt
+from policycheck.report.render import render_html, render_markdown
+
+COLUMNS = ["age", "sex", "race", "education", "income"]
+POLICY = """\
+metadata: {id: two-sets, title: Two sets, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex, race, education], secrets: [income]}
+seed: 5
+rules:
+  - id: exact-copies
+    metric: exact_copy_share
+    threshold: {fail_above: 0.01, warn_above: 0.001}
+"""
+
+
+@pytest.fixture(scope="module")
+def two_set_report(tmp_path_factory):
+    read = {"keep_default_na": False, "na_values": [""]}
+    original = pd.read_csv(DEMO / "adult_training.csv", **read)[COLUMNS].head(300)
+    holdout = pd.read_csv(DEMO / "adult_holdout.csv", **read)[COLUMNS].head(300)
+    safe = BUILTIN["indhist"](original, 300, np.random.default_rng(1))
+    path = tmp_path_factory.mktemp("two") / "p.yaml"
+    path.write_text(POLICY)
+    release = pc.Release(original=original, synthetic={"a": safe, "b": original.copy()}, holdout=holdout, id="two")
+    return pc.check(pc.load_policy(path), release, executor="serial", progress=False)
+
+
+def test_a_two_set_release_names_set_b_as_the_one_that_fails_it(two_set_report):
+    rule = two_set_report.data["rules"][0]
+    assert rule["verdict"] == "fail" and decision.worst_set(rule) == "b"
+    frame = two_set_report.to_frame()
+    assert frame.loc[0, "worst_set"] == "b"
+
+
+def test_a_two_set_release_labels_its_bound_97_5_percent_everywhere(two_set_report):
+    report = two_set_report.data
+    rule = report["rules"][0]
+    assert decision.interval_level(rule) == 0.975 and two_set_report.to_frame().loc[0, "interval_level"] == 0.975
+    page1 = render_html(report).split('<section id="signoff">', 1)[0]
+    failure = re.search(r"<h3>Why the release fails</h3>(.*?)</ul>", page1, re.S).group(1)
+    assert "97.5% interval" in failure and "95% interval" not in failure
+    assert "Synthetic set &#39;b&#39; decided it" in failure
+    md = render_markdown(report)
+    assert "97.5% interval" in md and "Synthetic set 'b' decided it" in md
+    assert re.search(r"\| `exact-copies` \|.*\] at 97\.5% \|.*\| b \|", md)
+
+
+def test_page_one_says_what_a_pass_does_not_guarantee_and_what_to_ensure(two_set_report):
+    page1 = render_html(two_set_report.data).split('<section id="signoff">', 1)[0]
+    assert (
+        "What a PASS does not guarantee" in page1
+        and "not refuted by this test: that is not the same as verified" in page1
+    )
+    assert "Assumptions the signer must ensure" in page1
+    assert "holdout records were split at random" in page1
+    assert "each measured risk is a lower bound on what its attacker could achieve" in page1
+
+
+def _rule(**overrides):
+    rule = {
+        "id": "r",
+        "metric": "m",
+        "family": "membership",
+        "severity": "blocking",
+        "verdict": "pass",
+        "verdict_before_waiver": None,
+        "value": 0.00656,
+        "interval": [-0.118, 0.1196],
+        "confidence": 0.95,
+        "decided_on": "estimate",
+        "unsettled": None,
+        "threshold": {"fail_above": 0.1, "warn_above": None, "fail_below": None, "warn_below": None},
+        "details": {},
+        "meaning": "How much better than guessing an attacker does (0 is a guess). More words.",
+        "knowledge_words": ["every released synthetic set"],
+    }
+    rule["threshold"]["compare"] = "estimate"
+    rule.update(overrides)
+    return rule
+
+
+def test_a_pass_on_the_estimate_whose_interval_reaches_past_the_fail_level_is_not_settled():
+    # the issue's case: 0.00656 [-0.118, 0.1196] against "fail if > 0.1" passed with nothing said
+    rule = _rule()
+    assert decision.reaches_past_fail(rule)
+    words = decision.unsettled_words(rule)
+    assert "[-0.118, 0.1196] reaches above the fail level 0.1" in words
+    assert not decision.reaches_past_fail(_rule(interval=[-0.05, 0.09]))
+
+
+def test_the_sentence_of_a_failure_is_words_with_the_end_that_decided():
+    rule = _rule(verdict="fail", value=0.8688, interval=[0.8622, 0.8745], decided_on="interval")
+    rule["threshold"] = {"fail_above": 0.2, "compare": "interval"}
+    assert decision.plain_sentence(rule) == (
+        "How much better than guessing an attacker does: measured 0.8688 (95% interval 0.8622 to 0.8745); even the "
+        "lowest value the interval allows, 0.8622, is above the fail level 0.2."
+    )
+
+
+def test_a_rule_that_uses_less_than_the_policys_attacker_says_why():
+    report = {"policy": {"attacker_model": "maximum-knowledge", "attacker_knowledge": ["A", "B"]}}
+    words = decision.knowledge_words({"knowledge_words": ["A"]}, report)
+    assert words.startswith("A. Not B: the attack is defined for this knowledge only")
+    assert (
+        decision.knowledge_words({"knowledge_words": ["A", "B"]}, report)
+        == "A; B: all the maximum-knowledge attacker knows"
+    )
+
+
+def test_papers_are_cited_by_name_not_number():
+    assert decision.cite("paper 002, sec. 4") == "Clearbox AI, Privacy evaluation [002], sec. 4"
+    assert decision.cite("paper 000, sec. 3.1") == "Ruiz, Muralidhar and Domingo-Ferrer 2018 [000], sec. 3.1"
+
+
+def test_the_demo_effect_shows_only_on_the_release_it_was_measured_on():
+    effect = {"demo": [{"release": "nonprivate", "ours": 0.8688, "theirs": 0.12}]}
+    assert decision.effects_here(effect, {"release": {"id": "adult-demo-nonprivate"}}) == effect["demo"]
+    assert decision.effects_here(effect, {"release": {"id": "nhanes-2025"}}) == []
+
+
+def test_numbers_print_one_way_a_seed_as_written_and_delta_without_trailing_zeros():
+    assert fmt(1e-05) == "1e-05" and fmt(1.5e-05) == "1.5e-05"
+    assert detail_value(20261121, "seed", {"format": "count"}) == "20261121"
+    assert detail_value(3000, "records", {"format": "count", "unit": "records"}) == "3,000 records"
