@@ -85,7 +85,17 @@ class Report:
             }
             for r in self.rules
         ]
-        columns = ["id", "metric", "severity", "verdict", "value", "interval", "interval_level", "threshold", "worst_set"]
+        columns = [
+            "id",
+            "metric",
+            "severity",
+            "verdict",
+            "value",
+            "interval",
+            "interval_level",
+            "threshold",
+            "worst_set",
+        ]
         return pd.DataFrame(rows, columns=columns)
 
     def render(self, format: str) -> str:  # noqa: A002 - the CLI's word
