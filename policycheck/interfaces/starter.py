@@ -36,6 +36,8 @@ DEFAULT_NAME = "release.policy.yaml"
 SCHEMA_PATH = Path("schemas") / "policy.schema.json"
 #: The mark of a level ``init`` wrote and nobody has chosen yet, in a starter rule's rationale.
 PLACEHOLDER = "(starter level)"
+#: The starter's metadata a signer must not see in a signed report: ``validate`` notes and reports warn while kept.
+STARTER_METADATA = {"owner": "Privacy team", "description": "What the release is, who receives it, and why."}
 #: What a policy or release name may hold (the policy's metadata.id rule).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -52,15 +54,16 @@ STARTER = """\
 #
 # The levels below are placeholders, marked {placeholder} in their rationale:
 # choose each for this release, write why in the rationale and delete the mark.
-# Until then `validate` notes it and every report warns.
+# So are the owner and the description below: write this policy's own.
+# Until then `validate` notes each and every report warns.
 
 metadata:
   id: {policy_id}        # stable identifier: letters, digits, . _ -
   title: {title}
   version: "1.0"                  # a string: quote it, or YAML reads 1.10 as 1.1
-  owner: Privacy team             # person or team accountable for this policy
+  owner: {owner}             # person or team accountable for this policy
   description: >-
-    What the release is, who receives it, and why.
+    {description}
 
 # What the attacker is assumed to know. Choose the weakest model that is still
 # realistic for the audience:
@@ -186,6 +189,8 @@ def starter_policy(
         policy_id=policy_id,
         title=title,
         placeholder=PLACEHOLDER,
+        owner=STARTER_METADATA["owner"],
+        description=STARTER_METADATA["description"],
         rules=rules,
         catalogue=_catalogue(("dcr_share", "mi_risk") if holdout else ("dcr_baseline_protection",)),
     )
@@ -215,17 +220,31 @@ def _write_new(path: Path, text: str) -> None:
         ) from None
 
 
-def placeholders(loaded: LoadedPolicy) -> list[tuple[str, str]]:
-    """``(rule id, sentence)`` for each rule whose level is still the starter's placeholder (its rationale
-    holds :data:`PLACEHOLDER`)."""
-    out = []
-    for rule in loaded.rules:
-        if rule.rationale and PLACEHOLDER in rule.rationale:
+def placeholders(loaded: LoadedPolicy) -> list[tuple[tuple[str | int, ...], str]]:
+    """``(place in the policy, sentence)`` for each text ``init`` wrote that nobody has chosen since.
+
+    A rule whose rationale still holds :data:`PLACEHOLDER` keeps a starter
+    level; metadata equal to :data:`STARTER_METADATA` names no owner and
+    describes no release, and would print as is in a report someone signs.
+    """
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    metadata = loaded.policy.metadata
+    for key, starter in STARTER_METADATA.items():
+        if (getattr(metadata, key, None) or "").strip() == starter:
+            out.append(
+                (
+                    ("metadata", key),
+                    f"metadata {key} is still the text `policycheck init` wrote ({starter!r}): "
+                    f"write this policy's own {key}",
+                )
+            )
+    for i, rule in enumerate(loaded.policy.rules):
+        if rule.enabled and rule.rationale and PLACEHOLDER in rule.rationale:
             levels = rule.threshold.model_dump(exclude_none=True, exclude_defaults=True)
             said = ", ".join(f"{k} {v}" for k, v in levels.items())
             out.append(
                 (
-                    rule.id,
+                    ("rules", i),
                     f"rule {rule.id!r} keeps the placeholder level `policycheck init` wrote ({said}): choose the "
                     f"level for this release, say why in its rationale and delete {PLACEHOLDER!r} there",
                 )
@@ -234,10 +253,10 @@ def placeholders(loaded: LoadedPolicy) -> list[tuple[str, str]]:
 
 
 def placeholder_notes(loaded: LoadedPolicy) -> list[Problem]:
-    """:func:`placeholders` as notes at each rule's place in the policy (``validate`` prints them; exit 0)."""
+    """:func:`placeholders` as notes at their place in the policy (``validate`` prints them; exit 0)."""
     notes = []
-    for rule_id, said in placeholders(loaded):
-        file, line, col = loaded.rule_origin(rule_id)
+    for place, said in placeholders(loaded):
+        file, line, col = loaded.source.origins.get(place, (display_path(loaded.path), None, None))
         notes.append(Problem(file, f"note: {said}", line, col))
     return notes
 

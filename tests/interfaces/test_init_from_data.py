@@ -79,12 +79,24 @@ def test_validate_accepts_what_init_from_data_wrote_and_notes_the_placeholder_le
     assert result.stdout == "s.policy.yaml: ok (2 rules, attacker model no-box)\n"
     notes = [line for line in result.stderr.splitlines() if "placeholder" in line]
     assert notes == [
-        "s.policy.yaml:46:5: note: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote "
+        "s.policy.yaml:47:5: note: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote "
         "(fail_above 0.55, warn_above 0.52): choose the level for this release, say why in its rationale and "
         "delete '(starter level)' there",
-        "s.policy.yaml:55:5: note: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote "
+        "s.policy.yaml:56:5: note: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote "
         "(fail_above 0.2, warn_above 0.1): choose the level for this release, say why in its rationale and "
         "delete '(starter level)' there",
+    ]
+
+
+def test_validate_notes_the_starter_owner_and_description_at_their_lines(files):
+    invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv", "--name", "s")
+    result = invoke("validate", "s.policy.yaml")
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "metadata" in line] == [
+        "s.policy.yaml:20:3: note: metadata owner is still the text `policycheck init` wrote ('Privacy team'): "
+        "write this policy's own owner",
+        "s.policy.yaml:21:3: note: metadata description is still the text `policycheck init` wrote ('What the "
+        "release is, who receives it, and why.'): write this policy's own description",
     ]
 
 
@@ -93,6 +105,10 @@ def test_the_report_warns_while_a_placeholder_level_is_unchanged_and_not_after(f
     invoke("check", "s.policy.yaml", "-r", "s.release.yaml", "-o", "out", "-qq")
     findings = json.loads(Path("out/report.json").read_text())["release"]["findings"]
     assert [f for f in findings if f.startswith("policy: ")] == [
+        "policy: metadata owner is still the text `policycheck init` wrote ('Privacy team'): write this "
+        "policy's own owner",
+        "policy: metadata description is still the text `policycheck init` wrote ('What the release is, who "
+        "receives it, and why.'): write this policy's own description",
         "policy: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote (fail_above 0.55, "
         "warn_above 0.52): choose the level for this release, say why in its rationale and delete "
         "'(starter level)' there",
@@ -101,7 +117,12 @@ def test_the_report_warns_while_a_placeholder_level_is_unchanged_and_not_after(f
         "'(starter level)' there",
     ]
     policy = Path("s.policy.yaml")
-    policy.write_text(policy.read_text().replace("(starter level) ", ""))
+    policy.write_text(
+        policy.read_text()
+        .replace("(starter level) ", "")
+        .replace("Privacy team", "Data protection office")
+        .replace("What the release is, who receives it, and why.", "The 2026 survey extract for the ministry.")
+    )
     invoke("check", "s.policy.yaml", "-r", "s.release.yaml", "-o", "out2", "-qq")
     findings = json.loads(Path("out2/report.json").read_text())["release"]["findings"]
     assert not [f for f in findings if f.startswith("policy: ")]
