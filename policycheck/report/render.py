@@ -23,6 +23,7 @@ from policycheck.core.escape import block
 from policycheck.io.outputs import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report import decision as words
 from policycheck.report.charts import is_empty, render_chart, render_gauge
+from policycheck.report.columns import roles_by_source
 from policycheck.report.formatting import (
     VERDICT_WORDS,
     decision_text,
@@ -120,6 +121,7 @@ def _environment() -> Environment:
     env.globals["KINDS"] = KINDS
     env.globals["ATTENTION"] = ATTENTION
     env.globals["unsettled_rules"] = unsettled_rules
+    env.globals["roles_by_source"] = roles_by_source
     return env
 
 
