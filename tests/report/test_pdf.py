@@ -81,6 +81,17 @@ def test_demo_nonprivate_report_prints_in_at_most_15_a4_pages_with_the_sign_off_
 
 
 @pytest.mark.browser
+@pytest.mark.browser
+def test_long_data_file_paths_do_not_push_the_demo_report_past_15_pages(tmp_path):
+    # a check run from another folder records absolute paths; print shows them once, in the provenance section
+    needs_tools()
+    report = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    for d in report["release"]["datasets"]:
+        d["path"] = "/srv/statistics-office/releases/2026/adult-public-extract/inputs/" + Path(d["path"]).name
+    count, _ = pages(pdf.write_pdf(render_html(report), tmp_path / "report.pdf"))
+    assert count <= 15
+
+
 def test_check_format_pdf_writes_a_pdf_beside_the_html(toy_metric, write, toy_release):
     needs_tools()
     result = CliRunner().invoke(
