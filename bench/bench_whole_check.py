@@ -305,7 +305,7 @@ def run_lp_sizes(spec: dict) -> dict:
         # The LP as HiGHS got it before: a column per record (HiGHS's own presolve merges them, slowly).
         matrix = queries.matrix[answered][:, records.ravel()]
         t0 = time.perf_counter()
-        before, info_before = _solve_unmerged(matrix, answers[answered, 1])
+        before, info_before = solve_unmerged(matrix, answers[answered, 1])
         out.update(
             unmerged_highs_s=round(info_before["seconds"], 2),
             unmerged_iterations=info_before["iterations"],
@@ -316,7 +316,9 @@ def run_lp_sizes(spec: dict) -> dict:
     return out
 
 
-def _solve_unmerged(matrix, answers) -> tuple[np.ndarray, dict]:
+def solve_unmerged(matrix, answers) -> tuple[np.ndarray, dict]:
+    """The primal solve as it was before records were merged (policycheck dbcddc8): a column per record, HiGHS's
+    presolve left to find the identical ones; tests/methods/reconstruction compares the merged solve with it."""
     import highspy
     import scipy.sparse as sp
 
@@ -344,6 +346,8 @@ def _solve_unmerged(matrix, answers) -> tuple[np.ndarray, dict]:
     info = h.getInfo()
     t = np.clip(np.asarray(h.getSolution().col_value[:n]), 0.0, 1.0)
     return t, {
+        "optimal": h.getModelStatus() == highspy.HighsModelStatus.kOptimal,
+        "objective": info.objective_function_value,
         "seconds": h.getRunTime(),
         "iterations": [int(info.ipm_iteration_count), int(info.crossover_iteration_count)],
     }

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
+from bench import bench_whole_check
 from policycheck.interfaces.demo import HOLDOUT, TRAINING
 from policycheck.methods.reconstruction import lp_attack
 from policycheck.methods.reconstruction.baselines import class_codes
@@ -21,31 +22,10 @@ ADULT_QIS = ["age", "sex", "race", "marital_status", "education", "native_countr
 
 
 def solve_unmerged(matrix, answers):
-    """The primal solve as it was before records were merged (policycheck dbcddc8): a column per
-    record, HiGHS's presolve left to find the identical ones."""
-    import highspy
-
-    a, b, weight = lp_attack.merge_duplicate_queries(sp.csr_matrix(matrix, dtype=float), np.asarray(answers, float))
-    q, n = a.shape
-    eye = sp.identity(q, format="csc")
-    full = sp.hstack([a.tocsc(), -eye, eye], format="csc")
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = full.shape[1], full.shape[0]
-    lp.col_cost_ = np.concatenate([np.zeros(n), weight, weight])
-    lp.col_lower_ = np.zeros(n + 2 * q)
-    lp.col_upper_ = np.concatenate([np.ones(n), np.full(2 * q, highspy.kHighsInf)])
-    lp.row_lower_, lp.row_upper_ = b, b
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_ = full.indptr.astype(np.int32), full.indices.astype(np.int32)
-    lp.a_matrix_.value_ = full.data.astype(np.float64)
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = full.shape[1], full.shape[0]
-    h = lp_attack._quiet_solver()
-    for key, value in lp_attack.SOLVER_OPTIONS.items():
-        h.setOptionValue(key, value)
-    h.passModel(lp)
-    h.run()
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    return np.clip(np.asarray(h.getSolution().col_value[:n]), 0.0, 1.0), h.getInfo().objective_function_value
+    """The solve before records were merged: the bench's reference (bench/bench_whole_check.py)."""
+    guesses, info = bench_whole_check.solve_unmerged(matrix, answers)
+    assert info["optimal"]
+    return guesses, info["objective"]
 
 
 def attack_lps(targets, synthetic, qis, numeric, secret, n_queries=None, orders=(3,)):
