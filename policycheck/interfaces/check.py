@@ -11,10 +11,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from policycheck.policy.load import LoadedPolicy
 from policycheck.release.model import Release
+
+if TYPE_CHECKING:
+    from policycheck.engine.compiler import Plan
 
 #: The seed of a run whose policy and options name none.
 DEFAULT_SEED = 0
@@ -39,6 +42,8 @@ class CheckOptions:
     progress: bool | Literal["auto", "plain", "bar", "none"] = False
     #: The command line the report records as what ran.
     command: tuple[str, ...] = field(default_factory=tuple)
+    #: Whether a rule may run the synthesizer command the release declares (``--run-synthesizer``).
+    run_synthesizer: bool = False
 
 
 def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckOptions()) -> dict[str, Any]:
@@ -57,6 +62,8 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     from policycheck.report.build import build_report
 
     plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
+    if not options.run_synthesizer:
+        refuse_unasked_commands(plan, release)
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
@@ -68,6 +75,31 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     return build_report(
         plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
     )
+
+
+def refuse_unasked_commands(plan: Plan, release: Release) -> None:
+    """Raise InvalidInput (exit 2, before any work) naming each rule that would run a command the release declares.
+
+    A manifest is often someone else's file (a vendor's release): the
+    program it names runs only when the user asks on the command line.
+    """
+    from policycheck.core.errors import InvalidInput, Problem, display_path
+    from policycheck.engine.commands import commands_to_run
+
+    uses = commands_to_run(plan, release)
+    if uses:
+        source = display_path(release.manifest_path) if release.manifest_path else "release"
+        raise InvalidInput(
+            [
+                Problem(
+                    source,
+                    f"rule {use.rule_id!r} (policy {plan.loaded.policy.metadata.id!r}) would run the command "
+                    f"synthetic set {use.set_name!r} declares, {use.command!r}; a check runs it only when asked: "
+                    "add --run-synthesizer (Python: run_synthesizer=True), or name a built-in synthesizer in the rule",
+                )
+                for use in uses
+            ]
+        )
 
 
 def progress_mode(progress: bool | str) -> str:

@@ -27,6 +27,7 @@ def check(
     fail_on_warn: bool = False,
     command: Sequence[str] = (),
     scheduler: str | None = None,
+    run_synthesizer: bool = False,
 ) -> Report:
     """Check ``release`` against ``policy``; return the report (nothing is written).
 
@@ -36,7 +37,10 @@ def check(
     policy's (same inputs and seed, same numbers); ``workers`` and
     ``executor`` choose where heavy work runs; ``progress`` shows progress on
     stderr: a live line per plan step on a terminal, plain lines elsewhere or
-    with ``"plain"`` (default: when stderr is a terminal).
+    with ``"plain"`` (default: when stderr is a terminal). A rule that would
+    run the synthesizer command a release declares raises ``pc.InputError``
+    unless ``run_synthesizer`` is True (a Python synthesizer given to
+    :class:`Release` needs no such consent: it is your own code).
     """
     from policycheck.interfaces.check import CheckOptions
     from policycheck.interfaces.check import check as run_check
@@ -50,6 +54,7 @@ def check(
         scheduler=scheduler,
         progress=sys.stderr.isatty() if progress is None else progress,
         command=tuple(command),
+        run_synthesizer=run_synthesizer,
     )
     return Report(run_check(loaded, release._release, options))
 

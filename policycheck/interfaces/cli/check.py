@@ -66,6 +66,12 @@ FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
     help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
     "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.",
 )
+@click.option(
+    "--run-synthesizer",
+    is_flag=True,
+    help="Let the attack games run the synthesizer command the release manifest declares (`command:`), once "
+    "per round. Without it a rule that would run one stops the check before any work.",
+)
 @guard
 def check(
     policies: tuple[Path, ...],
@@ -81,6 +87,7 @@ def check(
     progress: str | None,
     explain: bool,
     export_dir: Path | None,
+    run_synthesizer: bool,
 ) -> None:
     """Check a release against POLICIES (paths or globs) and write report.json, report.html and report.md.
 
@@ -121,6 +128,8 @@ def check(
     exports = report_folders(export_dir, paths) if export_dir else []
     if not to_stdout:
         refuse_unsafe_outputs(folders, exports, data, loaded)
+    if not run_synthesizer:
+        refuse_commands(loaded, data)
     options = CheckOptions(
         seed=settings["seed"],
         fail_on_warn=settings["fail-on-warn"],
@@ -129,6 +138,7 @@ def check(
         scheduler=scheduler,
         progress=progress_choice(quiet, progress),  # type: ignore[arg-type]
         command=("policycheck", *sys.argv[1:]),
+        run_synthesizer=run_synthesizer,
     )
     codes = []
     for i, policy in enumerate(loaded):
@@ -167,6 +177,21 @@ def load_all(paths: list[Path], release: Release) -> list[LoadedPolicy]:
     if problems:
         raise InvalidInput(problems)
     return loaded
+
+
+def refuse_commands(loaded: list[LoadedPolicy], release: Release) -> None:
+    """Refuse, before any policy runs, every rule that would run a command the release declares unasked."""
+    from policycheck.engine.compiler import compile_plan
+    from policycheck.interfaces.check import refuse_unasked_commands
+
+    problems: list[Problem] = []
+    for policy in loaded:
+        try:
+            refuse_unasked_commands(compile_plan(policy, release, resolution=False), release)
+        except InvalidInput as exc:
+            problems += exc.problems
+    if problems:
+        raise InvalidInput(problems)
 
 
 def refuse_unsafe_outputs(

@@ -46,10 +46,11 @@ One module per step: :mod:`.files` reads the report and re-hashes what it names,
 :mod:`.verification` puts them together; :mod:`.diff` compares two reports.
 """
 
+from policycheck.engine.commands import needs_command
 from policycheck.interfaces.verify.diff import ReportDiff, diff_reports
 from policycheck.interfaces.verify.differences import Difference, compare_rules, same_number
 from policycheck.interfaces.verify.files import read_report
-from policycheck.interfaces.verify.rerun import needs_command, rebuild_release, rerun
+from policycheck.interfaces.verify.rerun import rebuild_release, rerun
 from policycheck.interfaces.verify.verification import Verification, verify_report
 
 __all__ = [

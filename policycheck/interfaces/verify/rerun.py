@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem
+from policycheck.engine.commands import needs_command
 from policycheck.engine.compiler import compile_plan
 from policycheck.engine.progress import Progress
 from policycheck.engine.runner import run_plan
@@ -80,21 +81,6 @@ def _rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None =
     )
     # The roles are re-declared from the report; where each came from is the report's to say.
     return dataclasses.replace(rebuilt, role_sources=dict(release.get("role_sources") or {}))
-
-
-def needs_command(params: Any, release: Release | None = None) -> bool:
-    """Whether a rule re-runs the synthesizer command the release declares (the attack games).
-
-    A release whose sets name a built-in synthesizer (``builtin:``) and no
-    command runs only policycheck's own code, so such a rule is re-run.
-    """
-    if getattr(params, "synthesizer", None) != "release":
-        return False
-    if getattr(params, "test", "game") == "distance":  # dp_epsilon_excess_membership without the game
-        return False
-    if release is not None and not any(d.synthesizer is not None and d.synthesizer.command for d in release.synthetic):
-        return not any(d.synthesizer is not None and d.synthesizer.params.get("builtin") for d in release.synthetic)
-    return True
 
 
 def _report_date(report: dict[str, Any]) -> dt.date:
