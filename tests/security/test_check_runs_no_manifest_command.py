@@ -114,3 +114,14 @@ def test_the_api_refuses_the_command_unless_run_synthesizer_is_true(vendor):
     assert not (vendor / "RAN").exists()
     report = pc.check("game.yaml", release, executor="serial", progress=False, run_synthesizer=True)
     assert (vendor / "RAN").exists() and report.rules[0]["verdict"] != "error"
+
+
+def test_plan_says_which_rule_runs_the_command_and_that_check_needs_the_flag(vendor):
+    result = CliRunner().invoke(cli, ["plan", "game.yaml", "-r", "release.yaml"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: rule membership-game runs the command synthetic set 'vendor-set' declares, "
+        f"'{sys.executable} synth.py --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}': "
+        "`check` runs it only with --run-synthesizer"
+    ) in result.output
+    assert not (vendor / "RAN").exists()

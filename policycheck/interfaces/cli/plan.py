@@ -29,3 +29,12 @@ def plan(policy: Path, release: ReleaseArgs, as_json: bool, workers: int | None)
     data = release.load(required=False)
     compiled = compile_plan(load_policy(policy, data), data, workers or available_cores())
     echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
+    if data is not None and not as_json:
+        from policycheck.engine.commands import commands_to_run
+
+        for use in commands_to_run(compiled, data):
+            echo()
+            echo(
+                f"note: rule {use.rule_id} runs the command synthetic set {use.set_name!r} declares, "
+                f"{use.command!r}: `check` runs it only with --run-synthesizer"
+            )
