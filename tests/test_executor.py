@@ -220,6 +220,9 @@ def test_prepare_has_every_worker_import_the_modules_before_its_first_task(tmp_p
 def test_two_workers_import_one_at_a_time_while_this_process_works(tmp_path, monkeypatch):
     import time
 
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 2)  # this process keeps one core, the workers one
     log = probe_module(tmp_path, monkeypatch, "probe_one_at_a_time", released=False)
     with LocalProcessExecutor(workers=2) as pool:
         pool.prepare(["probe_one_at_a_time"])
@@ -234,6 +237,9 @@ def test_two_workers_import_one_at_a_time_while_this_process_works(tmp_path, mon
 def test_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch):
     import threading
 
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 2)
     log = probe_module(tmp_path, monkeypatch, "probe_all_at_once", released=False)
     with LocalProcessExecutor(workers=2) as pool:
         pool.prepare(["probe_all_at_once"])
@@ -243,6 +249,19 @@ def test_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch):
         both = log_lines(log, at_least=2)
         (tmp_path / "release").write_text("")
         mapping.join()
+    assert [line.split()[0] for line in both] == ["start", "start"]
+
+
+def test_with_cores_to_spare_both_workers_import_at_once(tmp_path, monkeypatch):
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 3)  # one core for this process, two for the workers
+    log = probe_module(tmp_path, monkeypatch, "probe_cores_to_spare", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_cores_to_spare"])
+        both = log_lines(log, at_least=2)
+        (tmp_path / "release").write_text("")
+        pool.map(has_module, ["probe_cores_to_spare"] * 4)
     assert [line.split()[0] for line in both] == ["start", "start"]
 
 

@@ -141,7 +141,7 @@ class LocalProcessExecutor(Executor):
                 # Workers import on the cores this process leaves idle while it works on, so that
                 # it is not slowed: the others wait (asleep) for a turn, until map() finds this
                 # process idle and lets them all go. Tasks go to the workers that are ready.
-                idle = max(1, min(self.workers, available_cores()) - 1)
+                idle = max(1, min(self.workers, available_cores() - 1))
                 turns = multiprocessing.get_context().Semaphore(idle)
                 self._waiting_turns = (turns, self.workers - idle)
             self._pool = ProcessPoolExecutor(
@@ -152,6 +152,7 @@ class LocalProcessExecutor(Executor):
         return self._pool
 
     def close(self) -> None:
+        self._waiting_turns = None
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
