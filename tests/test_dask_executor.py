@@ -96,3 +96,25 @@ def test_an_unreachable_scheduler_is_a_usage_error():
 
     with pytest.raises(InvalidInput, match="cannot reach the Dask scheduler"):
         DaskExecutor("tcp://127.0.0.1:9", timeout=2)
+
+
+def has_module(name: str) -> bool:
+    import sys
+
+    return name in sys.modules
+
+
+def test_prepare_has_every_worker_import_the_modules_without_waiting():
+    import time
+
+    with DaskExecutor("local", 2) as executor:
+        client = executor._client
+        # A module these workers have not imported yet (the check below would prove nothing otherwise).
+        assert not any(client.run(has_module, "colorsys").values())
+        executor.prepare(["colorsys", "policycheck_no_such_module"])
+        deadline = time.monotonic() + 30
+        while not all(client.run(has_module, "colorsys").values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        loaded = client.run(has_module, "colorsys")
+        assert executor.map(pid_and_sum, [(np.ones(3), k) for k in range(4)])[0][1] == 3.0
+    assert len(loaded) == 2 and all(loaded.values())

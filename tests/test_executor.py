@@ -157,3 +157,136 @@ def test_objects_shared_on_several_threads_keep_their_identity_across_items():
     items = [(a, b, 1), (b, a, 2), (a, c, 3), (b, 4)]
     out = share_repeated(items, lambda obj: handles[id(obj)], threads=2)
     assert out == [("A", "B", 1), ("B", "A", 2), ("A", c, 3), ("B", 4)]
+
+
+#: A module that writes "start <pid>" when its import begins, waits until ``release`` exists (at most
+#: 20 s), then writes "end <pid>": it shows which processes imported it, and when.
+PROBE = """
+import os, pathlib, time
+here = pathlib.Path(__file__).parent
+with open(here / "log", "a") as f:
+    f.write(f"start {os.getpid()}\\n")
+deadline = time.monotonic() + 20
+while not (here / "release").exists() and time.monotonic() < deadline:
+    time.sleep(0.01)
+with open(here / "log", "a") as f:
+    f.write(f"end {os.getpid()}\\n")
+"""
+
+
+def probe_module(tmp_path, monkeypatch, name: str, released: bool = True):
+    """Write the probe as ``name`` in ``tmp_path``, importable from this process and its forks."""
+    (tmp_path / f"{name}.py").write_text(PROBE)
+    if released:
+        (tmp_path / "release").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path / "log"
+
+
+def log_lines(log, deadline_s: float = 20.0, *, at_least: int = 0) -> list[str]:
+    import time
+
+    deadline = time.monotonic() + deadline_s
+    while True:
+        lines = log.read_text().split() if log.exists() else []
+        if len(lines) >= 2 * at_least or time.monotonic() > deadline:
+            return [" ".join(lines[i : i + 2]) for i in range(0, len(lines), 2)]
+        time.sleep(0.01)
+
+
+def has_module(name: str) -> tuple[int, bool]:
+    import os
+    import sys
+
+    return os.getpid(), name in sys.modules
+
+
+def test_prepare_has_every_worker_import_the_modules_before_its_first_task(tmp_path, monkeypatch):
+    import os
+    import sys
+
+    log = probe_module(tmp_path, monkeypatch, "probe_every_worker")
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_every_worker"])
+        seen = pool.map(has_module, ["probe_every_worker"] * 8)
+        imported = log_lines(log, at_least=4)
+    assert all(loaded for _, loaded in seen)
+    assert "probe_every_worker" not in sys.modules  # this process never imported it
+    workers = {line.split()[1] for line in imported}
+    assert len(workers) == 2 and str(os.getpid()) not in workers
+    assert sorted(line.split()[0] for line in imported) == ["end", "end", "start", "start"]
+
+
+def test_two_workers_import_one_at_a_time_while_this_process_works(tmp_path, monkeypatch):
+    import time
+
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 2)  # this process keeps one core, the workers one
+    log = probe_module(tmp_path, monkeypatch, "probe_one_at_a_time", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_one_at_a_time"])
+        assert log_lines(log, at_least=1)[0].startswith("start")
+        time.sleep(0.5)  # the first worker is held in its import; the second must not have begun
+        early = log_lines(log, 0.0)
+        (tmp_path / "release").write_text("")
+        pool.map(has_module, ["probe_one_at_a_time"] * 4)
+    assert len(early) == 1
+
+
+def test_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch):
+    import threading
+
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 2)
+    log = probe_module(tmp_path, monkeypatch, "probe_all_at_once", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_all_at_once"])
+        log_lines(log, at_least=1)
+        mapping = threading.Thread(target=pool.map, args=(has_module, ["probe_all_at_once"] * 4))
+        mapping.start()  # this process now waits on the pool: the second worker may import beside the first
+        both = log_lines(log, at_least=2)
+        (tmp_path / "release").write_text("")
+        mapping.join()
+    assert [line.split()[0] for line in both] == ["start", "start"]
+
+
+def test_with_cores_to_spare_both_workers_import_at_once(tmp_path, monkeypatch):
+    import policycheck.execution.local as local
+
+    monkeypatch.setattr(local, "available_cores", lambda: 3)  # one core for this process, two for the workers
+    log = probe_module(tmp_path, monkeypatch, "probe_cores_to_spare", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_cores_to_spare"])
+        both = log_lines(log, at_least=2)
+        (tmp_path / "release").write_text("")
+        pool.map(has_module, ["probe_cores_to_spare"] * 4)
+    assert [line.split()[0] for line in both] == ["start", "start"]
+
+
+def test_a_module_that_cannot_be_imported_leaves_the_pool_working():
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["policycheck_no_such_module"])
+        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
+        pool.prepare(["policycheck_no_such_module"])  # a running pool: as tasks
+        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
+
+
+def test_prepare_on_a_running_pool_reaches_its_workers(tmp_path, monkeypatch):
+    log = probe_module(tmp_path, monkeypatch, "probe_running_pool")
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.map(square, list(range(4)))
+        pool.prepare(["probe_running_pool"])
+        imported = log_lines(log, at_least=1)
+    assert imported[0].startswith("start")
+
+
+def test_prepare_imports_nothing_where_the_work_runs_in_this_process(tmp_path, monkeypatch):
+    import sys
+
+    log = probe_module(tmp_path, monkeypatch, "probe_in_process")
+    one = LocalProcessExecutor(workers=1)
+    one.prepare(["probe_in_process"])
+    SerialExecutor().prepare(["probe_in_process"])
+    assert one._pool is None and "probe_in_process" not in sys.modules and not log.exists()

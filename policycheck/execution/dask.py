@@ -16,6 +16,8 @@ local worker processes started for the run.
   the scattered inputs from another replica. Tasks are pure functions of
   their items, so the report is unchanged.
 - Progress counts tasks as the cluster finishes them.
+- :meth:`DaskExecutor.prepare` sends every worker one import task, pinned
+  to it, and returns at once: the workers import while this process works.
 
 ``distributed`` is an optional dependency: ``pip install 'policycheck[dask]'``.
 The workers need the same policycheck version installed.
@@ -28,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from policycheck.core.errors import InvalidInput
-from policycheck.execution.executor import Executor, ProgressCallback, SerialExecutor
+from policycheck.execution.executor import Executor, ProgressCallback, SerialExecutor, import_modules
 from policycheck.execution.shared_memory import share_repeated
 
 T = TypeVar("T")
@@ -68,6 +70,7 @@ class DaskExecutor(Executor):
         # Workers of a remote cluster need not see this machine's files.
         self.sees_local_files = scheduler == "local"
         self._cluster = None
+        self._warming: list[Any] = []
         try:
             if scheduler == "local":
                 self._cluster = distributed.LocalCluster(
@@ -129,7 +132,19 @@ class DaskExecutor(Executor):
             for future in scattered:
                 future.release()
 
+    def prepare(self, modules: Sequence[str]) -> None:
+        """One task per worker importing ``modules``, without waiting (later tasks queue behind it)."""
+        if not modules:
+            return
+        workers = list(self._client.scheduler_info().get("workers", {}))
+        # Held until close(): a released future's task may be cancelled before it runs.
+        self._warming = [
+            self._client.submit(import_modules, tuple(modules), workers=[w], allow_other_workers=False, pure=False)
+            for w in workers
+        ]
+
     def close(self) -> None:
+        self._warming = []
         client = getattr(self, "_client", None)
         if client is not None:
             client.close()

@@ -21,6 +21,11 @@ Two rules keep parallel work from costing more than it saves:
   An array built for the workers is best built where they read it:
   :meth:`Executor.empty` gives one that the local pool hands over without
   even that copy (the DCR search's prefix trees, the encoded records).
+- **Workers import ahead of their tasks.** A task's first call in a worker
+  pays for importing its libraries (scikit-learn: most of a CPU-second).
+  A caller that knows which modules its later tasks need names them to
+  :meth:`Executor.prepare` before its own serial work: the workers import
+  them meanwhile, on the cores that serial work leaves idle.
 - **A step gets the workers its size pays for.** A caller that can estimate
   a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
   gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step
@@ -83,6 +88,15 @@ class Executor(ABC):
 
         return np.empty(shape, dtype)
 
+    def prepare(self, modules: Sequence[str]) -> None:  # noqa: B027 - a hook: nothing to warm by default
+        """Have every worker import ``modules`` now, without waiting, ahead of the tasks that need them.
+
+        A hint that never changes results: a module that fails to import is
+        left to the task that needs it, which raises as it would have. Here
+        (work in this process) nothing is done: a task imports what it needs
+        when it first runs, and importing earlier would only move the cost.
+        """
+
     def workers_for(self, cost: float | None) -> int:
         """Workers a step of ``cost`` serial seconds should use (all when unknown)."""
         if cost is None:
@@ -118,6 +132,20 @@ class SerialExecutor(Executor):
             if progress:
                 progress(done, len(items))
         return results
+
+
+def import_modules(modules: Sequence[str]) -> None:
+    """Import ``modules`` in this process (a worker's warm-up); one that fails is skipped.
+
+    Its task raises the failure itself, where the error is reported as usual.
+    """
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 - a warm-up never fails a run: the task that needs it raises
+            continue
 
 
 def available_cores() -> int:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from policycheck.execution.executor import Executor, ProgressCallback, SerialExecutor, available_cores
+from policycheck.execution.executor import (
+    Executor,
+    ProgressCallback,
+    SerialExecutor,
+    available_cores,
+    import_modules,
+)
 from policycheck.execution.shared_memory import (
     EMPTY_SHARED_MIN_BYTES,
     ResolveShared,
@@ -32,9 +39,10 @@ R = TypeVar("R")
 class LocalProcessExecutor(Executor):
     """Runs items on a pool of local processes (the default).
 
-    The pool is created lazily and reused across calls, so a plan that maps
-    many small batches pays the start-up cost once. Objects shared by several
-    items go through shared memory (see the module docstring).
+    The pool is created lazily (or by :meth:`prepare`) and reused across
+    calls, so a plan that maps many small batches pays the start-up cost
+    once. Objects shared by several items go through shared memory (see the
+    module docstring).
     """
 
     def __init__(self, workers: int | None = None) -> None:
@@ -43,6 +51,8 @@ class LocalProcessExecutor(Executor):
         self._calls = itertools.count()
         #: Arrays made by :meth:`empty` in shared memory: id -> (the array, weakly; its segment's name).
         self._in_shared_memory: dict[int, tuple[weakref.ref[Any], str]] = {}
+        #: The semaphore of workers importing at start (:meth:`prepare`), and the turns it still holds back.
+        self._waiting_turns: tuple[Any, int] | None = None
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         from multiprocessing import shared_memory
@@ -86,25 +96,63 @@ class LocalProcessExecutor(Executor):
         workers = min(self.workers_for(cost), len(items))
         if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
-        from concurrent.futures import ProcessPoolExecutor
-
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, initializer=die_with_parent, initargs=(os.getpid(),)
-            )
+        pool = self._start_pool()
+        if self._waiting_turns is not None:  # this process now waits for the pool: no core to keep free
+            turns, waiting = self._waiting_turns
+            for _ in range(waiting):
+                turns.release()
+            self._waiting_turns = None
         segments: list[shared_memory.SharedMemory] = []
         call = next(self._calls)
         try:
             # Copies into shared memory are GIL-free memory work: on as many threads as workers.
             items = share_repeated(items, lambda obj: self._share(obj, call, segments), threads=workers)
             task = ResolveShared(fn)
-            return _run_window(self._pool, task, items, workers, progress, self.workers)
+            return _run_window(pool, task, items, workers, progress, self.workers)
         finally:
             for segment in segments:
                 segment.close()
                 segment.unlink()
 
+    def prepare(self, modules: Sequence[str]) -> None:
+        """Start the workers now, each importing ``modules`` as it starts (the pool already running: as a task).
+
+        With one worker the work runs in this process, which imports what it needs when it needs it.
+        """
+        if self.workers <= 1 or not modules:
+            return
+        if self._pool is None:
+            self._start_pool(tuple(modules))
+            return
+        # A running pool: one import task per worker. Not bound to a worker each, so one may take two
+        # (the second costs nothing); a worker missed imports when its first task needs the module.
+        for _ in range(self.workers):
+            self._pool.submit(import_modules, tuple(modules))
+
+    def _start_pool(self, modules: tuple[str, ...] = ()) -> ProcessPoolExecutor:
+        """The pool, started now if it is not running (every worker importing ``modules`` first)."""
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None:
+            turns = None
+            if modules:
+                import multiprocessing
+
+                # Workers import on the cores this process leaves idle while it works on, so that
+                # it is not slowed: the others wait (asleep) for a turn, until map() finds this
+                # process idle and lets them all go. Tasks go to the workers that are ready.
+                idle = max(1, min(self.workers, available_cores() - 1))
+                turns = multiprocessing.get_context().Semaphore(idle)
+                self._waiting_turns = (turns, self.workers - idle)
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=start_worker, initargs=(os.getpid(), modules, turns)
+            )
+            if modules:  # the workers start on the first task (forked ones all at once): start them now
+                self._pool.submit(os.getpid)
+        return self._pool
+
     def close(self) -> None:
+        self._waiting_turns = None
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
@@ -143,6 +191,17 @@ def _run_window(
             for i, item in itertools.islice(queue, 1):
                 pending[pool.submit(fn, item)] = i
     return results
+
+
+def start_worker(parent: int, modules: tuple[str, ...], turns: Any = None) -> None:
+    """Worker initializer: end with the parent (:func:`die_with_parent`), then import ``modules``.
+
+    ``turns`` (a semaphore) bounds how many workers import at once.
+    """
+    die_with_parent(parent)
+    if modules:
+        with turns if turns is not None else contextlib.nullcontext():
+            import_modules(modules)
 
 
 def die_with_parent(parent: int) -> None:

@@ -30,3 +30,16 @@ def test_one_nearest_uses_the_branch_and_bound_search():
     index, _ = k_nearest(data[:50], data[50:], enc.kinds, 1)
     index2, _ = k_nearest(data[:50], data[50:], enc.kinds, 2)
     assert index[:, 0].tolist() == index2[:, 0].tolist()
+
+
+def test_a_scan_too_small_to_pay_for_a_worker_starts_no_pool():
+    from policycheck.execution.local import LocalProcessExecutor
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"x": rng.normal(size=400), "c": rng.choice(list("abc"), 400)})
+    enc = fit_gower([frame], {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}, {}, ["x", "c"])
+    data = enc.encode(frame)
+    with LocalProcessExecutor(workers=2) as pool:
+        index, _ = k_nearest(data, data, enc.kinds, 6, pool)
+        assert pool._pool is None  # each worker's first call would have compiled the scan anew
+    assert index.tolist() == k_nearest(data, data, enc.kinds, 6)[0].tolist()

@@ -102,3 +102,39 @@ def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy
     command = f"touch {marker} {{output}}"
     plain = CliRunner().invoke(cli, ["plan", str(policy), "-r", str(write_release(tmp_path / "b", None, command))])
     assert plain.exit_code == 0 and not marker.exists()
+
+
+def test_the_game_has_the_workers_import_the_forests_library_before_it_sets_up():
+    from policycheck.execution.executor import SerialExecutor
+    from policycheck.metrics import registry
+    from policycheck.metrics.base import AttackerView, EvaluationContext
+    from policycheck.metrics.membership.game_params import game_need
+    from policycheck.metrics.membership.membership_inference_advantage import AdvantageParams
+    from policycheck.release.load import build_release
+    from policycheck.release.memory import InMemoryTable
+    from policycheck.release.model import SynthesizerInfo
+
+    class Recording(SerialExecutor):
+        def __init__(self):
+            self.calls = []
+
+        def prepare(self, modules):
+            self.calls.append(("prepare", tuple(modules)))
+
+        def map(self, fn, items, progress=None, *, cost=None):
+            self.calls.append(("map", fn.__name__))
+            return super().map(fn, items, progress, cost=cost)
+
+    training, holdout = game_data()
+    release = build_release(
+        release_id="prepare",
+        original=InMemoryTable("original", training),
+        synthetic=[(InMemoryTable("synthetic", training), "synthetic", SynthesizerInfo(name="nonprivate"))],
+        holdout=InMemoryTable("holdout", holdout),
+        columns={},
+    )
+    executor = Recording()
+    ctx = EvaluationContext(release, AttackerView("maximum-knowledge", (), ()), seed=3, executor=executor)
+    registry.compute_intermediate(ctx, game_need(AdvantageParams(synthesizer="nonprivate", repetitions=8), release))
+    assert executor.calls[0] == ("prepare", ("sklearn.ensemble",))
+    assert ("map", "attack_scores") in executor.calls
