@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import EvaluationError
+from policycheck.core.threads import side_by_side
 from policycheck.release.model import ColumnType
 
 #: Kind codes of encoded columns, as the nearest-neighbour kernel reads them.
@@ -84,37 +85,45 @@ class GowerEncoding:
         """How many leading encoded columns are categorical codes."""
         return int(np.sum(self.kinds == CATEGORY))
 
-    def encode(self, frame: pd.DataFrame, empty: Callable[..., np.ndarray] = np.empty) -> np.ndarray:
+    def encode(self, frame: pd.DataFrame, empty: Callable[..., np.ndarray] = np.empty, threads: int = 1) -> np.ndarray:
         """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order.
 
-        ``empty`` allocates it (an executor's, to encode where its workers read).
+        ``empty`` allocates it (an executor's, to encode where its workers read);
+        ``threads`` columns are encoded at once (each fills its own column).
         """
         out: np.ndarray = empty((len(frame), self.p), np.float64)
-        for k, name in enumerate(self.scan_order):
-            kind = self.types[name]
-            if kind == ColumnType.NUMERIC.value:
-                lo, hi = self.numeric_range[name]
-                x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-                # NOTE: R = 0 (constant column) maps every present value to 0,
-                # so it contributes 0 while the missing rule still applies.
-                scaled = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
-                out[:, k] = np.where(np.isnan(x), MISSING, scaled)
-            elif kind == ColumnType.ORDINAL.value:
-                order = self.levels[name]
-                ranks = pd.Index(order).get_indexer(frame[name])
-                missing = frame[name].isna().to_numpy()
-                unknown = (ranks < 0) & ~missing
-                if unknown.any():
-                    value = frame[name][unknown].iloc[0]
-                    raise EvaluationError(
-                        f"Ordinal column {name!r} holds the value {value!r}, which is not in its declared order."
-                    )
-                scale = max(len(order) - 1, 1)
-                out[:, k] = np.where(missing, MISSING, ranks / scale)
-            else:
-                # Unknown values cannot occur: levels are fitted on every set.
-                out[:, k] = pd.Index(self.levels[name]).get_indexer(frame[name])
+
+        def fill(k: int) -> None:
+            out[:, k] = self._encode_column(frame, self.scan_order[k])
+
+        side_by_side(fill, range(self.p), threads)
         return out
+
+    def _encode_column(self, frame: pd.DataFrame, name: str) -> np.ndarray:
+        """The encoded values of column ``name`` of ``frame``."""
+        kind = self.types[name]
+        if kind == ColumnType.NUMERIC.value:
+            lo, hi = self.numeric_range[name]
+            x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            # NOTE: R = 0 (constant column) maps every present value to 0,
+            # so it contributes 0 while the missing rule still applies.
+            scaled = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+            return np.where(np.isnan(x), MISSING, scaled)
+        if kind == ColumnType.ORDINAL.value:
+            order = self.levels[name]
+            ranks = pd.Index(order).get_indexer(frame[name])
+            missing = frame[name].isna().to_numpy()
+            unknown = (ranks < 0) & ~missing
+            if unknown.any():
+                value = frame[name][unknown].iloc[0]
+                raise EvaluationError(
+                    f"Ordinal column {name!r} holds the value {value!r}, which is not in its declared order."
+                )
+            scale = max(len(order) - 1, 1)
+            return np.where(missing, MISSING, ranks / scale)
+        # Unknown values cannot occur: levels are fitted on every set.
+        codes: np.ndarray = pd.Index(self.levels[name]).get_indexer(frame[name])
+        return codes
 
     def describe(self) -> dict[str, Any]:
         """The convention and its numbers, JSON-ready, for a report's details."""
@@ -136,6 +145,7 @@ def fit_gower(
     column_types: Mapping[str, ColumnType],
     orders: Mapping[str, list[Any]],
     features: Sequence[str],
+    threads: int = 1,
 ) -> GowerEncoding:
     """Fit the encoding on the union of ``frames`` (paper 002, sec. 5, with our ``R_k``).
 
@@ -149,40 +159,30 @@ def fit_gower(
         Declared category order of each ordinal column, lowest first.
     features : sequence of str
         The features to use.
+    threads : int
+        Columns fitted at once (each column's fit is its own: the same numbers on any number).
 
     Returns
     -------
     GowerEncoding
         Ranges, levels and the order in which per-feature distances are summed.
     """
+    # A streamed set reads its columns from its file: one at a time.
+    threads = threads if all(isinstance(f, pd.DataFrame) for f in frames) else 1
+    fitted = side_by_side(
+        lambda name: _fit_column(frames, ColumnType(column_types[name]), orders, name), features, threads
+    )
     numeric_range: dict[str, tuple[float, float]] = {}
     levels: dict[str, list[Any]] = {}
     types: dict[str, str] = {}
     spread: dict[str, float] = {}
-    for name in features:
-        kind = ColumnType(column_types[name])
+    for name, (kind, value_range, column_levels, column_spread) in zip(features, fitted, strict=True):
         types[name] = kind.value
-        values = pd.concat([f[name] for f in frames], ignore_index=True)
-        missing = float(values.isna().mean())
-        # Chance that two records differ on this feature only through missingness.
-        missing_mismatch = 2.0 * missing * (1.0 - missing)
-        if kind is ColumnType.CATEGORICAL:
-            shares = values.value_counts(normalize=True, dropna=False).to_numpy()
-            levels[name] = list(pd.unique(values.dropna()))
-            spread[name] = 1.0 - float(np.sum(shares**2))
-            continue
-        if kind is ColumnType.ORDINAL:
-            if name not in orders:
-                raise EvaluationError(f"Ordinal column {name!r} has no declared order of its categories.")
-            levels[name] = list(orders[name])
-            ranks = pd.Index(levels[name]).get_indexer(values.dropna()).astype(float)
-            x = ranks[ranks >= 0] / max(len(levels[name]) - 1, 1)
-        else:
-            x = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
-            lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
-            numeric_range[name] = (lo, hi)
-            x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
-        spread[name] = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+        spread[name] = column_spread
+        if value_range is not None:
+            numeric_range[name] = value_range
+        if column_levels is not None:
+            levels[name] = column_levels
     # Categorical features first (their 0/1 terms add up exactly, so the
     # search may count them in any order), then the others; within each group
     # the most discriminating first, release order breaking ties, so the
@@ -193,6 +193,34 @@ def fit_gower(
     )
     kinds = np.array([CATEGORY if types[c] == ColumnType.CATEGORICAL.value else SCALED for c in scan_order], np.int8)
     return GowerEncoding(tuple(features), scan_order, kinds, numeric_range, levels, types)
+
+
+def _fit_column(
+    frames: Sequence[pd.DataFrame], kind: ColumnType, orders: Mapping[str, list[Any]], name: str
+) -> tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float]:
+    """One feature's fit over the union of ``frames``: its kind, ``(min, max)`` (numeric), levels
+    (categorical, ordinal) and spread (the chance two records differ on it, for the scan order)."""
+    values = pd.concat([f[name] for f in frames], ignore_index=True)
+    missing = float(values.isna().mean())
+    # Chance that two records differ on this feature only through missingness.
+    missing_mismatch = 2.0 * missing * (1.0 - missing)
+    if kind is ColumnType.CATEGORICAL:
+        shares = values.value_counts(normalize=True, dropna=False).to_numpy()
+        return kind, None, list(pd.unique(values.dropna())), 1.0 - float(np.sum(shares**2))
+    value_range = None
+    levels = None
+    if kind is ColumnType.ORDINAL:
+        if name not in orders:
+            raise EvaluationError(f"Ordinal column {name!r} has no declared order of its categories.")
+        levels = list(orders[name])
+        ranks = pd.Index(levels).get_indexer(values.dropna()).astype(float)
+        x = ranks[ranks >= 0] / max(len(levels) - 1, 1)
+    else:
+        x = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
+        value_range = (lo, hi)
+        x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+    return kind, value_range, levels, (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
 
 
 def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -107,3 +107,35 @@ def test_description_carries_the_convention_and_its_numbers():
     assert described["convention"] == CONVENTION
     assert described["numeric_ranges"] == {"age": [20.0, 60.0], "flat": [5.0, 5.0]}
     assert described["ordinal_orders"] == {"grade": ["low", "mid", "high"]}
+
+
+def test_fitting_and_encoding_on_two_threads_give_what_one_thread_gives():
+    rng = np.random.default_rng(5)
+    sets = [
+        pd.DataFrame(
+            {
+                "age": np.where(rng.random(n) < 0.1, np.nan, rng.normal(40, 12, n)),
+                "sex": pd.Series(rng.choice(["F", "M", None], n), dtype=object),
+                "grade": pd.Series(rng.choice(["low", "mid", "high", None], n), dtype=object),
+                "flat": np.full(n, 5.0),
+            }
+        )
+        for n in (500, 300, 400)
+    ]
+    one, two = (fit_gower(sets, TYPES, ORDERS, list(TYPES), threads=t) for t in (1, 2))
+    assert (two.scan_order, two.numeric_range, two.levels, two.types) == (
+        one.scan_order,
+        one.numeric_range,
+        one.levels,
+        one.types,
+    )
+    np.testing.assert_array_equal(two.kinds, one.kinds)
+    for frame in sets:
+        np.testing.assert_array_equal(one.encode(frame, threads=2), one.encode(frame))
+
+
+def test_a_value_outside_the_declared_order_is_refused_on_two_threads_too():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES), threads=2)
+    with pytest.raises(EvaluationError, match="'top', which is not in its declared order"):
+        enc.encode(a.assign(grade=["low", "top"]), threads=2)
