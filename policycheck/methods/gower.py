@@ -170,8 +170,60 @@ def fit_gower(
     # A streamed set reads its columns from its file: one at a time.
     threads = threads if all(isinstance(f, pd.DataFrame) for f in frames) else 1
     fitted = side_by_side(
-        lambda name: _fit_column(frames, ColumnType(column_types[name]), orders, name), features, threads
+        lambda name: _fit_values([f[name] for f in frames], ColumnType(column_types[name]), orders, name)[:4],
+        features,
+        threads,
     )
+    return _assemble(features, fitted)
+
+
+def fit_and_encode(
+    frames: Sequence[pd.DataFrame],
+    column_types: Mapping[str, ColumnType],
+    orders: Mapping[str, list[Any]],
+    features: Sequence[str],
+    targets: Sequence[pd.DataFrame],
+    empty: Callable[..., np.ndarray] = np.empty,
+    threads: int = 1,
+) -> tuple[GowerEncoding, list[np.ndarray]]:
+    """``enc = fit_gower(frames, ...)`` and ``enc.encode(t, empty)`` of each frame ``t`` of ``targets``.
+
+    A categorical feature's fit numbers its levels in order of first
+    appearance over ``frames``, the very codes its encoding gives: a target
+    that is one of ``frames`` (the same object) takes its codes from the fit
+    instead of looking every value up again. The same encoding and the same
+    matrices as fitting and encoding apart; ``threads`` columns at once.
+    """
+    fitted = side_by_side(
+        lambda name: _fit_values(
+            [f[name] for f in frames], ColumnType(column_types[name]), orders, name, keep_codes=True
+        ),
+        features,
+        threads,
+    )
+    enc = _assemble(features, [f[:4] for f in fitted])
+    codes = {name: f[4] for name, f in zip(features, fitted, strict=True)}
+    starts = np.cumsum([0, *(len(f) for f in frames)])
+    which = [next((i for i, f in enumerate(frames) if f is target), None) for target in targets]
+    out = [empty((len(target), enc.p), np.float64) for target in targets]
+
+    def fill(cell: tuple[int, int]) -> None:
+        j, k = cell  # target, encoded column
+        name, i = enc.scan_order[k], which[j]
+        known = codes[name]
+        if known is not None and i is not None:
+            out[j][:, k] = known[starts[i] : starts[i + 1]]
+        else:
+            out[j][:, k] = enc._encode_column(targets[j], name)
+
+    side_by_side(fill, [(j, k) for j in range(len(targets)) for k in range(enc.p)], threads)
+    return enc, out
+
+
+def _assemble(
+    features: Sequence[str], fitted: Sequence[tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float]]
+) -> GowerEncoding:
+    """The encoding of the features' fits (:func:`_fit_values`), in scan order."""
     numeric_range: dict[str, tuple[float, float]] = {}
     levels: dict[str, list[Any]] = {}
     types: dict[str, str] = {}
@@ -195,18 +247,35 @@ def fit_gower(
     return GowerEncoding(tuple(features), scan_order, kinds, numeric_range, levels, types)
 
 
-def _fit_column(
-    frames: Sequence[pd.DataFrame], kind: ColumnType, orders: Mapping[str, list[Any]], name: str
-) -> tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float]:
-    """One feature's fit over the union of ``frames``: its kind, ``(min, max)`` (numeric), levels
-    (categorical, ordinal) and spread (the chance two records differ on it, for the scan order)."""
-    values = pd.concat([f[name] for f in frames], ignore_index=True)
+def _fit_values(
+    columns: Sequence[pd.Series],
+    kind: ColumnType,
+    orders: Mapping[str, list[Any]],
+    name: str,
+    keep_codes: bool = False,
+) -> tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float, np.ndarray | None]:
+    """One feature's fit over the union of its ``columns`` (one per set).
+
+    Its kind, ``(min, max)`` (numeric), levels (categorical, ordinal), spread
+    (the chance two records differ on it, for the scan order) and, asked to
+    ``keep_codes``, a categorical feature's encoded values over the union.
+    """
+    values = pd.concat(list(columns), ignore_index=True)
+    if kind is ColumnType.CATEGORICAL and values.dtype == object:
+        # Labels (the loader's text, None for missing) numbered once: the levels in order of first
+        # appearance, missing -1, each value's share counted on the codes. The same levels, missing
+        # share and shares, in the same order, as pd.unique, isna and value_counts of the labels.
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        missing = float(pd.Series(codes < 0).mean())
+        shares = pd.Series(codes).value_counts(normalize=True, dropna=False).to_numpy()
+        spread = 1.0 - float(np.sum(shares**2))
+        return kind, None, list(uniques), spread, codes if keep_codes else None
     missing = float(values.isna().mean())
     # Chance that two records differ on this feature only through missingness.
     missing_mismatch = 2.0 * missing * (1.0 - missing)
     if kind is ColumnType.CATEGORICAL:
         shares = values.value_counts(normalize=True, dropna=False).to_numpy()
-        return kind, None, list(pd.unique(values.dropna())), 1.0 - float(np.sum(shares**2))
+        return kind, None, list(pd.unique(values.dropna())), 1.0 - float(np.sum(shares**2)), None
     value_range = None
     levels = None
     if kind is ColumnType.ORDINAL:
@@ -220,7 +289,8 @@ def _fit_column(
         lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
         value_range = (lo, hi)
         x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
-    return kind, value_range, levels, (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+    spread = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+    return kind, value_range, levels, spread, None
 
 
 def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:

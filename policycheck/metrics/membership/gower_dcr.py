@@ -126,7 +126,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     import numpy as np
 
     from policycheck.methods.dcr_share import equal_size_subsample
-    from policycheck.methods.gower import fit_gower
+    from policycheck.methods.gower import fit_and_encode, fit_gower
+    from policycheck.release.stream import StreamedDataset
 
     release = ctx.release
     if release.holdout is None:
@@ -145,12 +146,25 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     threads = ctx.executor.workers
     # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted.
     loading = _in_background(_load_search) if threads > 1 else None
-    # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale.
-    enc = fit_gower(frames, release.column_types, release.orders, features, threads)
-    # Encoded where the executor's workers read them: the searches' tasks share these arrays.
-    x_train, x_hold = (
-        enc.encode(f, ctx.executor.empty, threads) for f in (release.original.frame, release.holdout.frame)
-    )
+    # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,
+    # encoded where the executor's workers read them: the searches' tasks share these arrays.
+    # streamed_dcr.streams(syn), without importing the compiled search here (it loads in the background).
+    streamed = ctx.executor.sees_local_files and syn.path is not None and isinstance(syn, StreamedDataset)
+    if streamed:  # its columns are read one at a time, from its file
+        enc = fit_gower(frames, release.column_types, release.orders, features, threads)
+        x_train, x_hold = (
+            enc.encode(f, ctx.executor.empty, threads) for f in (release.original.frame, release.holdout.frame)
+        )
+    else:
+        enc, (x_train, x_hold, x_syn) = fit_and_encode(
+            frames,
+            release.column_types,
+            release.orders,
+            features,
+            [release.original.frame, release.holdout.frame, syn.frame],
+            ctx.executor.empty,
+            threads,
+        )
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
     rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
@@ -176,7 +190,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
     path = syn.path  # a streamed set is read from its file
-    if ctx.executor.sees_local_files and path is not None and streamed_dcr.streams(syn):
+    if streamed:
+        assert path is not None
         # A large Parquet set: each worker reads, encodes and searches its own row groups (same numbers).
         # Workers of a remote Dask cluster need not see this machine's files, so they get the set in memory.
         from policycheck.release.load import coerce_like_loader
@@ -200,7 +215,6 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             targets=[x_train, x_hold],
         )
     else:
-        x_syn = enc.encode(syn.frame, ctx.executor.empty, threads)
         jobs = [
             SearchJob(x_syn, against_train),
             SearchJob(x_syn, against_hold),
