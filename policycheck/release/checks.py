@@ -30,14 +30,13 @@ sentence the report and the console show beside the verdicts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
-from policycheck.core.threads import side_by_side
 from policycheck.release.model import ColumnType, Dataset
 from policycheck.release.roles import row_number
 
@@ -67,12 +66,9 @@ class RowHashes:
             self._orders[id(data)] = np.argsort(self(data), kind="stable")
         return self._orders[id(data)]
 
-    def compute(self, datasets: Sequence[Dataset], threads: int) -> None:
-        """Hash and order the rows of every data set held whole, ``threads`` sets at once (GIL-free NumPy work)."""
-        # A streamed set (a subclass) is hashed piece by piece when a check first asks.
-        whole = [d for d in datasets if type(d) is Dataset and id(d) not in self._orders]
-        for data, hashes, order in side_by_side(_hash_and_order, whole, threads):
-            self._done[id(data)], self._orders[id(data)] = hashes, order
+    def put(self, data: Dataset, hashes: np.ndarray, order: np.ndarray) -> None:
+        """Keep ``data``'s row hashes and their order (:func:`hashed_rows` of its frame), computed elsewhere."""
+        self._done[id(data)], self._orders[id(data)] = hashes, order
 
 
 def check_same_files(
@@ -348,9 +344,10 @@ def _the(data: Dataset) -> str:
     return "the holdout" if data.role == "holdout" else _what(data)
 
 
-def _hash_and_order(data: Dataset) -> tuple[Dataset, np.ndarray, np.ndarray]:
-    hashes = row_hashes(data.frame)
-    return data, hashes, np.argsort(hashes, kind="stable")
+def hashed_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The row hashes of a data set held whole and their stable sorting order, as :class:`RowHashes` gives them."""
+    hashes = row_hashes(frame)
+    return hashes, np.argsort(hashes, kind="stable")
 
 
 def row_hashes(frame: pd.DataFrame) -> np.ndarray:

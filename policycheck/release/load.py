@@ -46,6 +46,8 @@ from policycheck.release.stream import ParquetSource, StreamedDataset, is_stream
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    import numpy as np
+
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
 
 
@@ -220,7 +222,14 @@ def build_release(
         )
         sha256 = path.sha256() if isinstance(path, InMemoryTable) else sha256_file(path, "data")
         kinds = {c: checks.value_kind(frame[c]) for c in analysed} if role != "original" else original_kinds
-        return _Prepared(notes=notes, coerced=coerced, id_frame=id_frame, sha256=sha256, kinds=kinds)
+        return _Prepared(
+            notes=notes,
+            coerced=coerced,
+            id_frame=id_frame,
+            sha256=sha256,
+            kinds=kinds,
+            hashed=checks.hashed_rows(coerced),  # for the checks across files, below
+        )
 
     def dataset(
         path: Path | InMemoryTable, role: str, label: str, prepared: _Prepared, info: SynthesizerInfo | None = None
@@ -246,6 +255,8 @@ def build_release(
             synthesizer=info,
             id_frame=prepared.id_frame,
         )
+        assert prepared.hashed is not None
+        hashes.put(data, *prepared.hashed)
         if role != "original" and orig is not None:
             try:
                 checks.check_like_original(data, prepared.kinds, original_kinds, orig, types)
@@ -284,6 +295,7 @@ def build_release(
             checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
         return data
 
+    hashes = checks.RowHashes()
     whole = [
         (original, "original", "original", orig_frame),
         *((p, "synthetic", label, frame) for (p, label, _), (_, frame) in zip(synthetic, frames, strict=True)),
@@ -300,8 +312,6 @@ def build_release(
         raise UndecidedColumns(problems, settle, declared_by)
     assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
     syn = tuple(s for s in syn_sets if s is not None)
-    hashes = checks.RowHashes()
-    hashes.compute([orig, *([hold] if hold else []), *syn], threads)
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_id_leak(orig, syn)
@@ -333,6 +343,7 @@ class _Prepared:
     id_frame: pd.DataFrame | None = None
     sha256: str | None = None
     kinds: dict[str, str | None] | None = None  # each analysed column's kind of value
+    hashed: tuple[np.ndarray, np.ndarray] | None = None  # its row hashes and their order
 
 
 def _read_side_by_side(

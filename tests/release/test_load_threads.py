@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from policycheck.core.errors import InvalidInput
-from policycheck.release.checks import RowHashes, row_hashes
 from policycheck.release.load import build_release
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import SynthesizerInfo
@@ -88,17 +87,20 @@ def test_two_threads_build_the_release_one_thread_builds(tmp_path):
     assert (two.column_types, two.roles, two.role_sources) == (one.column_types, one.roles, one.role_sources)
 
 
-def test_row_hashes_computed_ahead_on_threads_are_the_ones_asked_for_one_by_one(tmp_path):
-    (tmp_path / "o.csv").write_text("age,score,sex\n30,1,F\n40,2,M\n30,1,F\n60,4,\n")
-    (tmp_path / "s1.csv").write_text("age,score,sex\n60,4,\n30,1,F\n41,2,M\n")
-    (tmp_path / "h.csv").write_text("age,score,sex\n31,1,F\n40,2,M\n")
-    release = load(tmp_path, ["s1.csv"], 1)
-    ahead = RowHashes()
-    ahead.compute(list(release.datasets()), threads=2)
-    for data in release.datasets():
-        expected = row_hashes(data.frame)
-        np.testing.assert_array_equal(ahead(data), expected)
-        np.testing.assert_array_equal(ahead.order(data), np.argsort(expected, kind="stable"))
-    # The original's rows 1 and 3 are equal: equal hashes, in row order.
-    original = ahead(release.original)
-    assert original[0] == original[2] and len(set(original.tolist())) == 3
+def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread_count(tmp_path):
+    # Training: 8 distinct rows, then rows 0 and 1 again: 4 of its 10 rows equal another (chance 40%).
+    # Holdout: 3 of its 5 rows are training rows.
+    train = [f"{20 + i},{i},{'FM'[i % 2]}" for i in range(8)] + ["20,0,F", "21,1,M"]
+    hold = ["20,0,F", "23,3,M", "27,7,M", "50,9,F", "51,9,M"]
+    (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,2,M\n")
+    said = [load(tmp_path, ["s1.csv"], threads).findings for threads in (1, 2)]
+    assert (
+        said[0]
+        == said[1]
+        == [
+            "holdout: 3 of 5 holdout rows (60.0%) equal a training row, against 40.0% of training rows that equal "
+            "another training row (chance); the holdout overlaps the training data, which weakens every holdout control"
+        ]
+    )
