@@ -228,7 +228,9 @@ def build_release(
             id_frame=id_frame,
             sha256=sha256,
             kinds=kinds,
-            hashed=checks.hashed_rows(coerced),  # for the checks across files, below
+            # For the checks across files below, which compare rows of sets of equal size and hold the
+            # holdout against the original: hashed here, on this file's thread, when they will be asked for.
+            hashed=checks.hashed_rows(coerced) if (role in paired or sizes.count(len(frame)) > 1) else None,
         )
 
     def dataset(
@@ -255,8 +257,8 @@ def build_release(
             synthesizer=info,
             id_frame=prepared.id_frame,
         )
-        assert prepared.hashed is not None
-        hashes.put(data, *prepared.hashed)
+        if prepared.hashed is not None:
+            hashes.put(data, *prepared.hashed)
         if role != "original" and orig is not None:
             try:
                 checks.check_like_original(data, prepared.kinds, original_kinds, orig, types)
@@ -296,6 +298,9 @@ def build_release(
         return data
 
     hashes = checks.RowHashes()
+    paired = ("original", "holdout") if holdout is not None else ()
+    sizes = [len(orig_frame), *(len(f) if f is not None else parquet_rows(p) for p, f in frames)]
+    sizes += [len(hold_frame)] if hold_frame is not None else []
     whole = [
         (original, "original", "original", orig_frame),
         *((p, "synthetic", label, frame) for (p, label, _), (_, frame) in zip(synthetic, frames, strict=True)),
