@@ -69,6 +69,25 @@ def test_check_exits_2_on_a_missing_column_with_one_line(runner, toy_metric, wri
     assert result.stderr.strip() == "p.yaml:6:14: column 'gender' is not in the release"
 
 
+@pytest.mark.parametrize(
+    ("options", "threads"), [(["--workers", "1"], 1), (["--workers", "3"], 3), (["--executor", "serial"], 1)]
+)
+def test_check_gives_arrows_thread_pool_as_many_threads_as_workers(
+    runner, toy_metric, write, toy_release, options, threads
+):
+    import pyarrow
+
+    before = pyarrow.cpu_count()
+    try:
+        result = invoke(
+            runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "out", "-q", *options
+        )
+        assert result.exit_code == 0
+        assert pyarrow.cpu_count() == threads
+    finally:
+        pyarrow.set_cpu_count(before)
+
+
 def test_check_takes_the_release_from_flags(runner, toy_metric, write, toy_release):
     result = invoke(
         runner,

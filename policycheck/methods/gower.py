@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import EvaluationError
+from policycheck.core.threads import side_by_side
 from policycheck.release.model import ColumnType
 
 #: Kind codes of encoded columns, as the nearest-neighbour kernel reads them.
@@ -84,37 +85,45 @@ class GowerEncoding:
         """How many leading encoded columns are categorical codes."""
         return int(np.sum(self.kinds == CATEGORY))
 
-    def encode(self, frame: pd.DataFrame, empty: Callable[..., np.ndarray] = np.empty) -> np.ndarray:
+    def encode(self, frame: pd.DataFrame, empty: Callable[..., np.ndarray] = np.empty, threads: int = 1) -> np.ndarray:
         """Encode ``frame`` into a C-contiguous ``(n, p)`` float matrix in scan order.
 
-        ``empty`` allocates it (an executor's, to encode where its workers read).
+        ``empty`` allocates it (an executor's, to encode where its workers read);
+        ``threads`` columns are encoded at once (each fills its own column).
         """
         out: np.ndarray = empty((len(frame), self.p), np.float64)
-        for k, name in enumerate(self.scan_order):
-            kind = self.types[name]
-            if kind == ColumnType.NUMERIC.value:
-                lo, hi = self.numeric_range[name]
-                x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-                # NOTE: R = 0 (constant column) maps every present value to 0,
-                # so it contributes 0 while the missing rule still applies.
-                scaled = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
-                out[:, k] = np.where(np.isnan(x), MISSING, scaled)
-            elif kind == ColumnType.ORDINAL.value:
-                order = self.levels[name]
-                ranks = pd.Index(order).get_indexer(frame[name])
-                missing = frame[name].isna().to_numpy()
-                unknown = (ranks < 0) & ~missing
-                if unknown.any():
-                    value = frame[name][unknown].iloc[0]
-                    raise EvaluationError(
-                        f"Ordinal column {name!r} holds the value {value!r}, which is not in its declared order."
-                    )
-                scale = max(len(order) - 1, 1)
-                out[:, k] = np.where(missing, MISSING, ranks / scale)
-            else:
-                # Unknown values cannot occur: levels are fitted on every set.
-                out[:, k] = pd.Index(self.levels[name]).get_indexer(frame[name])
+
+        def fill(k: int) -> None:
+            out[:, k] = self._encode_column(frame, self.scan_order[k])
+
+        side_by_side(fill, range(self.p), threads)
         return out
+
+    def _encode_column(self, frame: pd.DataFrame, name: str) -> np.ndarray:
+        """The encoded values of column ``name`` of ``frame``."""
+        kind = self.types[name]
+        if kind == ColumnType.NUMERIC.value:
+            lo, hi = self.numeric_range[name]
+            x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            # NOTE: R = 0 (constant column) maps every present value to 0,
+            # so it contributes 0 while the missing rule still applies.
+            scaled = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+            return np.where(np.isnan(x), MISSING, scaled)
+        if kind == ColumnType.ORDINAL.value:
+            order = self.levels[name]
+            ranks = pd.Index(order).get_indexer(frame[name])
+            missing = frame[name].isna().to_numpy()
+            unknown = (ranks < 0) & ~missing
+            if unknown.any():
+                value = frame[name][unknown].iloc[0]
+                raise EvaluationError(
+                    f"Ordinal column {name!r} holds the value {value!r}, which is not in its declared order."
+                )
+            scale = max(len(order) - 1, 1)
+            return np.where(missing, MISSING, ranks / scale)
+        # Unknown values cannot occur: levels are fitted on every set.
+        codes: np.ndarray = pd.Index(self.levels[name]).get_indexer(frame[name])
+        return codes
 
     def describe(self) -> dict[str, Any]:
         """The convention and its numbers, JSON-ready, for a report's details."""
@@ -136,6 +145,7 @@ def fit_gower(
     column_types: Mapping[str, ColumnType],
     orders: Mapping[str, list[Any]],
     features: Sequence[str],
+    threads: int = 1,
 ) -> GowerEncoding:
     """Fit the encoding on the union of ``frames`` (paper 002, sec. 5, with our ``R_k``).
 
@@ -149,40 +159,82 @@ def fit_gower(
         Declared category order of each ordinal column, lowest first.
     features : sequence of str
         The features to use.
+    threads : int
+        Columns fitted at once (each column's fit is its own: the same numbers on any number).
 
     Returns
     -------
     GowerEncoding
         Ranges, levels and the order in which per-feature distances are summed.
     """
+    # A streamed set reads its columns from its file: one at a time.
+    threads = threads if all(isinstance(f, pd.DataFrame) for f in frames) else 1
+    fitted = side_by_side(
+        lambda name: _fit_values([f[name] for f in frames], ColumnType(column_types[name]), orders, name)[:4],
+        features,
+        threads,
+    )
+    return _assemble(features, fitted)
+
+
+def fit_and_encode(
+    frames: Sequence[pd.DataFrame],
+    column_types: Mapping[str, ColumnType],
+    orders: Mapping[str, list[Any]],
+    features: Sequence[str],
+    targets: Sequence[pd.DataFrame],
+    empty: Callable[..., np.ndarray] = np.empty,
+    threads: int = 1,
+) -> tuple[GowerEncoding, list[np.ndarray]]:
+    """``enc = fit_gower(frames, ...)`` and ``enc.encode(t, empty)`` of each frame ``t`` of ``targets``.
+
+    A categorical feature's fit numbers its levels in order of first
+    appearance over ``frames``, the very codes its encoding gives: a target
+    that is one of ``frames`` (the same object) takes its codes from the fit
+    instead of looking every value up again. The same encoding and the same
+    matrices as fitting and encoding apart; ``threads`` columns at once.
+    """
+    fitted = side_by_side(
+        lambda name: _fit_values(
+            [f[name] for f in frames], ColumnType(column_types[name]), orders, name, keep_codes=True
+        ),
+        features,
+        threads,
+    )
+    enc = _assemble(features, [f[:4] for f in fitted])
+    codes = {name: f[4] for name, f in zip(features, fitted, strict=True)}
+    starts = np.cumsum([0, *(len(f) for f in frames)])
+    which = [next((i for i, f in enumerate(frames) if f is target), None) for target in targets]
+    out = [empty((len(target), enc.p), np.float64) for target in targets]
+
+    def fill(cell: tuple[int, int]) -> None:
+        j, k = cell  # target, encoded column
+        name, i = enc.scan_order[k], which[j]
+        known = codes[name]
+        if known is not None and i is not None:
+            out[j][:, k] = known[starts[i] : starts[i + 1]]
+        else:
+            out[j][:, k] = enc._encode_column(targets[j], name)
+
+    side_by_side(fill, [(j, k) for j in range(len(targets)) for k in range(enc.p)], threads)
+    return enc, out
+
+
+def _assemble(
+    features: Sequence[str], fitted: Sequence[tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float]]
+) -> GowerEncoding:
+    """The encoding of the features' fits (:func:`_fit_values`), in scan order."""
     numeric_range: dict[str, tuple[float, float]] = {}
     levels: dict[str, list[Any]] = {}
     types: dict[str, str] = {}
     spread: dict[str, float] = {}
-    for name in features:
-        kind = ColumnType(column_types[name])
+    for name, (kind, value_range, column_levels, column_spread) in zip(features, fitted, strict=True):
         types[name] = kind.value
-        values = pd.concat([f[name] for f in frames], ignore_index=True)
-        missing = float(values.isna().mean())
-        # Chance that two records differ on this feature only through missingness.
-        missing_mismatch = 2.0 * missing * (1.0 - missing)
-        if kind is ColumnType.CATEGORICAL:
-            shares = values.value_counts(normalize=True, dropna=False).to_numpy()
-            levels[name] = list(pd.unique(values.dropna()))
-            spread[name] = 1.0 - float(np.sum(shares**2))
-            continue
-        if kind is ColumnType.ORDINAL:
-            if name not in orders:
-                raise EvaluationError(f"Ordinal column {name!r} has no declared order of its categories.")
-            levels[name] = list(orders[name])
-            ranks = pd.Index(levels[name]).get_indexer(values.dropna()).astype(float)
-            x = ranks[ranks >= 0] / max(len(levels[name]) - 1, 1)
-        else:
-            x = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
-            lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
-            numeric_range[name] = (lo, hi)
-            x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
-        spread[name] = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+        spread[name] = column_spread
+        if value_range is not None:
+            numeric_range[name] = value_range
+        if column_levels is not None:
+            levels[name] = column_levels
     # Categorical features first (their 0/1 terms add up exactly, so the
     # search may count them in any order), then the others; within each group
     # the most discriminating first, release order breaking ties, so the
@@ -193,6 +245,52 @@ def fit_gower(
     )
     kinds = np.array([CATEGORY if types[c] == ColumnType.CATEGORICAL.value else SCALED for c in scan_order], np.int8)
     return GowerEncoding(tuple(features), scan_order, kinds, numeric_range, levels, types)
+
+
+def _fit_values(
+    columns: Sequence[pd.Series],
+    kind: ColumnType,
+    orders: Mapping[str, list[Any]],
+    name: str,
+    keep_codes: bool = False,
+) -> tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float, np.ndarray | None]:
+    """One feature's fit over the union of its ``columns`` (one per set).
+
+    Its kind, ``(min, max)`` (numeric), levels (categorical, ordinal), spread
+    (the chance two records differ on it, for the scan order) and, asked to
+    ``keep_codes``, a categorical feature's encoded values over the union.
+    """
+    values = pd.concat(list(columns), ignore_index=True)
+    if kind is ColumnType.CATEGORICAL and values.dtype == object:
+        # Labels (the loader's text, None for missing) numbered once: the levels in order of first
+        # appearance, missing -1, each value's share counted on the codes. The same levels, missing
+        # share and shares, in the same order, as pd.unique, isna and value_counts of the labels.
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        missing = float(pd.Series(codes < 0).mean())
+        shares = pd.Series(codes).value_counts(normalize=True, dropna=False).to_numpy()
+        spread = 1.0 - float(np.sum(shares**2))
+        return kind, None, list(uniques), spread, codes if keep_codes else None
+    missing = float(values.isna().mean())
+    # Chance that two records differ on this feature only through missingness.
+    missing_mismatch = 2.0 * missing * (1.0 - missing)
+    if kind is ColumnType.CATEGORICAL:
+        shares = values.value_counts(normalize=True, dropna=False).to_numpy()
+        return kind, None, list(pd.unique(values.dropna())), 1.0 - float(np.sum(shares**2)), None
+    value_range = None
+    levels = None
+    if kind is ColumnType.ORDINAL:
+        if name not in orders:
+            raise EvaluationError(f"Ordinal column {name!r} has no declared order of its categories.")
+        levels = list(orders[name])
+        ranks = pd.Index(levels).get_indexer(values.dropna()).astype(float)
+        x = ranks[ranks >= 0] / max(len(levels) - 1, 1)
+    else:
+        x = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=np.float64)
+        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
+        value_range = (lo, hi)
+        x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+    spread = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
+    return kind, value_range, levels, spread, None
 
 
 def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:

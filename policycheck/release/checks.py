@@ -49,15 +49,26 @@ EXTREME_REFUSED = 1e6
 
 
 class RowHashes:
-    """Each data set's row hashes, computed once for all the checks."""
+    """Each data set's row hashes, and their stable sorting order, computed once for all the checks."""
 
     def __init__(self) -> None:
         self._done: dict[int, np.ndarray] = {}
+        self._orders: dict[int, np.ndarray] = {}
 
     def __call__(self, data: Dataset) -> np.ndarray:
         if id(data) not in self._done:
             self._done[id(data)] = np.concatenate([row_hashes(piece.frame) for piece in data.pieces()])
         return self._done[id(data)]
+
+    def order(self, data: Dataset) -> np.ndarray:
+        """The rows of ``data`` in the order of their hashes (a stable sort: equal hashes in row order)."""
+        if id(data) not in self._orders:
+            self._orders[id(data)] = np.argsort(self(data), kind="stable")
+        return self._orders[id(data)]
+
+    def put(self, data: Dataset, hashes: np.ndarray, order: np.ndarray) -> None:
+        """Keep ``data``'s row hashes and their order (:func:`hashed_rows` of its frame), computed elsewhere."""
+        self._done[id(data)], self._orders[id(data)] = hashes, order
 
 
 def check_same_files(
@@ -97,7 +108,7 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
         return []
     train = hashes(original)
     hold = hashes(holdout)
-    order = np.argsort(train, kind="stable")
+    order = hashes.order(original)
     sorted_train = train[order]
     at = np.searchsorted(sorted_train, hold).clip(max=len(train) - 1)
     candidate = sorted_train[at] == hold
@@ -333,6 +344,12 @@ def _the(data: Dataset) -> str:
     return "the holdout" if data.role == "holdout" else _what(data)
 
 
+def hashed_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The row hashes of a data set held whole and their stable sorting order, as :class:`RowHashes` gives them."""
+    hashes = row_hashes(frame)
+    return hashes, np.argsort(hashes, kind="stable")
+
+
 def row_hashes(frame: pd.DataFrame) -> np.ndarray:
     """A 64-bit hash of each whole row (missing values hash alike)."""
     hashes: np.ndarray = pd.util.hash_pandas_object(frame, index=False).to_numpy()
@@ -354,8 +371,8 @@ def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
         return "file (sha256)"
     if a.n_rows != b.n_rows or a.columns != b.columns:
         return None
-    order_a = np.argsort(hashes(a), kind="stable")
-    order_b = np.argsort(hashes(b), kind="stable")
+    order_a = hashes.order(a)
+    order_b = hashes.order(b)
     if np.array_equal(hashes(a)[order_a], hashes(b)[order_b]) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
         return "rows"
     return None

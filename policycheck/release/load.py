@@ -18,15 +18,18 @@ batch by batch and left on disk (:mod:`policycheck.release.stream`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import ValidationError
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.suggest import suggest
+from policycheck.core.threads import side_by_side
 from policycheck.io.files import sha256_file
 from policycheck.io.yamlio import load_yaml
 from policycheck.release import checks
@@ -40,11 +43,16 @@ from policycheck.release.read import check_flat_parquet, parquet_columns, read_t
 from policycheck.release.roles import check_present, identifier_evidence, infer_column, refuse_identifier
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    import numpy as np
+
 __all__ = ["build_release", "load_manifest", "read_table", "sha256_file"]
 
 
-def load_manifest(path: Path) -> Release:
-    """Load the release described by a manifest file."""
+def load_manifest(path: Path, threads: int = 1) -> Release:
+    """Load the release described by a manifest file (``threads``: as :func:`build_release` reads)."""
     path = Path(path)
     located = load_yaml(path, "release manifest")
     if not isinstance(located.data, dict):
@@ -94,6 +102,7 @@ def load_manifest(path: Path) -> Release:
         holdout=base / manifest.holdout if manifest.holdout else None,
         columns=columns,
         metadata=base / manifest.metadata if manifest.metadata else None,
+        threads=threads,
     )
     return Release(**{**release.__dict__, "manifest_path": path, "manifest_sha256": located.sha256})
 
@@ -112,6 +121,7 @@ def build_release(
     columns: dict[str, ColumnDecl] | None = None,
     metadata: Path | None = None,
     declared_by: str = "manifest",
+    threads: int = 1,
 ) -> Release:
     """Read every file, settle each column's role, check the files together, and assemble a Release.
 
@@ -122,10 +132,23 @@ def build_release(
     to name the role's source and word the declarations that settle a problem.
     Every column problem of every file is reported at once (one
     :class:`InvalidInput`), with the declarations that settle them.
+    ``threads`` files are read, converted and hashed at once (each file's
+    work is its own: the same release, findings and problems on any number).
     """
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
-    orig_frame = read_table(original, skip)
+    # Every file read whole up front, side by side; a file's failure is raised where reading it one
+    # by one would have raised it (the original's first, before its columns are checked).
+    read = _read_side_by_side(
+        [
+            original,
+            *(p for p, _, _ in synthetic if isinstance(p, InMemoryTable) or not is_streamed(p)),
+            *([holdout] if holdout is not None else []),
+        ],
+        skip,
+        threads,
+    )
+    orig_frame = read[0].result()
     names = parquet_columns(original) or list(orig_frame.columns)
     declared: dict[str, ColumnDecl] = {}
     role_sources: dict[str, str] = {}
@@ -137,11 +160,12 @@ def build_release(
     declared.update(columns or {})
     role_sources.update(dict.fromkeys(columns or {}, DECLARED_BY[declared_by]))
     # Every file read whole before any role is settled: an undeclared column's role is inferred from all of them.
+    pending = iter(read[1:])
     frames: list[tuple[Path | InMemoryTable, pd.DataFrame | None]] = [
-        (p, None if not isinstance(p, InMemoryTable) and is_streamed(p) else read_table(p, skip))
+        (p, None if not isinstance(p, InMemoryTable) and is_streamed(p) else next(pending).result())
         for p, _, _ in synthetic
     ]
-    hold_frame = read_table(holdout, skip) if holdout is not None else None
+    hold_frame = next(pending).result() if holdout is not None else None
     others = [(p, f) for p, f in [(holdout, hold_frame), *frames] if p is not None and f is not None]
     problems: list[Problem] = []
     settle: dict[str, str] = {}  # column -> the role that settles its problem
@@ -178,40 +202,66 @@ def build_release(
     optional = [c for c in names if c not in analysed]
     original_kinds = {c: checks.value_kind(orig_frame[c]) for c in analysed}
 
-    def dataset(
-        path: Path | InMemoryTable, role: str, label: str, frame: pd.DataFrame, info: SynthesizerInfo | None = None
-    ) -> Dataset | None:
+    def prepare(path: Path | InMemoryTable, role: str, label: str, frame: pd.DataFrame) -> _Prepared:
+        """A file's own work (its columns checked, converted, digested): on any thread, touching nothing shared."""
         try:
             _check_columns(path, list(frame.columns), analysed, optional)
         except InvalidInput as exc:
-            problems.extend(exc.problems)
-            return None
+            return _Prepared(refused=exc.problems)
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
+        notes: list[str] = []
         failed: list[tuple[str, Problem]] = []
-        coerced = coerce_frame(path, frame, types, roles, orders, formats, findings, named, problems=failed)
-        for col, problem in failed:
-            problems.append(problem)
-            if col not in declared:
-                settle.setdefault(col, "categorical")
+        coerced = coerce_frame(path, frame, types, roles, orders, formats, notes, named, problems=failed)
         if failed:
-            return None
+            return _Prepared(notes=notes, failed=failed)
         present_ids = [c for c in ids if c in frame.columns]
         id_frame = (
             pd.DataFrame({c: pd.Series(to_labels(frame[c]), dtype=object) for c in present_ids})
             if present_ids
             else None
         )
-        if isinstance(path, InMemoryTable):
-            data = Dataset(role, label, coerced, sha256=path.sha256(), synthesizer=info, id_frame=id_frame)
-        else:
-            data = Dataset(
-                role, label, coerced, path=path, sha256=sha256_file(path, "data"), synthesizer=info, id_frame=id_frame
-            )
+        sha256 = path.sha256() if isinstance(path, InMemoryTable) else sha256_file(path, "data")
+        kinds = {c: checks.value_kind(frame[c]) for c in analysed} if role != "original" else original_kinds
+        return _Prepared(
+            notes=notes,
+            coerced=coerced,
+            id_frame=id_frame,
+            sha256=sha256,
+            kinds=kinds,
+            # For the checks across files below, which compare rows of sets of equal size and hold the
+            # holdout against the original: hashed here, on this file's thread, when they will be asked for.
+            hashed=checks.hashed_rows(coerced) if (role in paired or sizes.count(len(frame)) > 1) else None,
+        )
+
+    def dataset(
+        path: Path | InMemoryTable, role: str, label: str, prepared: _Prepared, info: SynthesizerInfo | None = None
+    ) -> Dataset | None:
+        """The data set of a prepared file, its findings and problems added in file order."""
+        if prepared.refused:
+            problems.extend(prepared.refused)
+            return None
+        findings.extend(prepared.notes)
+        for col, problem in prepared.failed:
+            problems.append(problem)
+            if col not in declared:
+                settle.setdefault(col, "categorical")
+        if prepared.failed:
+            return None
+        assert prepared.coerced is not None and prepared.kinds is not None  # a file not refused is converted
+        data = Dataset(
+            role,
+            label,
+            prepared.coerced,
+            path=None if isinstance(path, InMemoryTable) else path,
+            sha256=prepared.sha256,
+            synthesizer=info,
+            id_frame=prepared.id_frame,
+        )
+        if prepared.hashed is not None:
+            hashes.put(data, *prepared.hashed)
         if role != "original" and orig is not None:
             try:
-                checks.check_like_original(
-                    data, {c: checks.value_kind(frame[c]) for c in analysed}, original_kinds, orig, types
-                )
+                checks.check_like_original(data, prepared.kinds, original_kinds, orig, types)
             except InvalidInput as exc:
                 problems.extend(exc.problems)
         return data
@@ -247,19 +297,26 @@ def build_release(
             checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
         return data
 
-    orig = dataset(original, "original", "original", orig_frame)
-    syn_sets = [
-        dataset(p, "synthetic", label, frame, info) if frame is not None else streamed(p, label, info)  # type: ignore[arg-type]
-        for (p, label, info), (_, frame) in zip(synthetic, frames, strict=True)
+    hashes = checks.RowHashes()
+    paired = ("original", "holdout") if holdout is not None else ()
+    sizes = [len(orig_frame), *(len(f) if f is not None else parquet_rows(p) for p, f in frames)]
+    sizes += [len(hold_frame)] if hold_frame is not None else []
+    whole = [
+        (original, "original", "original", orig_frame),
+        *((p, "synthetic", label, frame) for (p, label, _), (_, frame) in zip(synthetic, frames, strict=True)),
+        *([(holdout, "holdout", "holdout", hold_frame)] if holdout is not None else []),
     ]
-    hold = (
-        dataset(holdout, "holdout", "holdout", hold_frame) if holdout is not None and hold_frame is not None else None
-    )
+    ready = side_by_side(lambda f: prepare(*f) if f[3] is not None else None, whole, threads)
+    orig = dataset(original, "original", "original", ready[0])  # type: ignore[arg-type]
+    syn_sets = [
+        dataset(p, "synthetic", label, prepared, info) if prepared is not None else streamed(p, label, info)  # type: ignore[arg-type]
+        for (p, label, info), prepared in zip(synthetic, ready[1 : 1 + len(synthetic)], strict=True)
+    ]
+    hold = dataset(holdout, "holdout", "holdout", ready[-1]) if holdout is not None else None  # type: ignore[arg-type]
     if problems:
         raise UndecidedColumns(problems, settle, declared_by)
     assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
     syn = tuple(s for s in syn_sets if s is not None)
-    hashes = checks.RowHashes()
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_id_leak(orig, syn)
@@ -278,6 +335,42 @@ def build_release(
         metadata_path=metadata,
         metadata_sha256=sha256_file(metadata, "metadata") if metadata is not None else None,
     )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What :func:`build_release` learnt of one file read whole, before it is added to the release."""
+
+    refused: list[Problem] = field(default_factory=list)  # its columns differ from the original's
+    notes: list[str] = field(default_factory=list)  # findings of its conversion
+    failed: list[tuple[str, Problem]] = field(default_factory=list)  # columns that could not be converted
+    coerced: pd.DataFrame | None = None
+    id_frame: pd.DataFrame | None = None
+    sha256: str | None = None
+    kinds: dict[str, str | None] | None = None  # each analysed column's kind of value
+    hashed: tuple[np.ndarray, np.ndarray] | None = None  # its row hashes and their order
+
+
+def _read_side_by_side(
+    sources: list[Path | InMemoryTable], skip: frozenset[str], threads: int
+) -> list[Future[pd.DataFrame] | _Later]:
+    """Each source's table to come: read on ``threads`` threads, or one at a time when asked for (one thread)."""
+    if threads <= 1 or len(sources) <= 1:
+        return [_Later(partial(read_table, p, skip)) for p in sources]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(threads, len(sources))) as pool:
+        return [pool.submit(read_table, p, skip) for p in sources]
+
+
+@dataclass(frozen=True)
+class _Later:
+    """A table read when asked for: on one thread the files are read in turn, and none after a refused one."""
+
+    read: Callable[[], pd.DataFrame]
+
+    def result(self) -> pd.DataFrame:
+        return self.read()
 
 
 def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from policycheck.methods.gower import CATEGORY, CONVENTION, MISSING, SCALED, fit_gower, gower_distance
+from policycheck.methods.gower import CATEGORY, CONVENTION, MISSING, SCALED, fit_and_encode, fit_gower, gower_distance
 from policycheck.metrics.base import EvaluationError
 from policycheck.release.model import ColumnType
 
@@ -107,3 +107,81 @@ def test_description_carries_the_convention_and_its_numbers():
     assert described["convention"] == CONVENTION
     assert described["numeric_ranges"] == {"age": [20.0, 60.0], "flat": [5.0, 5.0]}
     assert described["ordinal_orders"] == {"grade": ["low", "mid", "high"]}
+
+
+def test_fitting_and_encoding_on_two_threads_give_what_one_thread_gives():
+    rng = np.random.default_rng(5)
+    sets = [
+        pd.DataFrame(
+            {
+                "age": np.where(rng.random(n) < 0.1, np.nan, rng.normal(40, 12, n)),
+                "sex": pd.Series(rng.choice(["F", "M", None], n), dtype=object),
+                "grade": pd.Series(rng.choice(["low", "mid", "high", None], n), dtype=object),
+                "flat": np.full(n, 5.0),
+            }
+        )
+        for n in (500, 300, 400)
+    ]
+    one, two = (fit_gower(sets, TYPES, ORDERS, list(TYPES), threads=t) for t in (1, 2))
+    assert (two.scan_order, two.numeric_range, two.levels, two.types) == (
+        one.scan_order,
+        one.numeric_range,
+        one.levels,
+        one.types,
+    )
+    np.testing.assert_array_equal(two.kinds, one.kinds)
+    for frame in sets:
+        np.testing.assert_array_equal(one.encode(frame, threads=2), one.encode(frame))
+
+
+def test_a_value_outside_the_declared_order_is_refused_on_two_threads_too():
+    a, b, c = frames()
+    enc = fit_gower([a, b, c], TYPES, ORDERS, list(TYPES), threads=2)
+    with pytest.raises(EvaluationError, match="'top', which is not in its declared order"):
+        enc.encode(a.assign(grade=["low", "top"]), threads=2)
+
+
+def mixed_sets(seed: int, sizes=(500, 300, 400)):
+    rng = np.random.default_rng(seed)
+    return [
+        pd.DataFrame(
+            {
+                "age": np.where(rng.random(n) < 0.1, np.nan, rng.normal(40, 12, n)),
+                # few levels and few rows: many shares tie, so their order is tested too
+                "sex": pd.Series(rng.choice(["F", "M", None], n), dtype=object),
+                "grade": pd.Series(rng.choice(["low", "mid", "high", None], n), dtype=object),
+                "flat": np.full(n, 5.0),
+            }
+        )
+        for n in sizes
+    ]
+
+
+def test_fitting_with_the_encoding_gives_what_fitting_then_encoding_gives():
+    for seed, sizes in ((1, (500, 300, 400)), (2, (6, 4, 5)), (3, (1, 2, 1))):
+        sets = mixed_sets(seed, sizes)
+        outsider = mixed_sets(seed + 10, (50,))[0]  # not fitted on: encoded value by value
+        expected = fit_gower(sets, TYPES, ORDERS, list(TYPES))
+        for threads in (1, 2):
+            enc, matrices = fit_and_encode(
+                sets, TYPES, ORDERS, list(TYPES), [sets[0], sets[2], outsider], threads=threads
+            )
+            assert (enc.scan_order, enc.numeric_range, enc.levels, enc.types) == (
+                expected.scan_order,
+                expected.numeric_range,
+                expected.levels,
+                expected.types,
+            )
+            for frame, matrix in zip([sets[0], sets[2], outsider], matrices, strict=True):
+                np.testing.assert_array_equal(matrix, expected.encode(frame))
+
+
+def test_levels_are_numbered_in_order_of_first_appearance_and_a_fitted_set_keeps_its_codes():
+    sets = [
+        pd.DataFrame({"sex": pd.Series(v, dtype=object), "age": np.arange(len(v), dtype=float)})
+        for v in (["F", "F", "M"], [None, "M"], ["F"])
+    ]
+    types = {"sex": ColumnType.CATEGORICAL, "age": ColumnType.NUMERIC}
+    enc, (first,) = fit_and_encode(sets, types, {}, ["sex", "age"], [sets[1]])
+    assert enc.levels["sex"] == ["F", "M"]
+    np.testing.assert_array_equal(first, [[-1.0, 0.0], [1.0, 0.5]])  # missing; M, age 1 of range 0-2

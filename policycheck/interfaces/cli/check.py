@@ -121,7 +121,9 @@ def check(
     if to_stdout and len(paths) > 1:
         raise click.UsageError("-o - prints one report: give one policy, or a folder for several")
     # the summary prints the release's findings with the verdicts
-    data = release.load(show_findings=False)
+    threads = reading_threads(executor, settings["workers"])
+    bound_arrow_threads(threads)
+    data = release.load(show_findings=False, threads=threads)
     assert data is not None  # required
     loaded = load_all(paths, data)
     folders = report_folders(Path(settings["output"]), paths)
@@ -161,6 +163,21 @@ def check(
     if len(paths) > 1 and quiet < 2:
         click.echo(f"{len(paths)} policies checked; exit code {max(codes)} (the worst)", err=to_stdout)
     sys.exit(max(codes))
+
+
+def reading_threads(executor: str, workers: int | None) -> int:
+    """Threads that read the release's files: as many as the check's workers (one serially)."""
+    from policycheck.execution.executor import available_cores
+
+    return 1 if executor == "serial" else workers or available_cores()
+
+
+def bound_arrow_threads(threads: int) -> None:
+    """Give Arrow's thread pool (Parquet reads, pandas' text columns) as many threads as the check's workers:
+    ``--workers 1`` runs on one core, as it says."""
+    import pyarrow
+
+    pyarrow.set_cpu_count(threads)
 
 
 def load_all(paths: list[Path], release: Release) -> list[LoadedPolicy]:

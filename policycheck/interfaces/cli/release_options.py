@@ -58,19 +58,20 @@ class ReleaseArgs:
         """Whether any release was named (column types alone name none)."""
         return bool(self.manifest or self.original or self.synthetic or self.holdout)
 
-    def load(self, required: bool = True, show_findings: bool = True) -> Release | None:
+    def load(self, required: bool = True, show_findings: bool = True, threads: int = 1) -> Release | None:
         """The release named, or None when none is and none is ``required`` (nothing read: no pandas).
 
-        ``show_findings`` prints what reading the data found, one line each on stderr.
+        ``show_findings`` prints what reading the data found, one line each on stderr; ``threads``
+        files are read at once (the command's workers: one with ``--workers 1``).
         """
         if not self.given and not required:
             return None  # nothing to read: validate and plan stay fast without pandas
-        release = self.read(required)
+        release = self.read(required, threads)
         for finding in release.findings if release is not None and show_findings else ():
             click.echo(f"finding: {one_line(finding)}", err=True)
         return release
 
-    def read(self, required: bool = True) -> Release | None:
+    def read(self, required: bool = True, threads: int = 1) -> Release | None:
         """Read the release from a manifest, or build it from the data files (a usage error names a bad mix)."""
         from policycheck.release.load import build_release, load_manifest
         from policycheck.release.model import SynthesizerInfo
@@ -84,7 +85,7 @@ class ReleaseArgs:
                 "not with --column-type or --metadata"
             )
         if self.manifest:
-            return load_manifest(self.manifest)
+            return load_manifest(self.manifest, threads)
         if not self.original and not self.synthetic:
             if required:
                 raise click.UsageError("no release: give --release MANIFEST, or --original and --synthetic")
@@ -100,6 +101,7 @@ class ReleaseArgs:
             column_declarations(self.column_types),
             metadata=Path(self.metadata) if self.metadata else None,
             declared_by="flags",
+            threads=threads,
         )
 
 

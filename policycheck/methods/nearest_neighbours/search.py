@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numba
 import numpy as np
 
+from policycheck.core.threads import side_by_side as _side_by_side
 from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY
 from policycheck.methods.nearest_neighbours.branch_and_bound import _branch_and_bound
@@ -205,16 +205,6 @@ def _sums_to(  # pragma: no cover - compiled
             total = total + d
         out[i] = total
     return out
-
-
-def _side_by_side(fn: Callable[[Any], Any], items: Sequence[Any], threads: int) -> list[Any]:
-    """``[fn(x) for x in items]``, on up to ``threads`` threads (results in order)."""
-    if threads <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(min(threads, len(items))) as pool:
-        return list(pool.map(fn, items))
 
 
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:

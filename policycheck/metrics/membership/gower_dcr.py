@@ -7,7 +7,8 @@ equal requests are equal Needs and share one computation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    from concurrent.futures import Future
+
     import numpy as np
 
 
@@ -122,10 +125,9 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     """
     import numpy as np
 
-    from policycheck.methods import streamed_dcr
     from policycheck.methods.dcr_share import equal_size_subsample
-    from policycheck.methods.gower import fit_gower
-    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+    from policycheck.methods.gower import fit_and_encode, fit_gower
+    from policycheck.release.stream import StreamedDataset
 
     release = ctx.release
     if release.holdout is None:
@@ -141,10 +143,28 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             raise EvaluationError(
                 f"The {dataset.role} set {dataset.name!r} has no records, so no distance can be computed."
             )
-    # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale.
-    enc = fit_gower(frames, release.column_types, release.orders, features)
-    # Encoded where the executor's workers read them: the searches' tasks share these arrays.
-    x_train, x_hold = (enc.encode(f, ctx.executor.empty) for f in (release.original.frame, release.holdout.frame))
+    threads = ctx.executor.workers
+    # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted.
+    loading = _in_background(_load_search) if threads > 1 else None
+    # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,
+    # encoded where the executor's workers read them: the searches' tasks share these arrays.
+    # streamed_dcr.streams(syn), without importing the compiled search here (it loads in the background).
+    streamed = ctx.executor.sees_local_files and syn.path is not None and isinstance(syn, StreamedDataset)
+    if streamed:  # its columns are read one at a time, from its file
+        enc = fit_gower(frames, release.column_types, release.orders, features, threads)
+        x_train, x_hold = (
+            enc.encode(f, ctx.executor.empty, threads) for f in (release.original.frame, release.holdout.frame)
+        )
+    else:
+        enc, (x_train, x_hold, x_syn) = fit_and_encode(
+            frames,
+            release.column_types,
+            release.orders,
+            features,
+            [release.original.frame, release.holdout.frame, syn.frame],
+            ctx.executor.empty,
+            threads,
+        )
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
     rows_train, rows_hold = np.arange(len(x_train)), np.arange(len(x_hold))
@@ -162,8 +182,16 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     def progress(done: int, total: int) -> None:
         ctx.progress(label, done, total)
 
+    def loaded() -> None:
+        if loading is not None:
+            loading.result()  # raises what loading raised
+
+    from policycheck.methods import streamed_dcr
+    from policycheck.methods.nearest_neighbours import SearchJob, closest_records
+
     path = syn.path  # a streamed set is read from its file
-    if ctx.executor.sees_local_files and path is not None and streamed_dcr.streams(syn):
+    if streamed:
+        assert path is not None
         # A large Parquet set: each worker reads, encodes and searches its own row groups (same numbers).
         # Workers of a remote Dask cluster need not see this machine's files, so they get the set in memory.
         from policycheck.release.load import coerce_like_loader
@@ -176,6 +204,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             release.orders,
             release.formats,
         )
+        loaded()
         (to_train, to_hold), (train_to, hold_to) = streamed_dcr.streamed_closest_records(
             streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS),
             enc,
@@ -186,13 +215,13 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             targets=[x_train, x_hold],
         )
     else:
-        x_syn = enc.encode(syn.frame, ctx.executor.empty)
         jobs = [
             SearchJob(x_syn, against_train),
             SearchJob(x_syn, against_hold),
             SearchJob(x_train, x_syn),
             SearchJob(x_hold, x_syn),
         ]
+        loaded()
         to_train, to_hold, train_to, hold_to = closest_records(jobs, enc.kinds, ctx.executor, progress)
     share_subsample = None
     if sub is not None:
@@ -217,3 +246,26 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         share_subsample=share_subsample,
         synthetic_name=syn.name,
     )
+
+
+def _load_search() -> None:
+    """Import the compiled nearest-neighbour search and load it (numba's on-disk cache)."""
+    from policycheck.methods.nearest_neighbours import compile_search
+
+    compile_search()
+
+
+def _in_background(fn: Callable[[], Any]) -> Future[Any]:
+    """Start ``fn()`` on a thread of its own; its future (the thread ends with it)."""
+    from concurrent.futures import Future
+
+    future: Future[Any] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn())
+        except BaseException as exc:  # handed to whoever waits for it
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="load-compiled-search", daemon=True).start()
+    return future

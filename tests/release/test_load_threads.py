@@ -1,0 +1,106 @@
+"""Reading a release's files on several threads (``build_release(threads=...)``) gives what one thread gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from policycheck.core.errors import InvalidInput
+from policycheck.release.load import build_release
+from policycheck.release.manifest import ColumnDecl
+from policycheck.release.model import SynthesizerInfo
+
+DECLARED = {"age": ColumnDecl(type="numeric"), "score": ColumnDecl(type="numeric")}
+
+
+def load(folder, synthetic: list[str], threads: int):
+    return build_release(
+        "r",
+        folder / "o.csv",
+        [(folder / name, name, SynthesizerInfo()) for name in synthetic],
+        folder / "h.csv",
+        DECLARED,
+        threads=threads,
+    )
+
+
+def test_every_files_problems_come_in_file_order_on_two_threads(tmp_path):
+    (tmp_path / "o.csv").write_text("age,score,sex\n30,1,F\n40,2,M\n50,3,F\n60,4,M\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex,extra\n30,1,F,x\n40,2,M,y\n50,3,F,z\n60,4,M,w\n")
+    (tmp_path / "s2.csv").write_text("age,score,sex\n30,abc,F\n40,2,M\n50,3,F\n60,4,M\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n31,1,F\nold,2,M\n51,3,F\n61,4,M\n")
+    said = []
+    for threads in (1, 2):
+        with pytest.raises(InvalidInput) as caught:
+            load(tmp_path, ["s1.csv", "s2.csv"], threads)
+        said.append([p.message for p in caught.value.problems])
+    assert (
+        said[0]
+        == said[1]
+        == [
+            "columns differ from the original: extra columns ['extra']",
+            "column 'score' is numeric but row 2 holds 'abc'",
+            "column 'age' is numeric but row 3 holds 'old'",
+        ]
+    )
+
+
+def test_an_unreadable_original_is_refused_first_on_two_threads(tmp_path):
+    (tmp_path / "o.csv").write_text("")
+    (tmp_path / "s1.csv").write_bytes(b"age\n\x00\n")
+    (tmp_path / "h.csv").write_text("age,score\n1,2\n")
+    with pytest.raises(InvalidInput) as caught:
+        load(tmp_path, ["s1.csv"], 2)
+    assert [p.message for p in caught.value.problems] == ["data file is empty"]
+
+
+def test_two_threads_build_the_release_one_thread_builds(tmp_path):
+    rng = np.random.default_rng(3)
+    frames = {
+        name: pd.DataFrame(
+            {
+                "age": rng.integers(18, 90, rows),
+                "score": rng.normal(size=rows).round(3),
+                "sex": rng.choice(["F", "M", ""], rows),
+            }
+        )
+        for name, rows in (("o.csv", 300), ("h.csv", 250))
+    }
+    frames["s1.csv"] = frames["o.csv"].sample(frac=1, random_state=0)  # the original's rows, shuffled
+    for name, frame in frames.items():
+        frame.to_csv(tmp_path / name, index=False)
+    (tmp_path / "s2.csv").write_bytes((tmp_path / "o.csv").read_bytes())  # the original's file
+    one, two = (load(tmp_path, ["s1.csv", "s2.csv"], threads) for threads in (1, 2))
+    assert (
+        two.findings
+        == one.findings
+        == [
+            "synthetic set 's1.csv' has the same rows as the original: it is checked as a verbatim copy",
+            "synthetic set 's2.csv' has the same file (sha256) as the original: it is checked as a verbatim copy",
+            "synthetic set 's2.csv' has the same rows as synthetic set 's1.csv': the release counts it twice",
+        ]
+    )
+    for a, b in zip(one.datasets(), two.datasets(), strict=True):
+        pd.testing.assert_frame_equal(a.frame, b.frame)
+        assert (a.role, a.name, a.path, a.sha256) == (b.role, b.name, b.path, b.sha256)
+    assert (two.column_types, two.roles, two.role_sources) == (one.column_types, one.roles, one.role_sources)
+
+
+def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread_count(tmp_path):
+    # Training: 8 distinct rows, then rows 0 and 1 again: 4 of its 10 rows equal another (chance 40%).
+    # Holdout: 3 of its 5 rows are training rows.
+    train = [f"{20 + i},{i},{'FM'[i % 2]}" for i in range(8)] + ["20,0,F", "21,1,M"]
+    hold = ["20,0,F", "23,3,M", "27,7,M", "50,9,F", "51,9,M"]
+    (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,2,M\n")
+    said = [load(tmp_path, ["s1.csv"], threads).findings for threads in (1, 2)]
+    assert (
+        said[0]
+        == said[1]
+        == [
+            "holdout: 3 of 5 holdout rows (60.0%) equal a training row, against 40.0% of training rows that equal "
+            "another training row (chance); the holdout overlaps the training data, which weakens every holdout control"
+        ]
+    )
