@@ -290,3 +290,13 @@ def test_prepare_imports_nothing_where_the_work_runs_in_this_process(tmp_path, m
     one.prepare(["probe_in_process"])
     SerialExecutor().prepare(["probe_in_process"])
     assert one._pool is None and "probe_in_process" not in sys.modules and not log.exists()
+
+
+def test_threads_are_one_per_worker_but_never_more_than_this_machines_cores(monkeypatch):
+    import policycheck.execution.executor as executor_module
+
+    monkeypatch.setattr(executor_module, "available_cores", lambda: 2)
+    # A remote cluster's 64 workers are not 64 cores here: the threads this process starts stay at 2.
+    assert LocalProcessExecutor(workers=64).threads == 2
+    assert LocalProcessExecutor(workers=1).threads == 1
+    assert SerialExecutor().threads == 1

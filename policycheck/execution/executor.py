@@ -97,6 +97,15 @@ class Executor(ABC):
         when it first runs, and importing earlier would only move the cost.
         """
 
+    @property
+    def threads(self) -> int:
+        """Threads this process may give a step's GIL-free preparation: one per worker, at most its cores.
+
+        A remote Dask cluster's workers are not this machine's cores, so
+        they bound nothing here beyond what the machine has.
+        """
+        return max(1, min(self.workers, available_cores()))
+
     def workers_for(self, cost: float | None) -> int:
         """Workers a step of ``cost`` serial seconds should use (all when unknown)."""
         if cost is None:

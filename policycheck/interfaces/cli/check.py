@@ -166,10 +166,11 @@ def check(
 
 
 def reading_threads(executor: str, workers: int | None) -> int:
-    """Threads that read the release's files: as many as the check's workers (one serially)."""
+    """Threads that read the release's files: one per worker of the check, at most this machine's cores
+    (a Dask cluster's workers are not), one serially."""
     from policycheck.execution.executor import available_cores
 
-    return 1 if executor == "serial" else workers or available_cores()
+    return 1 if executor == "serial" else min(workers or available_cores(), available_cores())
 
 
 def bound_arrow_threads(threads: int) -> None:

@@ -117,7 +117,7 @@ def closest_records(
     # The preparation is per matrix and per reference, independent, and mostly GIL-free
     # (compiled or NumPy sorts): with several workers, threads do it side by side, unless
     # the matrices are so small that starting the threads costs more than it saves.
-    threads = executor.workers if sum(x.shape[0] for x in matrices) >= THREADS_FROM_ROWS else 1
+    threads = executor.threads if sum(x.shape[0] for x in matrices) >= THREADS_FROM_ROWS else 1
     _side_by_side(copies.sort, matrices, threads)
     index = _side_by_side(lambda job: copies.find(job.queries, job.reference), jobs, threads)
     searches: dict[int, _Reference] = {}

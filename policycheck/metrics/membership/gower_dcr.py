@@ -143,7 +143,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             raise EvaluationError(
                 f"The {dataset.role} set {dataset.name!r} has no records, so no distance can be computed."
             )
-    threads = ctx.executor.workers
+    threads = ctx.executor.threads
     # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted.
     loading = _in_background(_load_search) if threads > 1 else None
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,

@@ -264,7 +264,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
             ctx.rng("mi_risk", "bootstrap", i),
             confidence=level,
             resamples=params.bootstrap_resamples,
-            threads=ctx.executor.workers,
+            threads=ctx.executor.threads,
         )
 
     sets = worst_of_sets(ctx, params.confidence, lambda i, ds, level: (attack(i, level), i), lambda m: m[0].risk)
