@@ -104,7 +104,7 @@ class Executor(ABC):
         A remote Dask cluster's workers are not this machine's cores, so
         they bound nothing here beyond what the machine has.
         """
-        return max(1, min(self.workers, available_cores()))
+        return local_threads(self.workers)
 
     def workers_for(self, cost: float | None) -> int:
         """Workers a step of ``cost`` serial seconds should use (all when unknown)."""
@@ -155,6 +155,11 @@ def import_modules(modules: Sequence[str]) -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001, S112 - a warm-up never fails a run: the task that needs it raises
             continue
+
+
+def local_threads(workers: int) -> int:
+    """Threads for ``workers`` workers in this process: one each, at most this machine's cores."""
+    return max(1, min(workers, available_cores()))
 
 
 def available_cores() -> int:

@@ -97,9 +97,11 @@ def gower_dcr(release: Release, synthetic: int, columns: tuple[str, ...] | None 
         + dcr_search_seconds(n_ho, n_sy, p, n_cat)
     )
     rows = n_tr + n_ho + n_sy
-    from policycheck.methods import streamed_dcr
+    from policycheck.release.stream import streams
 
-    if streamed_dcr.streams(release.synthetic[synthetic]):
+    if streams(release.synthetic[synthetic]):
+        from policycheck.methods import streamed_dcr
+
         # Streamed from Parquet: the synthetic set is held a shard at a time (per worker), never whole.
         rows = n_tr + n_ho + min(n_sy, streamed_dcr.SHARD_ROWS)
     return StepEstimate(seconds, VALUE_BYTES * rows * (3 * p + n_cat + 1))

@@ -61,15 +61,6 @@ class ParquetShard:
     rows: int
 
 
-def streams(dataset: Any) -> bool:
-    """Whether ``check``'s DCR search streams this synthetic set: one the loader left on disk
-    (:class:`policycheck.release.stream.StreamedDataset`; ``metrics/membership/gower_dcr.py``,
-    ``cost_model.gower_dcr``)."""
-    from policycheck.release.stream import StreamedDataset
-
-    return isinstance(dataset, StreamedDataset)
-
-
 def parquet_shards(path: Path | str, shard_rows: int = SHARD_ROWS) -> list[ParquetShard]:
     """Cut a Parquet file into shards of whole row groups, about ``shard_rows`` rows each (metadata only)."""
     import pyarrow.parquet as pq

@@ -199,3 +199,10 @@ class StreamedDataset(Dataset):
 
     def __repr__(self) -> str:
         return f"StreamedDataset(role={self.role!r}, name={self.name!r}, path={self.path!r}, rows={self.rows})"
+
+
+def streams(dataset: object) -> bool:
+    """Whether ``check``'s DCR search streams this synthetic set: one the loader left on disk
+    (``metrics/membership/gower_dcr.py``, ``methods/cost_model.gower_dcr``). Asked here, beside the
+    class, so that asking loads neither the compiled search nor pandas."""
+    return isinstance(dataset, StreamedDataset)

@@ -168,9 +168,9 @@ def check(
 def reading_threads(executor: str, workers: int | None) -> int:
     """Threads that read the release's files: one per worker of the check, at most this machine's cores
     (a Dask cluster's workers are not), one serially."""
-    from policycheck.execution.executor import available_cores
+    from policycheck.execution.executor import available_cores, local_threads
 
-    return 1 if executor == "serial" else min(workers or available_cores(), available_cores())
+    return 1 if executor == "serial" else local_threads(workers or available_cores())
 
 
 def bound_arrow_threads(threads: int) -> None:
@@ -199,9 +199,12 @@ def load_all(paths: list[Path], release: Release) -> list[LoadedPolicy]:
 
 def refuse_commands(loaded: list[LoadedPolicy], release: Release) -> None:
     """Refuse, before any policy runs, every rule that would run a command the release declares unasked."""
+    from policycheck.engine.commands import declared_commands
     from policycheck.engine.compiler import compile_plan
     from policycheck.interfaces.check import refuse_unasked_commands
 
+    if not declared_commands(release):  # nothing to run: no plan to compile ahead of the check's own
+        return
     problems: list[Problem] = []
     for policy in loaded:
         try:

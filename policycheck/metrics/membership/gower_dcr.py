@@ -127,7 +127,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
 
     from policycheck.methods.dcr_share import equal_size_subsample
     from policycheck.methods.gower import fit_and_encode, fit_gower
-    from policycheck.release.stream import StreamedDataset
+    from policycheck.release.stream import streams
 
     release = ctx.release
     if release.holdout is None:
@@ -148,8 +148,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     loading = _in_background(_load_search) if threads > 1 else None
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,
     # encoded where the executor's workers read them: the searches' tasks share these arrays.
-    # streamed_dcr.streams(syn), without importing the compiled search here (it loads in the background).
-    streamed = ctx.executor.sees_local_files and syn.path is not None and isinstance(syn, StreamedDataset)
+    streamed = ctx.executor.sees_local_files and syn.path is not None and streams(syn)
     if streamed:  # its columns are read one at a time, from its file
         enc = fit_gower(frames, release.column_types, release.orders, features, threads)
         x_train, x_hold = (
