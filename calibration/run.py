@@ -31,7 +31,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from calibration import game
+from calibration import game, recorded_draws
 from calibration.datasets import DATASETS, POLICIES, REPO, CalibrationData
 from calibration.releases import BY_NAME, KINDS, ReleaseKind, make_release
 
@@ -477,8 +477,11 @@ NOTES = [
     "  sweep and page, docs/calibration-game.md (`python -m calibration.run --game-doc`). This page's figures are",
     "  issue 11's sweep of the release-level rules, measured before the density attack joined the calibration",
     "  policy; the CI run asserts both pages' targets with it (tests/calibration).",
-    "- pac-synth has no seed parameter (its Rust core draws from the operating system), so its releases differ",
-    "  from run to run; only the decoding of its bins uses the seed. Every other release is a function of the seed.",
+    "- pac-synth has no seed parameter (its Rust core draws from the operating system), so two fresh runs give",
+    "  different releases. The sweep replays its draws recorded in calibration/data/pac-synth-draws/ (seeds 0-9,",
+    "  recorded once and kept whatever they gave; calibration/recorded_draws.py), so every release is a function of",
+    "  the seed and this page repeats; `--pac-synth fresh` draws anew. Before, the CI sweep's fresh RAND HIE draws",
+    "  at epsilon 1 failed dcr-share on 1 of 10 seeds in two runs (see the last note).",
     "  pac-synth 0.0.8 panics on about 1 in 150 Adult fits at epsilon 1 (the noise it adds to the number of records",
     "  made that count negative); the harness fits it again, up to 5 times, as its operator would.",
     "- DataSynthesizer 0.1.13 runs unchanged but for two shims that change no number: numpy 2's `np.int64(3)` print",
@@ -496,7 +499,7 @@ NOTES = [
     "  the upper end, mi-risk and exact-copies on the estimate) gave 2 false FAILs in 150 safe releases, now none:",
     "  ANES PrivBayes at epsilon 1, seed 0, mi-risk 0.239 with interval [0.060, 0.345] (now inconclusive), and a",
     "  pac-synth release of RAND HIE at epsilon 1 whose DCR share was 0.810 [0.579, 0.947], which fails under",
-    "  either rule (pac-synth is not seedable: the published sweep drew other releases; see the last note).",
+    "  either rule (a fresh draw, not one of the recorded releases; see the last note).",
     "  Inconclusive verdicts on safe releases rose in exchange (8-12% of the DCR shares before): the table above",
     "  says how often and how many records would settle them. Under the shipped `on_inconclusive: warn` an",
     "  inconclusive rule makes the release warn, never fail.",
@@ -845,7 +848,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --journal: publish the seeds the journal holds for every dataset, run nothing",
     )
+    parser.add_argument(
+        "--pac-synth",
+        choices=recorded_draws.MODES,
+        default=None,
+        help="replay pac-synth's recorded draws (the default), record fresh ones over them, or draw fresh "
+        "ones without recording (calibration/recorded_draws.py)",
+    )
     args = parser.parse_args(argv)
+    if args.pac_synth:  # the sweep's worker processes read it from the environment
+        os.environ[recorded_draws.MODE] = args.pac_synth
     if args.render:
         summary = json.loads(args.render.read_text(encoding="utf-8"))
         (DOCS / "calibration.md").write_text(render_markdown(summary), encoding="utf-8")

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from calibration import recorded_draws
 from policycheck.methods.synthesizers import indhist
 
 
@@ -193,7 +194,8 @@ def pac_synth(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: i
     Every column is declared ``sensitive_zeros`` so a value is never taken for "empty".
     Its delta is the library's default, 1 / (ln(n) n) (see :func:`pac_synth_delta`).
     pac-synth has no seed parameter: its Rust core draws from the operating system, so its
-    rows differ from run to run even at the same seed (only the decoding uses the seed).
+    rows differ from run to run even at the same seed (only the decoding uses the seed). The
+    sweep replays the draws it recorded (:mod:`calibration.recorded_draws`), so its numbers repeat.
     """
     import pacsynth
 
@@ -207,11 +209,15 @@ def pac_synth(frame: pd.DataFrame, categorical: tuple[str, ...], n: int, seed: i
             edges[col] = np.linspace(lo, hi, PAC_BINS + 1)
             index = np.clip(np.searchsorted(edges[col], frame[col], side="right") - 1, 0, PAC_BINS - 1)
             binned[col] = pd.Series([f"bin{i:02d}" for i in index]).where(frame[col].notna().to_numpy(), "")
-    dataset = pacsynth.Dataset.from_data_frame(pd.DataFrame(binned), sensitive_zeros=list(frame.columns))
-    params = pacsynth.DpAggregateSeededParametersBuilder().epsilon(epsilon).reporting_length(3).build()
-    synthesizer = _fit_pac_synth(pacsynth, params, dataset)
-    raw = synthesizer.sample(n)
-    out = pd.DataFrame(raw[1:], columns=raw[0])[list(frame.columns)]
+    table = pd.DataFrame(binned)
+
+    def draw() -> pd.DataFrame:
+        dataset = pacsynth.Dataset.from_data_frame(table, sensitive_zeros=list(frame.columns))
+        params = pacsynth.DpAggregateSeededParametersBuilder().epsilon(epsilon).reporting_length(3).build()
+        raw = _fit_pac_synth(pacsynth, params, dataset).sample(n)
+        return pd.DataFrame(raw[1:], columns=raw[0])[list(frame.columns)]
+
+    out = recorded_draws.pac_synth_sample(table, epsilon, n, seed, draw)
     for col in frame.columns:
         values = out[col].replace("", None)
         if col in categorical:
