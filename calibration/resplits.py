@@ -3,8 +3,9 @@
 With no leakage, which real records are training and which are holdout is a random split of
 the same people, so the DCR share's spread over fresh random splits of ``training + holdout``
 (same sizes, the synthetic set fixed) is its exact null distribution. This script compares
-that spread with the standard deviation behind the interval ``dcr_share`` reports
-(``sqrt(p (1 - p) / effective records)``), release by release; docs/metrics.md quotes it.
+that spread with the standard deviation of the clusters (``sqrt(p (1 - p) / effective records)``)
+and with ``dcr_share``'s own draw of it from nearest sets (``relabelling_sd``), release by
+release; docs/metrics.md quotes it.
 
     python -m calibration.resplits randhie pacsynth-eps1 --releases 6
     python -m calibration.resplits adult copied-20pct --releases 2 --resplits 400
@@ -30,6 +31,7 @@ from calibration.run import write_release
 def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) -> dict:
     """One release: its share, the share's spread over re-splits, and the interval's spread."""
     from policycheck.core import stats
+    from policycheck.methods.dcr_relabelling import nearest_sets, relabelled_shares
     from policycheck.methods.dcr_share import nearest_real_record
     from policycheck.methods.gower import fit_gower, gower_sums
     from policycheck.release.load import load_manifest
@@ -60,6 +62,8 @@ def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) ->
     dt, dh = to_t.min(axis=1), to_h.min(axis=1)
     clusters = nearest_real_record(dt, dh, to_t.argmin(axis=1), to_h.argmin(axis=1))
     effective = stats.effective_trials(dt < dh, dt != dh, clusters)
+    sets = nearest_sets(synthetic, real)
+    relabelled = None if sets is None else relabelled_shares(sets, len(training), np.random.default_rng(seed))
     return {
         "dataset": dataset,
         "release": kind,
@@ -71,6 +75,8 @@ def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) ->
         "resplit_mean": round(float(null.mean()), 3),
         "resplit_sd": round(float(null.std()), 3),
         "resplit_p": float(np.mean(null >= observed)),
+        # dcr_share's own draw of the same spread, from nearest sets instead of the dense matrix
+        "relabelling_sd": None if relabelled is None else round(float(relabelled.std()), 3),
     }
 
 

@@ -16,13 +16,16 @@ from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from policycheck.methods.dcr_share import DcrShareCounts
 
 METHOD = Method(
     definition="Among synthetic records not equally close to both, the share whose closest record (Gower DCR, one "
     "range per numeric column over every set) is a training rather than a holdout record; 0.5 under no leakage. "
     "Clopper-Pearson interval over the effective number of untied records, synthetic records with the same "
-    "nearest real record counted as one cluster.",
+    "nearest real record counted as one cluster, and no more records than the share's spread over random "
+    "relabellings of the real records into training and holdout (its exact null distribution) allows.",
     source="paper 002, sec. 3 (DCR share) and sec. 5 (Gower's distance)",
     conventions=(
         Convention(
@@ -63,7 +66,20 @@ class DcrShareSet(Details):
     closer_to_holdout: int = detail("Closer to a holdout record", unit="synthetic records")
     synthetic_records: int = detail("Synthetic records", unit="records")
     effective_records: float = detail(
-        "Effective records", unit="records", help="Untied records, clusters sharing a nearest real record as one."
+        "Effective records",
+        unit="records",
+        help="Untied records, clusters sharing a nearest real record as one, or fewer where the share's spread "
+        "under random relabelling of the real records is wider.",
+    )
+    relabelling_sd: float | None = detail(
+        "Spread under relabelling",
+        help="Standard deviation of the share over random relabellings of the real records into training and "
+        "holdout: its exact spread under no leakage. None where not drawn (see the note).",
+    )
+    relabelling_p: float | None = detail(
+        "Relabelling p-value",
+        format="share",
+        help="Share of relabellings with a DCR share at least the observed one: the exact test of no leakage.",
     )
     clusters: int = detail("Nearest real records among the untied", unit="records")
     strict_share: float = detail("Strict share (ties as not closer)", format="share", help="The paper's share.")
@@ -108,8 +124,14 @@ def dcr_share_resolution(params: DcrShareParams, release: Release) -> Resolution
     )
 
 
-def measure_share(dcr: GowerDcr, level: float) -> tuple[DcrShareSet, DcrShareCounts]:
-    """One set's share among untied records, with its clustered Clopper-Pearson interval at ``level``."""
+def measure_share(dcr: GowerDcr, level: float, rng: np.random.Generator) -> tuple[DcrShareSet, DcrShareCounts]:
+    """One set's share among untied records, with its clustered Clopper-Pearson interval at ``level``.
+
+    The effective number of records is the smaller of two: clusters of synthetic records sharing a
+    nearest real record (Kish's design effect), and ``0.25 / var``, the binomial count at a share of 0.5
+    with the share's variance over random relabellings of the real records, its exact null spread
+    (:mod:`policycheck.methods.dcr_relabelling`, drawn with ``rng``).
+    """
     import numpy as np
 
     from policycheck.core import stats
@@ -123,6 +145,16 @@ def measure_share(dcr: GowerDcr, level: float) -> tuple[DcrShareSet, DcrShareCou
     untied = dcr.syn_to_training != dcr.syn_to_holdout
     # Synthetic records hanging on the same real person are one event, not many.
     effective = stats.effective_trials(closer, untied, clusters)
+    relabelling_sd = relabelling_p = None
+    sets = dcr.nearest_sets()
+    if sets is not None:
+        from policycheck.methods.dcr_relabelling import relabelled_shares
+
+        null = relabelled_shares(sets, dcr.pool_training, rng)
+        relabelling_sd = float(null.std())
+        relabelling_p = float((1 + np.sum(null >= counts.share)) / (1 + null.size))
+        if relabelling_sd > 0:  # ties turning into trials and back widen the spread beyond the clusters'
+            effective = min(effective, 0.25 / relabelling_sd**2)
     row = DcrShareSet(
         synthetic=dcr.synthetic_name,
         share=counts.share,
@@ -133,6 +165,8 @@ def measure_share(dcr: GowerDcr, level: float) -> tuple[DcrShareSet, DcrShareCou
         synthetic_records=counts.total,
         effective_records=effective,
         clusters=int(np.unique(clusters[untied]).size),
+        relabelling_sd=relabelling_sd,
+        relabelling_p=relabelling_p,
         strict_share=counts.strict_share,
         half_ties_share=counts.half_ties_share,
         exact_copies_of_training=int(np.sum(dcr.syn_to_training == 0)),
@@ -172,9 +206,11 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     from policycheck.core import stats
 
     dcrs = dcrs_in_set_order(needs)
-    sets = worst_of_sets(
-        ctx, params.confidence, lambda i, ds, level: (*measure_share(dcrs[i], level), dcrs[i]), lambda m: m[0].share
-    )
+
+    def measure(i: int, ds: Any, level: float) -> tuple[DcrShareSet, DcrShareCounts, GowerDcr]:
+        return (*measure_share(dcrs[i], level, ctx.rng("dcr_share", "relabelling", i)), dcrs[i])
+
+    sets = worst_of_sets(ctx, params.confidence, measure, lambda m: m[0].share)
     assert sets.worst is not None  # every set has a share
     worst, counts, dcr = sets.worst
     per_set = [row for row, _, _ in sets.per_set]
@@ -186,6 +222,17 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
             f"{counts.untied} (the strict share of the paper, ties counted as not closer, is "
             f"{counts.strict_share:.3f})."
         )
+    undrawn = [row.synthetic for row in per_set if row.relabelling_sd is None]
+    if undrawn:
+        from policycheck.methods.dcr_relabelling import MAX_TERMS
+
+        notes.append(
+            f"The share's spread under random relabelling of the real records was not drawn for {', '.join(undrawn)}: "
+            f"more than {MAX_TERMS:,} Gower terms (distinct synthetic x distinct real rows x columns). Its interval "
+            "counts clusters of "
+            "a shared nearest real record only, which is exact where each synthetic record has one nearest real "
+            "record and narrower where many are equally near."
+        )
     return MetricResult(
         value=worst.share,
         interval=stats.worst_interval([row.interval for row in per_set]),
@@ -194,8 +241,10 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
             ideal=0.5,
             ties="left out: the share is closer / (closer + farther) among untied synthetic records; "
             "0.5 is its expectation under no leakage whatever the tie rate",
-            interval_method="Clopper-Pearson over the effective number of untied records: synthetic records "
-            "with the same nearest real record form one cluster (Kish design effect, Korn and Graubard's interval)",
+            interval_method="Clopper-Pearson over the effective number of untied records (Korn and Graubard's "
+            "interval): synthetic records with the same nearest real record form one cluster (Kish design effect), "
+            "and no more records are counted than the share's spread over 1,000 random relabellings of the real "
+            "records into training and holdout allows",
             worst_set=dcr.synthetic_name,
             per_set=per_set,
             bonferroni=bonferroni_note(params.confidence, len(per_set)),

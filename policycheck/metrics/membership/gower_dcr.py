@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
 
     import numpy as np
 
+    from policycheck.methods.dcr_relabelling import NearestSets
+
 
 @dataclass(frozen=True)
 class GowerDcr:
@@ -49,6 +51,13 @@ class GowerDcr:
         synthetic -> real DCRs were computed against.
     synthetic_name : str
         Name of the synthetic set.
+    nearest_sets : callable
+        Each synthetic record's nearest set among the real records the share compares
+        (:func:`policycheck.methods.dcr_relabelling.nearest_sets`), built on the first call
+        since only the DCR share reads it (a streamed set is read again for it, shard by shard);
+        ``None`` past its size bound.
+    pool_training : int
+        Training records among those real records (they come first in the pool).
     """
 
     syn_to_training: np.ndarray
@@ -63,6 +72,8 @@ class GowerDcr:
     gower: dict[str, Any]
     share_subsample: dict[str, Any] | None
     synthetic_name: str
+    nearest_sets: Callable[[], NearestSets | None]
+    pool_training: int
 
     def equal_size_note(self) -> str:
         """One sentence for the report on the sizes the share compares."""
@@ -204,8 +215,9 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             release.formats,
         )
         loaded()
+        shards = streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS)
         (to_train, to_hold), (train_to, hold_to) = streamed_dcr.streamed_closest_records(
-            streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS),
+            shards,
             enc,
             [against_train, against_hold],
             ctx.executor,
@@ -222,6 +234,11 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         ]
         loaded()
         to_train, to_hold, train_to, hold_to = closest_records(jobs, enc.kinds, ctx.executor, progress)
+    # A streamed set is read again, shard by shard, only if the DCR share asks for its nearest sets.
+    synthetic_rows: Callable[[], Any] = (
+        (lambda: (streamed_dcr.read_shard(shard, enc, coerce) for shard in shards)) if streamed else (lambda: x_syn)
+    )
+    nearest_sets = _nearest_sets_on_call(synthetic_rows, against_train, against_hold)
     share_subsample = None
     if sub is not None:
         role, rows = sub
@@ -244,7 +261,26 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         gower=enc.describe(),
         share_subsample=share_subsample,
         synthetic_name=syn.name,
+        nearest_sets=nearest_sets,
+        pool_training=len(against_train),
     )
+
+
+def _nearest_sets_on_call(
+    synthetic: Callable[[], Any], training: np.ndarray, holdout: np.ndarray
+) -> Callable[[], NearestSets | None]:
+    """The nearest sets of the encoded rows ``synthetic()`` gives in ``training + holdout``, built once, on call."""
+    from functools import cache
+
+    @cache
+    def build() -> NearestSets | None:
+        import numpy as np
+
+        from policycheck.methods.dcr_relabelling import nearest_sets
+
+        return nearest_sets(synthetic(), np.vstack([training, holdout]))
+
+    return build
 
 
 def _load_search() -> None:
