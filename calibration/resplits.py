@@ -62,7 +62,7 @@ def resplit_row(dataset: str, kind: str, seed: int, rows: int, resplits: int) ->
     dt, dh = to_t.min(axis=1), to_h.min(axis=1)
     clusters = nearest_real_record(dt, dh, to_t.argmin(axis=1), to_h.argmin(axis=1))
     effective = stats.effective_trials(dt < dh, dt != dh, clusters)
-    sets = nearest_sets(synthetic, real)
+    sets = nearest_sets(synthetic, training, holdout)
     relabelled = None if sets is None else relabelled_shares(sets, len(training), np.random.default_rng(seed))
     return {
         "dataset": dataset,

@@ -71,11 +71,14 @@ class NearestSets:
 
 def nearest_sets(
     synthetic: np.ndarray | Iterable[np.ndarray],
-    pool: np.ndarray,
+    training: np.ndarray,
+    holdout: np.ndarray,
     max_terms: int = MAX_TERMS,
     max_nearest: int = MAX_NEAREST,
 ) -> NearestSets | None:
-    """The nearest set of every synthetic record in ``pool`` (Gower-encoded rows); ``None`` past the bounds.
+    """The nearest set of every synthetic record among the real ones (Gower-encoded rows); ``None`` past the bounds.
+
+    The pool of real records is ``training`` then ``holdout``.
 
     ``synthetic`` is the encoded synthetic set, or its encoded chunks one after another (a streamed
     set: only its distinct rows are kept). ``max_terms`` bounds the Gower terms computed (distinct
@@ -85,8 +88,8 @@ def nearest_sets(
     """
     # The distinct rows of a sample bound the distinct rows from below, cheaply: on fine data the
     # bound is passed at once, before any set is sorted whole.
-    max_pairs = max_terms // max(pool.shape[1], 1)
-    least_pool = len(distinct_rows(_sample(pool))[0])
+    max_pairs = max_terms // max(training.shape[1], 1)
+    least_pool = len(distinct_rows(np.vstack([_sample(training), _sample(holdout)]))[0])
     if isinstance(synthetic, np.ndarray):
         if least_pool * len(distinct_rows(_sample(synthetic))[0]) > max_pairs:
             return None
@@ -95,7 +98,7 @@ def nearest_sets(
     if distinct is None:
         return None
     rows_syn, weights = distinct
-    rows_pool, pool_profile = distinct_rows(pool)
+    rows_pool, pool_profile = distinct_rows(np.vstack([training, holdout]))
     n_syn, n_prof = len(rows_syn), len(rows_pool)
     if n_syn * n_prof > max_pairs:
         return None

@@ -31,7 +31,7 @@ def _frequencies(shares: np.ndarray) -> dict[float, float]:
 
 
 def test_each_synthetic_record_keeps_every_real_record_at_its_smallest_distance():
-    sets = nearest_sets(SYNTHETIC, POOL)
+    sets = nearest_sets(SYNTHETIC, POOL[:2], POOL[2:])
     assert sets is not None
     nearest = [sets.profiles[a:b].tolist() for a, b in zip(sets.indptr[:-1], sets.indptr[1:], strict=True)]
     # Distinct synthetic rows come in sorted order: 0, 0.125, 0.5, 1; distinct pool rows likewise 0, 0.25, 0.5, 1.
@@ -43,7 +43,7 @@ def test_each_synthetic_record_keeps_every_real_record_at_its_smallest_distance(
 def test_relabelled_shares_follow_the_hand_enumerated_null():
     # Training {r0,r1}: 2/3 (r0 and r2 split: a tie); {r0,r2}: 2/4; {r0,r3}: 2/3; {r1,r2}: 1/3;
     # {r1,r3}: 2/4; {r2,r3}: 1/3. Each share on 2 of the 6 labellings: mean 1/2, variance 1/54.
-    sets = nearest_sets(SYNTHETIC, POOL)
+    sets = nearest_sets(SYNTHETIC, POOL[:2], POOL[2:])
     shares = relabelled_shares(sets, 2, np.random.default_rng(0), rounds=20_000)
     freq = _frequencies(shares)
     assert list(freq) == pytest.approx([1 / 3, 1 / 2, 2 / 3])
@@ -52,7 +52,7 @@ def test_relabelled_shares_follow_the_hand_enumerated_null():
 
 
 def test_the_release_labels_give_the_share_the_distances_give():
-    sets = nearest_sets(SYNTHETIC, POOL)
+    sets = nearest_sets(SYNTHETIC, POOL[:2], POOL[2:])
     observed = share_given_counts(sets, observed_counts(sets, 2))
     # To training (r0, r1) / holdout (r2, r3): 0/0.25, 0/0.25, 0.5/0, 0.125/0.125: 2 closer, 1 farther, 1 tie.
     assert observed.tolist() == [2 / 3]
@@ -60,7 +60,7 @@ def test_the_release_labels_give_the_share_the_distances_give():
 
 def test_identical_real_records_form_one_profile_counted_by_its_members():
     pool = np.array([[0.0], [1.0], [0.0], [1.0]])  # a, b in training; a, b in holdout
-    sets = nearest_sets(np.array([[0.0]]), pool)
+    sets = nearest_sets(np.array([[0.0]]), pool[:2], pool[2:])
     assert sets.members.tolist() == [2, 2]
     # Closer to training only when both a's are training (1 labelling in 6), to holdout when neither is.
     freq = _frequencies(relabelled_shares(sets, 2, np.random.default_rng(1), rounds=20_000))
@@ -75,20 +75,20 @@ def test_coarse_records_relabelled_as_labelled_give_the_counted_share():
     kinds = np.array([CATEGORY] * 3)
     to_training = np.array([gower_sums(np.repeat(s[None], 150, 0), pool[:150], kinds).min() for s in synthetic])
     to_holdout = np.array([gower_sums(np.repeat(s[None], 150, 0), pool[150:], kinds).min() for s in synthetic])
-    sets = nearest_sets(synthetic, pool)
+    sets = nearest_sets(synthetic, pool[:150], pool[150:])
     observed = share_given_counts(sets, observed_counts(sets, 150))
     assert observed.tolist() == [dcr_share_counts(to_training, to_holdout).share]
 
 
 def test_nearest_sets_are_not_built_past_the_pair_bound():
-    assert nearest_sets(SYNTHETIC, POOL, max_terms=15) is None
-    assert nearest_sets(SYNTHETIC, POOL, max_terms=16) is not None
+    assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_terms=15) is None
+    assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_terms=16) is not None
 
 
 def test_nearest_sets_are_not_built_past_the_bound_on_their_size():
     # Five (row, profile) pairs at the smallest distances: 0 -> r0, 0.125 -> r0 and r2, 0.5 -> r1, 1 -> r3.
-    assert nearest_sets(SYNTHETIC, POOL, max_nearest=4) is None
-    assert nearest_sets(SYNTHETIC, POOL, max_nearest=5).indptr[-1] == 5
+    assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_nearest=4) is None
+    assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_nearest=5).indptr[-1] == 5
 
 
 def test_the_compiled_sums_find_the_sets_the_canonical_gower_sums_find():
@@ -102,7 +102,7 @@ def test_the_compiled_sums_find_the_sets_the_canonical_gower_sums_find():
         return x
 
     pool, synthetic = rows(400), rows(150)
-    sets = nearest_sets(synthetic, pool)
+    sets = nearest_sets(synthetic, pool[:200], pool[200:])
     from policycheck.methods.distinct_rows import distinct_rows
 
     rows_syn, _ = distinct_rows(synthetic)

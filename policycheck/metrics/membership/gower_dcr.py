@@ -274,11 +274,9 @@ def _nearest_sets_on_call(
 
     @cache
     def build() -> NearestSets | None:
-        import numpy as np
-
         from policycheck.methods.dcr_relabelling import nearest_sets
 
-        return nearest_sets(synthetic(), np.vstack([training, holdout]))
+        return nearest_sets(synthetic(), training, holdout)
 
     return build
 
