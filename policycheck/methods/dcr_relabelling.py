@@ -12,7 +12,7 @@ nearest set lands in training, closer to holdout when the whole set lands in hol
 otherwise. On coarse data these sets are large (hundreds of identical real records) and shared
 by many synthetic records, so a relabelling turns ties into trials and back, and moves whole
 groups of records at once: the share's spread is wider than the clusters of
-:func:`policycheck.methods.dcr_share.nearest_real_record` imply (by up to 35% on pac-synth's
+:func:`policycheck.methods.dcr_share.nearest_real_record` imply (up to 38% wider on pac-synth's
 releases of RAND HIE, docs/metrics.md). This module draws that spread exactly.
 
 Work is done on distinct rows: identical real records form one profile (a relabelling only
