@@ -52,11 +52,6 @@ def mode() -> str:
     return value
 
 
-def recorded(binned: pd.DataFrame, epsilon: float, n: int, seed: int) -> bool:
-    """Whether a draw is recorded for these inputs."""
-    return (DRAWS / draw_key(binned, epsilon, n, seed)).is_file()
-
-
 def pac_synth_sample(
     binned: pd.DataFrame, epsilon: float, n: int, seed: int, draw: Callable[[], pd.DataFrame]
 ) -> pd.DataFrame:
