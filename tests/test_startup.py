@@ -161,3 +161,18 @@ def test_main_gives_back_the_stdout_it_found(monkeypatch, tmp_path):
     with pytest.raises(SystemExit):
         cli.main()
     assert sys.stdout is before
+
+
+def test_main_leaves_the_objects_at_exit_to_the_permanent_generation():
+    # A handler registered before main() runs after main()'s (atexit is last in, first out), just before
+    # the interpreter's own shutdown collections: by then every object left must be frozen, so those
+    # collections skip them (about 0.3 s of a check's exit).
+    probe = """
+import atexit, gc, sys
+atexit.register(lambda: print("FROZEN:", gc.get_freeze_count() > 0, file=sys.stderr))
+from policycheck.interfaces.cli import main
+sys.argv = ["policycheck", "config"]
+main()
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert "FROZEN: True" in done.stderr
