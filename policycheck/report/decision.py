@@ -299,6 +299,66 @@ def limitations(report: dict[str, Any]) -> list[str]:
     ]
 
 
+#: A rule needing this intermediate attacks single records by re-running the synthesizer (the membership game).
+_GAME = "membership_game("
+
+
+def _plays_game(rule: dict[str, Any]) -> bool:
+    return any(str(need).startswith(_GAME) for need in rule.get("needs") or ())
+
+
+def untested(report: dict[str, Any]) -> list[str]:
+    """What this policy leaves untested that its own rules could be taken to cover, one sentence each.
+
+    Two gaps the field has shown to matter, said on the decision page beside
+    the verdict rather than in the general limitations:
+
+    - membership measured only at release level: the DCR share, MI risk and
+      exact copies average over the records and pass releases that expose a
+      few (Yao et al., "The DCR Delusion", 2025); only the membership game
+      attacks single records;
+    - a declared differential-privacy claim (an epsilon) that no rule audits
+      by playing the membership game: a claim is audited by re-running the
+      synthesizer, not by a test of one release (Annamalai, Ganev and De
+      Cristofaro, USENIX Security 2024). The game attacks the first set whose
+      synthesizer can be re-run, so one game-playing audit counts for all.
+    """
+    rules = report["rules"]
+    out = []
+    release_level = [r["id"] for r in rules if r["family"] == "membership" and not _plays_game(r)]
+    if release_level and not any(_plays_game(r) for r in rules):
+        model = report["policy"].get("attacker_model")
+        needs = "" if model == "maximum-knowledge" else " (its attacker knows the original records: maximum-knowledge)"
+        out.append(
+            f"No rule attacks single records: {', '.join(release_level)} "
+            f"measure{'s' if len(release_level) == 1 else ''} the release as a whole, and such "
+            'tests pass releases that expose a few records (Yao et al., "The DCR Delusion", 2025). A '
+            "membership_inference_advantage rule plays the membership game against the records most at risk, "
+            f"re-running the synthesizer{needs}."
+        )
+    claims = [
+        f"'{d['name']}' (epsilon {fmt(d['synthesizer']['epsilon'])})"
+        for d in report["release"]["datasets"]
+        if d["role"] == "synthetic" and (d.get("synthesizer") or {}).get("epsilon") is not None
+    ]
+    audits = [r for r in rules if r["metric"].startswith("dp_epsilon_excess")]
+    if claims and not any(_plays_game(r) for r in audits):
+        ids = [r["id"] for r in audits]
+        tested = (
+            f"{', '.join(ids)} test{'s' if len(ids) == 1 else ''} the claim on this release only"
+            if ids
+            else "no rule tests the claim"
+        )
+        out.append(
+            f"Synthetic set{'' if len(claims) == 1 else 's'} {', '.join(claims)} "
+            f"declare{'s' if len(claims) == 1 else ''} differential privacy, "
+            f"and {tested}: a claim is audited by attacking the synthesizer itself, not one release of it "
+            "(Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with "
+            "test: game plays the membership game against it."
+        )
+    return out
+
+
 def decided_sentence(report: dict[str, Any], summary: Any) -> str:
     """What was decided, in one or two sentences (the automated verdict, not the signer's decision)."""
     verdict = report["verdict"]

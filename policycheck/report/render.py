@@ -109,6 +109,7 @@ def _environment() -> Environment:
         "scope",
         "assumptions",
         "limitations",
+        "untested",
         "decided_sentence",
         "cited",
         "effects_here",

@@ -140,3 +140,78 @@ def test_numbers_print_one_way_a_seed_as_written_and_delta_without_trailing_zero
     assert fmt(1e-05) == "1e-05" and fmt(1.5e-05) == "1.5e-05"
     assert detail_value(20261121, "seed", {"format": "count"}) == "20261121"
     assert detail_value(3000, "records", {"format": "count", "unit": "records"}) == "3,000 records"
+
+
+def _coverage_report(rules, model="no-box", synthesizer=None):
+    """A report dict with what decision.untested reads: the rules' families and needs, the sets' claims."""
+    return {
+        "policy": {"attacker_model": model},
+        "rules": rules,
+        "release": {"datasets": [{"role": "synthetic", "name": "s", "synthesizer": synthesizer}]},
+    }
+
+
+def _needing(rule_id, metric, family, need):
+    return {"id": rule_id, "metric": metric, "family": family, "needs": [need]}
+
+
+DCR = "gower_dcr(synthetic=0)"
+GAME = "membership_game(columns=None, repetitions=200, synthesizer=release)"
+
+
+def test_release_level_membership_rules_alone_say_that_no_rule_attacks_single_records():
+    rules = [_needing("dcr-share", "dcr_share", "membership", DCR), _needing("mi-risk", "mi_risk", "membership", DCR)]
+    assert decision.untested(_coverage_report(rules)) == [
+        "No rule attacks single records: dcr-share, mi-risk measure the release as a whole, and such tests pass "
+        'releases that expose a few records (Yao et al., "The DCR Delusion", 2025). A membership_inference_advantage '
+        "rule plays the membership game against the records most at risk, re-running the synthesizer (its attacker "
+        "knows the original records: maximum-knowledge)."
+    ]
+
+
+def test_a_policy_that_plays_the_membership_game_leaves_nothing_untested():
+    rules = [
+        _needing("dcr-share", "dcr_share", "membership", DCR),
+        _needing("game", "membership_inference_advantage", "membership", GAME),
+    ]
+    assert decision.untested(_coverage_report(rules, model="maximum-knowledge")) == []
+
+
+def test_a_declared_epsilon_tested_on_the_release_only_says_the_claim_is_not_audited_by_attack():
+    rules = [
+        _needing("dp-claim", "dp_epsilon_excess_membership", "dp", DCR),
+        _needing("game", "membership_inference_advantage", "membership", GAME),
+    ]
+    gaps = decision.untested(_coverage_report(rules, synthesizer={"epsilon": 1.0}))
+    assert gaps == [
+        "Synthetic set 's' (epsilon 1) declares differential privacy, and dp-claim tests the claim on this release "
+        "only: a claim is audited by attacking the synthesizer itself, not one release of it (Annamalai, Ganev and "
+        "De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with test: game plays the "
+        "membership game against it."
+    ]
+
+
+def test_a_declared_epsilon_that_no_rule_tests_says_so():
+    rules = [_needing("game", "membership_inference_advantage", "membership", GAME)]
+    gaps = decision.untested(_coverage_report(rules, synthesizer={"epsilon": 0.5}))
+    assert gaps[0].startswith(
+        "Synthetic set 's' (epsilon 0.5) declares differential privacy, and no rule tests the claim:"
+    )
+
+
+def test_a_declared_epsilon_audited_by_the_game_is_not_listed():
+    rules = [_needing("dp-claim-game", "dp_epsilon_excess_membership", "dp", GAME)]
+    assert decision.untested(_coverage_report(rules, synthesizer={"epsilon": 1.0})) == []
+
+
+def test_page_one_the_markdown_and_the_summary_say_what_the_policy_does_not_test(two_set_report, capsys):
+    from policycheck.interfaces.cli.summary import print_summary
+
+    report = two_set_report.data
+    gap = "No rule attacks single records: exact-copies measures the release as a whole"
+    page1 = render_html(report).split('<section id="signoff">', 1)[0]
+    assert "<h3>Not tested by this policy</h3>" in page1 and gap in page1
+    top = render_markdown(report).split("<details>", 1)[0]
+    assert f"**Not tested by this policy**: {gap}" in top
+    print_summary(report)
+    assert f"  not tested: {gap}" in capsys.readouterr().out

@@ -22,6 +22,7 @@ COLOURS = {
 
 def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err: bool = False) -> None:
     """One line per rule and the overall verdict (on stdout, or stderr when stdout holds a report)."""
+    from policycheck.report.decision import untested
     from policycheck.report.formatting import VERDICT_WORDS, measured_text
     from policycheck.report.summary import summarize
 
@@ -42,5 +43,7 @@ def print_summary(report: dict[str, Any], out_dir: Path | str | None = None, err
         if rule.get("verdict_reason") and rule["verdict"] != "pass":
             echo(f"  {'':<{width}}   {one_line(rule['verdict_reason'])}")
     echo(f"  {summarize(report).counts_text()}")
+    for gap in untested(report):
+        echo(f"  not tested: {one_line(gap)}")
     if out_dir is not None:
         echo(f"reports in {one_line(str(out_dir))}/")
