@@ -301,10 +301,12 @@ def limitations(report: dict[str, Any]) -> list[str]:
 
 #: A rule needing this intermediate attacks single records by re-running the synthesizer (the membership game).
 _GAME = "membership_game("
+#: The games that re-run the synthesizer: the membership game and the attribute inference game (paper 001).
+_GAMES = (_GAME, "attribute_inference_game(")
 
 
-def _plays_game(rule: dict[str, Any]) -> bool:
-    return any(str(need).startswith(_GAME) for need in rule.get("needs") or ())
+def _plays_game(rule: dict[str, Any], games: tuple[str, ...] = (_GAME,)) -> bool:
+    return any(str(need).startswith(games) for need in rule.get("needs") or ())
 
 
 def untested(report: dict[str, Any]) -> list[str]:
@@ -318,7 +320,7 @@ def untested(report: dict[str, Any]) -> list[str]:
       few (Yao et al., "The DCR Delusion", 2025); only the membership game
       attacks single records;
     - a declared differential-privacy claim (an epsilon) that no rule audits
-      by playing the membership game: a claim is audited by re-running the
+      by playing a game that re-runs the synthesizer (membership or attribute): a claim is audited by re-running the
       synthesizer, not by a test of one release (Annamalai, Ganev and De
       Cristofaro, USENIX Security 2024). The game attacks the first set whose
       synthesizer can be re-run, so one game-playing audit counts for all.
@@ -342,7 +344,7 @@ def untested(report: dict[str, Any]) -> list[str]:
         if d["role"] == "synthetic" and (d.get("synthesizer") or {}).get("epsilon") is not None
     ]
     audits = [r for r in rules if r["metric"].startswith("dp_epsilon_excess")]
-    if claims and not any(_plays_game(r) for r in audits):
+    if claims and not any(_plays_game(r, _GAMES) for r in audits):
         ids = [r["id"] for r in audits]
         tested = (
             f"{', '.join(ids)} test{'s' if len(ids) == 1 else ''} the claim on this release only"
@@ -354,7 +356,7 @@ def untested(report: dict[str, Any]) -> list[str]:
             f"declare{'s' if len(claims) == 1 else ''} differential privacy, "
             f"and {tested}: a claim is audited by attacking the synthesizer itself, not one release of it "
             "(Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with "
-            "test: game plays the membership game against it."
+            "test: game plays the membership game against it (dp_epsilon_excess_attribute, the attribute game)."
         )
     return out
 

@@ -187,7 +187,7 @@ def test_a_declared_epsilon_tested_on_the_release_only_says_the_claim_is_not_aud
         "Synthetic set 's' (epsilon 1) declares differential privacy, and dp-claim tests the claim on this release "
         "only: a claim is audited by attacking the synthesizer itself, not one release of it (Annamalai, Ganev and "
         "De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with test: game plays the "
-        "membership game against it."
+        "membership game against it (dp_epsilon_excess_attribute, the attribute game)."
     ]
 
 
@@ -199,8 +199,15 @@ def test_a_declared_epsilon_that_no_rule_tests_says_so():
     )
 
 
-def test_a_declared_epsilon_audited_by_the_game_is_not_listed():
-    rules = [_needing("dp-claim-game", "dp_epsilon_excess_membership", "dp", GAME)]
+@pytest.mark.parametrize(
+    ("metric", "game"),
+    [
+        ("dp_epsilon_excess_membership", GAME),
+        ("dp_epsilon_excess_attribute", "attribute_inference_game(attack=lp, repetitions=100, secret=income)"),
+    ],
+)
+def test_a_declared_epsilon_audited_by_a_game_that_reruns_the_synthesizer_is_not_listed(metric, game):
+    rules = [_needing("dp-claim-game", metric, "dp", game)]
     assert decision.untested(_coverage_report(rules, synthesizer={"epsilon": 1.0})) == []
 
 
