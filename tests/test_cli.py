@@ -25,6 +25,18 @@ def test_validate_accepts_a_good_policy(runner, toy_metric, write):
     assert "p.yaml: ok (1 rules, attacker model no-box)" in result.output
 
 
+def test_validate_notes_what_a_policy_of_release_level_membership_rules_does_not_test(runner):
+    root = Path(__file__).resolve().parents[1]
+    result = invoke(runner, "validate", root / "policies" / "baseline.policy.yaml")
+    assert result.exit_code == 0  # a note, not a problem
+    assert (
+        "baseline.policy.yaml: note: not tested: No rule attacks single records: dcr-share, mi-risk measure the "
+        "release as a whole"
+    ) in result.stderr
+    playing = invoke(runner, "validate", root / "policies" / "demo.policy.yaml")
+    assert playing.exit_code == 0 and "not tested" not in playing.stderr
+
+
 def test_validate_reports_every_problem_of_every_file_and_exits_2(runner, toy_metric, write):
     a = write("a.yaml", TOY_POLICY.replace("toy_share", "toy_shar"))
     b = write("b.yaml", "metadata: [\n")

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from policycheck.core.errors import EXIT_INVALID, InvalidInput, Problem, display_path
 from policycheck.interfaces.cli.common import echo, guard, print_problems
 from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
+
+if TYPE_CHECKING:
+    from policycheck.policy.load import LoadedPolicy
+    from policycheck.release.model import Release
 
 
 @click.command()
@@ -41,6 +46,8 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
 
         for note in placeholder_notes(loaded):
             echo(str(note), err=True)
+        for gap in untested_by(loaded, data):
+            echo(f"{display_path(path)}: note: not tested: {gap}", err=True)
         if data is not None:
             from policycheck.engine.resolution import unresolved_levels
 
@@ -53,3 +60,31 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
         echo(f"{len(problems)} problems found", err=True)
     if problems:
         sys.exit(EXIT_INVALID)
+
+
+def untested_by(loaded: LoadedPolicy, data: Release | None) -> list[str]:
+    """What the policy leaves untested (:func:`policycheck.report.decision.untested`), from its compiled plan.
+
+    The same sentences a report of it will carry, said before any data is
+    read; the release, when given, adds its declared epsilons.
+    """
+    from policycheck.engine.compiler import compile_plan
+    from policycheck.report.decision import untested
+
+    plan = compile_plan(loaded, data)
+    rules = [
+        {"id": e.rule.id, "metric": e.spec.name, "family": e.spec.family, "needs": [n.label for n in e.needs]}
+        for e in plan.evaluations
+    ]
+    sets = data.synthetic if data is not None else ()
+    datasets = [
+        {
+            "role": "synthetic",
+            "name": s.name,
+            "synthesizer": {"epsilon": s.synthesizer.epsilon} if s.synthesizer else None,
+        }
+        for s in sets
+    ]
+    return untested(
+        {"policy": {"attacker_model": loaded.policy.attacker.model}, "rules": rules, "release": {"datasets": datasets}}
+    )
