@@ -320,10 +320,11 @@ def untested(report: dict[str, Any]) -> list[str]:
       few (Yao et al., "The DCR Delusion", 2025); only the membership game
       attacks single records;
     - a declared differential-privacy claim (an epsilon) that no rule audits
-      by playing a game that re-runs the synthesizer (membership or attribute): a claim is audited by re-running the
-      synthesizer, not by a test of one release (Annamalai, Ganev and De
-      Cristofaro, USENIX Security 2024). The game attacks the first set whose
-      synthesizer can be re-run, so one game-playing audit counts for all.
+      by a game that re-runs the synthesizer (membership or attribute): a
+      claim is audited by attacking the synthesizer, not one release of it
+      (Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A game
+      attacks the first set whose synthesizer can be re-run, so one
+      game-playing audit counts for all.
     """
     rules = report["rules"]
     out = []

@@ -93,7 +93,8 @@ for _pattern in CONTEXT_PATHS:
 
 
 def _matches(path: tuple[str | int, ...], parts: tuple[str, ...]) -> bool:
-    return len(parts) == len(path) and all(
+    """Whether ``path``'s first ``len(parts)`` parts match the pattern (``*`` is any list index)."""
+    return len(parts) <= len(path) and all(
         p == "*" and isinstance(q, int) or p == str(q) for p, q in zip(parts, path, strict=False)
     )
 
@@ -103,7 +104,7 @@ def is_context(path: tuple[str | int, ...]) -> bool:
     if path and isinstance(path[-1], str) and TIMING_KEY.search(path[-1]):
         return True
     patterns = _PATTERNS.get(path[0], []) if path and isinstance(path[0], str) else []
-    return any(len(parts) <= len(path) and _matches(path[: len(parts)], parts) for parts in patterns)
+    return any(_matches(path, parts) for parts in patterns)
 
 
 def context_fields(report: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -27,11 +28,17 @@ from policycheck.interfaces.cli.sign import sign
 from policycheck.interfaces.cli.validate import validate
 from policycheck.interfaces.cli.verify import verify
 
-#: What main() has registered to run at exit. ``gc.freeze`` there moves every object left to the permanent
-#: generation, which the collections of the interpreter's shutdown skip: a check ends with some 180,000
-#: tracked objects (pandas, numba, scipy), and traversing them cost about 0.3 s of every command with data,
-#: to free memory the process gives back anyway. Reference counting still frees what it frees.
-_AT_EXIT: list[Any] = []
+
+@functools.cache
+def freeze_at_exit() -> None:
+    """Have every object left at exit moved to the permanent generation (once per process: tests call main() often).
+
+    The collections of the interpreter's shutdown skip that generation: a check ends with some 180,000 tracked
+    objects (pandas, numba, scipy), and traversing them cost about 0.3 s of every command with data, to free
+    memory the process gives back anyway. Reference counting still frees what it frees.
+    """
+    atexit.register(gc.freeze)
+
 
 #: Commands that compute nothing: short runs that start with the cyclic garbage collector paused (see main()).
 NO_DATA_COMMANDS = ("validate", "plan", "metrics", "schema", "init", "config", "sign")
@@ -156,8 +163,6 @@ def pipe_safe_stdout() -> Iterator[None]:
 
 def main() -> None:
     """The console entry point: the command line with stdout safe from a closed pipe, a quick start-up and exit."""
-    if gc.freeze not in _AT_EXIT:  # once per process: the tests call main() many times
-        atexit.register(gc.freeze)
-        _AT_EXIT.append(gc.freeze)
+    freeze_at_exit()
     with pipe_safe_stdout(), StartupCollector() as collector:
         cli(prog_name="policycheck", obj=collector)
