@@ -10,7 +10,7 @@ which number decided, at which confidence, on which synthetic set.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from policycheck.report.formatting import fmt, percent
 
@@ -309,7 +309,28 @@ def _plays_game(rule: dict[str, Any], games: tuple[str, ...] = (_GAME,)) -> bool
     return any(str(need).startswith(games) for need in rule.get("needs") or ())
 
 
+class Gap(NamedTuple):
+    """One thing a policy leaves untested: a stable id (for SARIF and JUnit) and its sentence."""
+
+    id: str
+    text: str
+
+
+#: The gaps :func:`untested_gaps` can name, by id: what each says is missing (SARIF's notification descriptors).
+GAPS = {
+    "single-records": "No rule plays the membership game: membership is measured at release level only.",
+    "dp-claim-not-attacked": (
+        "A declared differential-privacy claim is not audited by a game that re-runs the synthesizer."
+    ),
+}
+
+
 def untested(report: dict[str, Any]) -> list[str]:
+    """The sentences of :func:`untested_gaps`, as the report pages and the CLI print them."""
+    return [gap.text for gap in untested_gaps(report)]
+
+
+def untested_gaps(report: dict[str, Any]) -> list[Gap]:
     """What this policy leaves untested that its own rules could be taken to cover, one sentence each.
 
     Two gaps the field has shown to matter, said on the decision page beside
@@ -327,17 +348,20 @@ def untested(report: dict[str, Any]) -> list[str]:
       game-playing audit counts for all.
     """
     rules = report["rules"]
-    out = []
+    out: list[Gap] = []
     release_level = [r["id"] for r in rules if r["family"] == "membership" and not _plays_game(r)]
     if release_level and not any(_plays_game(r) for r in rules):
         model = report["policy"].get("attacker_model")
         needs = "" if model == "maximum-knowledge" else " (its attacker knows the original records: maximum-knowledge)"
         out.append(
-            f"No rule attacks single records: {', '.join(release_level)} "
-            f"measure{'s' if len(release_level) == 1 else ''} the release as a whole, and such "
-            'tests pass releases that expose a few records (Yao et al., "The DCR Delusion", 2025). A '
-            "membership_inference_advantage rule plays the membership game against the records most at risk, "
-            f"re-running the synthesizer{needs}."
+            Gap(
+                "single-records",
+                f"No rule attacks single records: {', '.join(release_level)} "
+                f"measure{'s' if len(release_level) == 1 else ''} the release as a whole, and such "
+                'tests pass releases that expose a few records (Yao et al., "The DCR Delusion", 2025). A '
+                "membership_inference_advantage rule plays the membership game against the records most at risk, "
+                f"re-running the synthesizer{needs}.",
+            )
         )
     claims = [
         f"'{d['name']}' (epsilon {fmt(d['synthesizer']['epsilon'])})"
@@ -353,11 +377,14 @@ def untested(report: dict[str, Any]) -> list[str]:
             else "no rule tests the claim"
         )
         out.append(
-            f"Synthetic set{'' if len(claims) == 1 else 's'} {', '.join(claims)} "
-            f"declare{'s' if len(claims) == 1 else ''} differential privacy, "
-            f"and {tested}: a claim is audited by attacking the synthesizer itself, not one release of it "
-            "(Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with "
-            "test: game plays the membership game against it (dp_epsilon_excess_attribute, the attribute game)."
+            Gap(
+                "dp-claim-not-attacked",
+                f"Synthetic set{'' if len(claims) == 1 else 's'} {', '.join(claims)} "
+                f"declare{'s' if len(claims) == 1 else ''} differential privacy, "
+                f"and {tested}: a claim is audited by attacking the synthesizer itself, not one release of it "
+                "(Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A dp_epsilon_excess_membership rule with "
+                "test: game plays the membership game against it (dp_epsilon_excess_attribute, the attribute game).",
+            )
         )
     return out
 

@@ -18,6 +18,10 @@ rule, named by the rule id, so CI tracks each rule's history:
   exit code 1) they, and inconclusive rules that only warn, become
   ``<failure type="warning">``.
 
+What the policy leaves untested (:func:`policycheck.report.decision.untested_gaps`)
+is a suite property ``not_tested:<id>`` per gap, and a line of the suite's
+``system-out``: a PASS in CI shows its scope.
+
 Rendered from the report dict alone.
 """
 
@@ -28,6 +32,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from policycheck.engine.verdicts import fails_release
+from policycheck.report.decision import untested_gaps
 from policycheck.report.formatting import VERDICT_WORDS, measured_text, threshold_text
 from policycheck.report.summary import Summary, summarize
 
@@ -195,6 +200,9 @@ def render_junit(report: dict[str, Any]) -> str:
     summary = summarize(report)
     for kind, n in summary.counts.items():
         _el(props, "property", name=f"count:{kind}", value=n)
+    gaps = untested_gaps(report)
+    for gap in gaps:
+        _el(props, "property", name=f"not_tested:{gap.id}", value=gap.text)
     warn_fails = warnings_fail(report)
     for rule in report["rules"]:
         _testcase(suite, rule, report["policy"]["id"], warn_fails)
@@ -209,7 +217,8 @@ def render_junit(report: dict[str, Any]) -> str:
         suite,
         "system-out",
         f"policycheck {prov['tool_version']}: {VERDICT_WORDS[report['verdict']]} "
-        f"(exit code {report['exit_code']})\n{summary.counts_text()}\n",
+        f"(exit code {report['exit_code']})\n{summary.counts_text()}\n"
+        + "".join(f"not tested: {gap.text}\n" for gap in gaps),
     )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

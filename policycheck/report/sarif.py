@@ -11,7 +11,10 @@ which SARIF requires level ``none``), its message saying how many records
 would settle it. A waived rule keeps its result with a ``suppressions`` entry (kind
 ``external``, status ``accepted``, the waiver's reason as justification).
 A rule that could not be evaluated is a tool execution notification, and
-makes ``executionSuccessful`` false. Every file the report names is an
+makes ``executionSuccessful`` false. What the policy leaves untested
+(:func:`policycheck.report.decision.untested_gaps`) is a tool configuration
+notification of level ``note`` per gap (descriptor ``not-tested/<id>``), its
+ids also in the run's ``notTested`` property. Every file the report names is an
 artifact with its SHA-256.
 
 Rendered from the report dict alone.
@@ -25,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from policycheck.engine.verdicts import fails_release
+from policycheck.report.decision import GAPS, untested_gaps
 from policycheck.report.formatting import measured_text, threshold_text
 from policycheck.report.summary import summarize
 
@@ -196,6 +200,12 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
     }
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
+    gaps = untested_gaps(report)
+    if gaps:  # the policy is the tool's configuration: what it leaves untested is a note about it
+        invocation["toolConfigurationNotifications"] = [
+            {"level": "note", "descriptor": {"id": f"not-tested/{gap.id}"}, "message": {"text": gap.text}}
+            for gap in gaps
+        ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -207,6 +217,9 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
                         "version": prov["tool_version"],
                         "semanticVersion": prov["tool_version"],
                         "rules": [_descriptor(rule) for rule in rules],
+                        "notifications": [
+                            {"id": f"not-tested/{gap.id}", "shortDescription": {"text": GAPS[gap.id]}} for gap in gaps
+                        ],
                     }
                 },
                 "automationDetails": {"id": f"policycheck/{report['policy']['id']}/"},
@@ -223,6 +236,7 @@ def build_sarif(report: dict[str, Any]) -> dict[str, Any]:
                     "failsRelease": summary.fails_release,
                     "seed": prov["seed"],
                     "attackerModel": report["policy"]["attacker_model"],
+                    "notTested": [gap.id for gap in gaps],
                     "runId": prov.get("run_id"),
                     "reportSha256": (prov.get("integrity") or {}).get("report_sha256"),
                 },

@@ -172,3 +172,30 @@ def test_markup_and_control_characters_from_the_data_stay_well_formed(report):
     root = ET.fromstring(text.encode("utf-8"))  # well-formed despite \x01
     assert cases(root)["errors"].find("error").text == "column '<script>\ufffd&' is odd"
     assert "<script>" not in text
+
+
+def test_what_the_policy_leaves_untested_is_a_suite_property_and_a_line_of_its_output(report):
+    changed = json.loads(json.dumps(report))
+    changed["rules"][0]["family"] = "membership"  # 'passes' counted a release-level membership rule
+    single_records = (
+        "No rule attacks single records: passes measures the release as a whole, and such tests pass releases that "
+        'expose a few records (Yao et al., "The DCR Delusion", 2025). A membership_inference_advantage rule plays '
+        "the membership game against the records most at risk, re-running the synthesizer (its attacker knows the "
+        "original records: maximum-knowledge)."
+    )
+    suite = parse(changed).find("testsuite")
+    assert props(suite)["not_tested:single-records"] == single_records
+    # The toy release declares epsilon 1 and no rule tests it: the second gap, after the first.
+    assert props(suite)["not_tested:dp-claim-not-attacked"].startswith(
+        "Synthetic set 'synthetic[0]' (epsilon 1) declares differential privacy, and no rule tests the claim:"
+    )
+    assert f"\nnot tested: {single_records}\nnot tested: Synthetic set " in suite.find("system-out").text
+
+
+def test_a_policy_that_leaves_nothing_untested_adds_no_property(report):
+    claimless = json.loads(json.dumps(report))
+    for dataset in claimless["release"]["datasets"]:
+        dataset["synthesizer"] = None
+    suite = parse(claimless).find("testsuite")
+    assert not [name for name in props(suite) if name.startswith("not_tested")]
+    assert "not tested" not in suite.find("system-out").text

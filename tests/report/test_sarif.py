@@ -66,6 +66,10 @@ MINIMAL_SARIF_2_1_0 = {
                                 "properties": {
                                     "name": {"type": "string"},
                                     "version": {"type": "string"},
+                                    "notifications": {
+                                        "type": "array",
+                                        "items": {"type": "object", "required": ["id"]},
+                                    },
                                     "rules": {
                                         "type": "array",
                                         "items": {
@@ -100,6 +104,18 @@ MINIMAL_SARIF_2_1_0 = {
                                         "type": "object",
                                         "required": ["message"],
                                         "properties": {"message": MESSAGE, "level": LEVEL},
+                                    },
+                                },
+                                "toolConfigurationNotifications": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["message"],
+                                        "properties": {
+                                            "message": MESSAGE,
+                                            "level": LEVEL,
+                                            "descriptor": {"type": "object", "required": ["id"]},
+                                        },
                                     },
                                 },
                             },
@@ -328,3 +344,46 @@ def test_check_writes_junit_and_sarif_when_asked(toy_metric, write, toy_release)
     log = json.loads(open("out/report.sarif").read())
     assert list(Draft7Validator(MINIMAL_SARIF_2_1_0).iter_errors(log)) == []
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["male-share"]  # it warns
+
+
+#: What decision.untested_gaps says of a policy whose only membership rule is 'passes' (attacker no-box).
+SINGLE_RECORDS = (
+    "No rule attacks single records: passes measures the release as a whole, and such tests pass releases that "
+    'expose a few records (Yao et al., "The DCR Delusion", 2025). A membership_inference_advantage rule plays the '
+    "membership game against the records most at risk, re-running the synthesizer (its attacker knows the original "
+    "records: maximum-knowledge)."
+)
+#: ... and of the toy release's declared epsilon, which no rule of MIXED tests.
+DP_CLAIM = (
+    "Synthetic set 'synthetic[0]' (epsilon 1) declares differential privacy, and no rule tests the claim: a claim "
+    "is audited by attacking the synthesizer itself, not one release of it (Annamalai, Ganev and De Cristofaro, "
+    "USENIX Security 2024). A dp_epsilon_excess_membership rule with test: game plays the membership game against "
+    "it (dp_epsilon_excess_attribute, the attribute game)."
+)
+
+
+def test_what_the_policy_leaves_untested_is_a_configuration_note_per_gap(report):
+    changed = json.loads(json.dumps(report))
+    changed["rules"][0]["family"] = "membership"  # 'passes' counted a release-level membership rule
+    log = build_sarif(changed)
+    Draft7Validator(MINIMAL_SARIF_2_1_0).validate(log)
+    run = log["runs"][0]
+    assert run["invocations"][0]["toolConfigurationNotifications"] == [
+        {"level": "note", "descriptor": {"id": "not-tested/single-records"}, "message": {"text": SINGLE_RECORDS}},
+        {"level": "note", "descriptor": {"id": "not-tested/dp-claim-not-attacked"}, "message": {"text": DP_CLAIM}},
+    ]
+    assert [n["id"] for n in run["tool"]["driver"]["notifications"]] == [
+        "not-tested/single-records",
+        "not-tested/dp-claim-not-attacked",
+    ]
+    assert run["properties"]["notTested"] == ["single-records", "dp-claim-not-attacked"]
+    assert run["invocations"][0]["executionSuccessful"] is False  # the 'errors' rule's, not the notes'
+
+
+def test_a_policy_that_leaves_nothing_untested_has_no_configuration_note(report):
+    claimless = json.loads(json.dumps(report))
+    for dataset in claimless["release"]["datasets"]:
+        dataset["synthesizer"] = None
+    run = build_sarif(claimless)["runs"][0]
+    assert "toolConfigurationNotifications" not in run["invocations"][0]
+    assert run["tool"]["driver"]["notifications"] == [] and run["properties"]["notTested"] == []
