@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import Field
@@ -134,8 +134,9 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
     )
 
 
-def measure_copies(dcr: GowerDcr, baseline: str, level: float) -> ExactCopySet:
-    """One set's copies (DCR 0) of training and holdout records, and the value with its interval at ``level``.
+def measure_copies(dcr: GowerDcr, baseline: str, level: float, within: float = 0.0) -> ExactCopySet:
+    """One set's copies (DCR at most ``within``, 0: identical) of training and holdout records, and the value with
+    its interval at ``level``.
 
     With the holdout baseline, the exact interval of a difference of paired shares
     (:func:`policycheck.core.stats.paired_difference`: the same synthetic records are compared with
@@ -148,7 +149,7 @@ def measure_copies(dcr: GowerDcr, baseline: str, level: float) -> ExactCopySet:
     from policycheck.methods.dcr_share import nearest_real_record
 
     n = int(dcr.syn_to_training.size)
-    copies_train, copies_hold = dcr.syn_to_training == 0, dcr.syn_to_holdout == 0
+    copies_train, copies_hold = dcr.syn_to_training <= within, dcr.syn_to_holdout <= within
     k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
     only_train, only_hold = copies_train & ~copies_hold, copies_hold & ~copies_train
     clusters = nearest_real_record(
@@ -205,13 +206,28 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     ``baseline: none`` the raw share (see :func:`measure_copies`). With
     several synthetic sets the value is the largest.
     """
+    return copies_result(ctx, params, needs, 0.0, ExactCopyShareDetails)
+
+
+def copies_result(
+    ctx: EvaluationContext,
+    params: ExactCopyShareParams,
+    needs: Mapping[Need, Any],
+    within: float,
+    details: Callable[..., ExactCopyShareDetails],
+) -> MetricResult:
+    """The copy share's result: copies at DCR ``within`` or less (0: identical), the worst synthetic set's value.
+
+    Shared by ``exact_copy_share`` (``within`` 0) and ``near_copy_share``; ``details`` makes the
+    metric's details from the fields they share.
+    """
     from policycheck.core import stats
 
     dcrs = dcrs_in_set_order(needs)
     sets = worst_of_sets(
         ctx,
         params.confidence,
-        lambda i, ds, level: (measure_copies(dcrs[i], params.baseline, level), dcrs[i]),
+        lambda i, ds, level: (measure_copies(dcrs[i], params.baseline, level, within), dcrs[i]),
         lambda m: m[0].value,
     )
     assert sets.worst is not None  # every set has a value
@@ -220,7 +236,9 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
     names = [row.synthetic for row in per_set]
     chart = {
         "kind": "bar",
-        "title": "Synthetic records identical to a real record",
+        "title": "Synthetic records identical to a real record"
+        if within == 0
+        else f"Synthetic records within Gower distance {within:g} of a real record",
         "x_label": "synthetic set",
         "y_label": "share of synthetic records",
         "series": [
@@ -237,7 +255,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
         value=worst.value,
         interval=stats.worst_interval([row.interval for row in per_set]),
         confidence=params.confidence,
-        details=ExactCopyShareDetails(
+        details=details(
             worst_set=dcr.synthetic_name,
             per_set=per_set,
             baseline=CopyBaseline(mode=params.baseline, rule=rule),
@@ -248,7 +266,7 @@ def exact_copy_share(ctx: EvaluationContext, params: ExactCopyShareParams, needs
         notes=(dcr.equal_size_note(),),
         baseline=worst.share_copying_holdout,
         raw=worst.share_copying_training if params.baseline == "holdout" else None,
-        baseline_label="the share of synthetic records identical to a holdout record (real people the synthesizer "
-        "never saw, as many as the training records compared): matches by chance",
+        baseline_label=f"the share of synthetic records {'identical to' if within == 0 else 'near'} a holdout record "
+        "(real people the synthesizer never saw, as many as the training records compared): matches by chance",
         sample_size=int(dcr.syn_to_training.size),
     )
