@@ -13,6 +13,9 @@ rules (and by ``dp_epsilon_excess_membership``):
     Membership-inference risk of a distance-threshold attack (paper 002, sec. 4).
 ``exact_copy_share`` (:mod:`.exact_copy_share`)
     Synthetic records identical to a training record, beyond the holdout's chance copies.
+``near_copy_share`` (:mod:`.near_copy_share`)
+    Synthetic records within a Gower distance of a training record (copies with a value
+    nudged), beyond the holdout's chance near matches.
 
 With several synthetic sets a rule reports the worst set, each set's interval
 at the Bonferroni level (:func:`policycheck.metrics.combinators.worst_of_sets`).
