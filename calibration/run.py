@@ -288,7 +288,7 @@ def rule_rates(results: list[dict[str, Any]], dataset: str, release: str) -> dic
 
 
 def _rule_order(rule: str) -> tuple[int, str]:
-    order = ["dcr-share", "mi-risk", "exact-copies", "density-attack", "membership-game"]
+    order = ["dcr-share", "mi-risk", "exact-copies", "near-copies", "density-attack", "membership-game"]
     last = ["dp-claim", "dp-claim-game"]
     if rule in order:
         return (order.index(rule), rule)
