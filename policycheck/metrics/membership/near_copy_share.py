@@ -71,7 +71,7 @@ class NearCopyShareDetails(ExactCopyShareDetails):
     ),
 )
 def near_copy_share(ctx: EvaluationContext, params: NearCopyShareParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """Share of synthetic records within ``within`` of a training record (DCR), minus the holdout's share.
+    """Share of synthetic records near a training record (DCR at most `within`), minus the holdout's share.
 
     Paper 002, sec. 3, with a radius: the copies of
     :func:`policycheck.metrics.membership.exact_copy_share.measure_copies`
