@@ -26,6 +26,7 @@ from policycheck.metrics.membership.exact_copy_share import (
     ExactCopyShareParams,
     copies_result,
 )
+from policycheck.metrics.membership.gower_dcr import dcrs_in_set_order
 from policycheck.metrics.registry import Method
 
 METHOD = Method(
@@ -43,7 +44,7 @@ class NearCopyShareParams(ExactCopyShareParams):
         description=(
             "Gower distance at or below which a synthetic record is a near copy of a real record. With p columns "
             "used, a record equal on every column but one numeric column, off by a share d of that column's "
-            "range, is at d / p: on Adult's 8 columns an age off by 1 year (range 73) is at 1 / 73 / 8 = 0.0017."
+            "range, is at d / p: on Adult's 8 columns an age off by 1 year (range 74) is at 1 / 74 / 8 = 0.0017."
         ),
     )
 
@@ -52,6 +53,21 @@ class NearCopyShareDetails(ExactCopyShareDetails):
     within: float = detail(
         "Near-copy distance", help="A synthetic record at this Gower distance of a real record, or nearer, is a copy."
     )
+    one_column: dict[str, float] = detail(
+        "One column apart",
+        help="How far each numeric column may differ, every other column equal, for a record to be a near copy: "
+        "the distance times the columns used times the column's range. One categorical mismatch is 1 / columns.",
+    )
+
+
+def one_column_reach(within: float, gower: Mapping[str, Any]) -> dict[str, float]:
+    """Per numeric column, the largest difference that alone keeps a record within ``within``.
+
+    A numeric term is ``|x - y| / R`` and the distance its mean over the ``p`` columns used
+    (:mod:`policycheck.methods.gower`), so one column alone may differ by ``within * p * R``.
+    """
+    p = len(gower["features"])
+    return {c: within * p * (hi - lo) for c, (lo, hi) in gower["numeric_ranges"].items()}
 
 
 @membership_metric(
@@ -79,4 +95,6 @@ def near_copy_share(ctx: EvaluationContext, params: NearCopyShareParams, needs: 
     set, never seen by the synthesizer). With several synthetic sets the value
     is the largest.
     """
-    return copies_result(ctx, params, needs, params.within, partial(NearCopyShareDetails, within=params.within))
+    gower = dcrs_in_set_order(needs)[0].gower  # one encoding, so one set of ranges, for every set
+    details = partial(NearCopyShareDetails, within=params.within, one_column=one_column_reach(params.within, gower))
+    return copies_result(ctx, params, needs, params.within, details)
