@@ -234,6 +234,7 @@ def copies_result(
     worst, dcr = sets.worst
     per_set = [row for row, _ in sets.per_set]
     names = [row.synthetic for row in per_set]
+    copies = "copies" if within == 0 else "near"
     chart = {
         "kind": "bar",
         "title": "Synthetic records identical to a real record"
@@ -242,8 +243,8 @@ def copies_result(
         "x_label": "synthetic set",
         "y_label": "share of synthetic records",
         "series": [
-            {"name": "copies a training record", "x": names, "y": [row.share_copying_training for row in per_set]},
-            {"name": "copies a holdout record", "x": names, "y": [row.share_copying_holdout for row in per_set]},
+            {"name": f"{copies} a training record", "x": names, "y": [row.share_copying_training for row in per_set]},
+            {"name": f"{copies} a holdout record", "x": names, "y": [row.share_copying_holdout for row in per_set]},
         ],
     }
     rule = (

@@ -18,7 +18,9 @@ def test_a_nudged_copy_is_no_exact_copy_but_is_a_near_one():
     assert evaluate("exact_copy_share", nudged).value == 0.0
     near = evaluate("near_copy_share", nudged, within=0.1)
     assert near.value == 0.25  # (9, b) and (1, a) near training, (3, a) near holdout (4, a): (2 - 1) / 4
-    assert near.charts[0]["title"] == "Synthetic records within Gower distance 0.1 of a real record"
+    chart = near.charts[0]
+    assert chart["title"] == "Synthetic records within Gower distance 0.1 of a real record"
+    assert [series["name"] for series in chart["series"]] == ["near a training record", "near a holdout record"]
 
 
 @pytest.mark.parametrize("within", [None, 0.0, 1.5])
