@@ -95,6 +95,7 @@ def near_copy_share(ctx: EvaluationContext, params: NearCopyShareParams, needs: 
     set, never seen by the synthesizer). With several synthetic sets the value
     is the largest.
     """
-    gower = dcrs_in_set_order(needs)[0].gower  # one encoding, so one set of ranges, for every set
+    # Every set's encoding takes its ranges over all sets (gower_dcr), so the first set's are every set's.
+    gower = dcrs_in_set_order(needs)[0].gower
     details = partial(NearCopyShareDetails, within=params.within, one_column=one_column_reach(params.within, gower))
     return copies_result(ctx, params, needs, params.within, details)
