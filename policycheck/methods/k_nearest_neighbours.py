@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from policycheck.core.threads import side_by_side
 from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY, gower_sums
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
@@ -65,8 +66,12 @@ def k_nearest(
         return found.index[:, None], found.distance[:, None]
     kinds = np.ascontiguousarray(kinds, dtype=np.int8)
     tasks = [(np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k) for s in range(0, len(queries), CHUNK)]
-    # A scan too small to pay for the workers runs here: each worker's first call would compile it anew.
-    parts = executor.map(_scan_chunk, tasks, progress, cost=cost) if tasks else []
+    if executor.workers_for(cost) > 1:
+        parts = executor.map(_scan_chunk, tasks, progress, cost=cost)
+    else:
+        # A scan too small to pay for the workers runs here (each worker's first call would load the
+        # compiled scan anew), on this process's threads: the scan holds no GIL.
+        parts = side_by_side(_scan_chunk, tasks, executor.threads)
     index = np.concatenate(parts) if parts else np.empty((0, k), dtype=np.int64)
     p = queries.shape[1]
     distance = np.empty(index.shape, dtype=np.float64)
