@@ -113,7 +113,8 @@ class Plan:
 
     def describe(self) -> str:
         """The plan in plain text, as ``policycheck plan`` prints it."""
-        from policycheck.engine.progress import need_text, value_text
+        from policycheck.engine.progress import need_text
+        from policycheck.metrics.base import value_text
 
         p = self.loaded.policy
         release = (

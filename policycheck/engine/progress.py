@@ -43,21 +43,13 @@ def short(label: str, width: int = LABEL_WIDTH) -> str:
     return f"{label[: opening + 1 + room]}…)"
 
 
-def value_text(value: Any) -> str:
-    """A parameter's value as users write it: ``[age, sex]`` for a tuple of columns, never a Python repr."""
-    if isinstance(value, (tuple, list, frozenset, set)):
-        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
-        return "[" + ", ".join(value_text(v) for v in items) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
-    if value is None:
-        return "none"
-    return str(value)
-
-
 def need_text(need: Need, shown: set[str] | None = None) -> str:
-    """``need`` as users read it: its intermediate and the parameters in ``shown`` (default: all)."""
-    args = ", ".join(f"{k}={value_text(v)}" for k, v in need.params if shown is None or k in shown)
+    """``need`` as users read it: its intermediate and the parameters in ``shown`` (default: all, its label)."""
+    from policycheck.metrics.base import value_text
+
+    if shown is None:
+        return need.label
+    args = ", ".join(f"{k}={value_text(v)}" for k, v in need.params if k in shown)
     return f"{need.intermediate}({args})" if args else need.intermediate
 
 

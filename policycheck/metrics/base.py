@@ -92,8 +92,21 @@ class Need:
 
     @property
     def label(self) -> str:
-        args = ", ".join(f"{k}={v}" for k, v in self.params)
-        return f"{self.intermediate}({args})"
+        """As users read it (report timings, error messages): ``gower_dcr(columns=[age, sex], synthetic=0)``."""
+        args = ", ".join(f"{k}={value_text(v)}" for k, v in self.params)
+        return f"{self.intermediate}({args})" if args else self.intermediate
+
+
+def value_text(value: Any) -> str:
+    """A parameter's value as users write it: ``[age, sex]`` for a tuple of columns, never a Python repr."""
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+        return "[" + ", ".join(value_text(v) for v in items) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "none"
+    return str(value)
 
 
 @dataclass(frozen=True)

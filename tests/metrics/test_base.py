@@ -1,10 +1,10 @@
-"""The evaluator's result: its evidence is a typed details model, never a plain mapping."""
+"""The evaluator's result (its evidence a typed details model, never a plain mapping) and the Needs it names."""
 
 from __future__ import annotations
 
 import pytest
 
-from policycheck.metrics.base import MetricResult
+from policycheck.metrics.base import MetricResult, Need
 from policycheck.metrics.details import Details, detail
 
 
@@ -26,3 +26,12 @@ def test_a_results_typed_details_report_their_values_and_labels():
     result = MetricResult(0.5, details=CountDetails(closer=3))
     assert result.details.to_report() == {"closer": 3}
     assert type(result.details).field_labels()["closer"]["label"] == "Closer to a training record"
+
+
+def test_a_need_label_reads_its_parameters_as_users_write_them_not_as_python_reprs():
+    need = Need.of("reconstruction_attacks", attacks=("lp", "dcr"), n_queries=None, records="original")
+    assert need.label == "reconstruction_attacks(attacks=[lp, dcr], n_queries=none, records=original)"
+
+
+def test_a_need_without_parameters_is_labelled_by_its_intermediate_alone():
+    assert Need.of("three_way_marginal_errors").label == "three_way_marginal_errors"
