@@ -100,6 +100,54 @@ def test_exact_copy_width_without_the_baseline_is_clopper_pearson_at_the_chance_
     assert r.no_leak == 0.4 and r.half_width == pytest.approx(0.031122, abs=1e-6)
 
 
+def near_copies_release():
+    # One numeric column over 0..20,000 (the synthetic set spans it), so a Gower distance of 0.00015 is 3 units.
+    # Holdout: 400 records 1 unit from a training record and 10 from any other holdout record (near training
+    # only); 100 pairs 1 unit apart, far from training (near the holdout only); 100 pairs 1-2 units from a
+    # training record and 1 from each other (near both); 200 records at least 10 units from every record.
+    training = np.arange(0, 10_000, 10.0)
+    holdout = np.concatenate(
+        [
+            np.arange(0, 4_000, 10.0) + 1,
+            np.repeat(12_000 + np.arange(0, 1_000, 10.0), 2) + np.tile([0.0, 1.0], 100),
+            np.repeat(np.arange(4_000, 5_000, 10.0), 2) + np.tile([1.0, 2.0], 100),
+            15_000 + np.arange(0, 2_000, 10.0),
+        ]
+    )
+    frames = [pd.DataFrame({"x": x}) for x in (training, holdout, np.linspace(0, 20_000, 1_000))]
+    release = release_of(*frames)
+    release.column_types["x"] = ColumnType.NUMERIC
+    return release
+
+
+def test_near_copy_width_rests_on_the_records_near_one_real_set_only():
+    # 600 of the 1,000 holdout records are near one real set only (400 training, 200 holdout): d = 600 of
+    # n = 1000; u = Beta(0.975; 301, 300) = 0.540756, so the excess's interval reaches 0.6 * 0.081513 = 0.048908.
+    resolve, params = hook("near_copy_share", within=0.00015)
+    r = resolve(params, near_copies_release())
+    assert (r.no_leak, r.records) == (0.0, 1000)
+    assert r.half_width == pytest.approx(0.048908, abs=1e-6)
+    assert "when 0.6 of the records come within 0.00015 of one real set only" in r.basis
+
+
+def test_near_copy_width_without_the_baseline_is_clopper_pearson_at_the_chance_share():
+    # 600 holdout records are near a training record (400 + 200 in pairs): Beta(0.975; 601, 400) - 0.6 = 0.030531.
+    resolve, params = hook("near_copy_share", within=0.00015, baseline="none")
+    r = resolve(params, near_copies_release())
+    assert r.no_leak == 0.6 and r.half_width == pytest.approx(0.030531, abs=1e-6)
+
+
+def test_near_copy_width_of_a_large_holdout_comes_from_an_even_sample_against_the_rest(monkeypatch):
+    # Every 10th holdout record (rows 0, 10, ..., 990): 40 near training only, 20 with their pair partner
+    # among the rest (near the holdout only), 20 near both, 20 near nothing: 0.6 again, as with every record.
+    from policycheck.metrics.membership import near_copy_share
+
+    monkeypatch.setattr(near_copy_share, "RESOLUTION_SAMPLE", 100)
+    resolve, params = hook("near_copy_share", within=0.00015)
+    r = resolve(params, near_copies_release())
+    assert r.half_width == pytest.approx(0.048908, abs=1e-6)
+
+
 def test_records_that_would_resolve_a_level_grow_as_the_square_of_the_width_ratio():
     # 800 * (0.02835 / 0.01)^2 = 6429.78 -> 6,430.
     r = Resolution(0.0, 0.02835, 800, "synthetic records", "")

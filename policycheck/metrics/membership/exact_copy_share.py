@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -14,6 +14,9 @@ from policycheck.metrics.membership.common import SURE, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.release.model import Release
+
+if TYPE_CHECKING:
+    import numpy as np
 
 METHOD = Method(
     definition="Share of synthetic records identical on every column used to a training record, minus the share "
@@ -86,40 +89,58 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
     """The exact-copy share's interval at no leak, from the real records' chance matches.
 
     A synthetic record of a release without leakage is like a fresh real record: it copies a
-    training record by chance as often as a holdout record does. With the holdout baseline, the
-    interval rests on the records copying one set only (discordant, ``d`` of the ``n`` synthetic
-    records); their share is estimated on the holdout: each holdout record equal to a training
-    record but to no other holdout record, or the reverse. At a share of 0.5 among ``d``, the
-    excess's interval reaches ``d / n (2 u - 1)`` with ``u`` the Clopper-Pearson upper end
-    (:func:`policycheck.core.stats.paired_difference`). With ``baseline: none`` the no-leak value is the
-    holdout's share of training copies, with its Clopper-Pearson width over ``n``. Clusters only widen it.
+    training record by chance as often as a holdout record does. The holdout's records stand in
+    for it: each is counted as copying a training record, and another holdout record, when one is
+    equal to it (row hashes); :func:`copy_resolution` turns the two into the width.
+    """
+    import numpy as np
+
+    from policycheck.release.checks import row_hashes
+
+    columns = [c for c in release.columns if not params.columns or c in params.columns]
+    # NOTE: the family reads a holdout (its inputs), so the release has one here.
+    training = row_hashes(release.original.frame[columns])
+    holdout = row_hashes(release.holdout.frame[columns])  # type: ignore[union-attr]
+    _, inverse, counts = np.unique(holdout, return_inverse=True, return_counts=True)
+    return copy_resolution(params, release, np.isin(holdout, training), counts[inverse] > 1, "equal to", "copy")
+
+
+def copy_resolution(
+    params: ExactCopyShareParams,
+    release: Release,
+    copies_training: np.ndarray,
+    copies_other_holdout: np.ndarray,
+    near: str,
+    copy: str,
+) -> Resolution:
+    """The copy share's interval at no leak, from which holdout records copy a training record and which another.
+
+    With the holdout baseline, the interval rests on the records copying one set only (discordant,
+    ``d`` of the ``n`` synthetic records); their share is estimated on the holdout: each holdout
+    record copying a training record but no other holdout record, or the reverse. At a share of 0.5
+    among ``d``, the excess's interval reaches ``d / n (2 u - 1)`` with ``u`` the Clopper-Pearson upper
+    end (:func:`policycheck.core.stats.paired_difference`). With ``baseline: none`` the no-leak value
+    is the holdout's share of training copies, with its Clopper-Pearson width over ``n``. Clusters
+    only widen it. ``near`` and ``copy`` word what a copy is for the basis: "equal to", "copy".
     """
     import numpy as np
 
     from policycheck.core import stats
-    from policycheck.release.checks import row_hashes
 
-    columns = [c for c in release.columns if not params.columns or c in params.columns]
     sizes = [ds.n_rows for ds in release.synthetic]
     n, level = min(sizes), stats.bonferroni(params.confidence, len(sizes))
-    # NOTE: the family reads a holdout (its inputs), so the release has one here.
-    training = row_hashes(release.original.frame[columns])
-    holdout = row_hashes(release.holdout.frame[columns])  # type: ignore[union-attr]
-    copies_training = np.isin(holdout, training)
     if params.baseline == "none":
-        chance = float(copies_training.mean())
+        chance = float(np.mean(copies_training))
         upper = stats.clopper_pearson_share(chance, n, level)[1]
         return Resolution(
             chance,
             upper - chance,
             n,
             "synthetic records",
-            f"Clopper-Pearson at the holdout's share "
-            f"of records equal to a training record ({chance:.3g}, the chance of a copy)",
+            f"Clopper-Pearson at the holdout's share of records {near} a training record "
+            f"({chance:.3g}, the chance of a copy)",
             level,
         )
-    _, inverse, counts = np.unique(holdout, return_inverse=True, return_counts=True)
-    copies_other_holdout = counts[inverse] > 1
     discordant = float(np.mean(copies_training ^ copies_other_holdout))
     d = discordant * n
     half = 0.0 if d <= 0 else d / n * (2 * stats.clopper_pearson_share(0.5, d, level)[1] - 1)
@@ -128,8 +149,8 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
         half,
         n,
         "synthetic records",
-        f"the exact interval of the excess when {discordant:.3g} of "
-        "the records copy one real set only, as the holdout's records do by chance",
+        f"the exact interval of the excess when {discordant:.3g} of the records {copy} one real set only, "
+        "as the holdout's records do by chance",
         level,
     )
 
