@@ -300,13 +300,14 @@ def limitations(report: dict[str, Any]) -> list[str]:
 
 
 #: A rule needing this intermediate attacks single records by re-running the synthesizer (the membership game).
-_GAME = "membership_game("
+_GAME = "membership_game"
 #: The games that re-run the synthesizer: the membership game and the attribute inference game (paper 001).
-_GAMES = (_GAME, "attribute_inference_game(")
+_GAMES = (_GAME, "attribute_inference_game")
 
 
 def _plays_game(rule: dict[str, Any], games: tuple[str, ...] = (_GAME,)) -> bool:
-    return any(str(need).startswith(games) for need in rule.get("needs") or ())
+    # A need is named by its label: the intermediate, then its parameters in parentheses when it has any.
+    return any(str(need).split("(", 1)[0] in games for need in rule.get("needs") or ())
 
 
 class Gap(NamedTuple):

@@ -156,7 +156,7 @@ def _needing(rule_id, metric, family, need):
 
 
 DCR = "gower_dcr(synthetic=0)"
-GAME = "membership_game(columns=None, repetitions=200, synthesizer=release)"
+GAME = "membership_game(columns=none, repetitions=200, synthesizer=release)"
 
 
 def test_release_level_membership_rules_alone_say_that_no_rule_attacks_single_records():
@@ -173,6 +173,15 @@ def test_a_policy_that_plays_the_membership_game_leaves_nothing_untested():
     rules = [
         _needing("dcr-share", "dcr_share", "membership", DCR),
         _needing("game", "membership_inference_advantage", "membership", GAME),
+    ]
+    assert decision.untested(_coverage_report(rules, model="maximum-knowledge")) == []
+
+
+def test_a_game_need_labelled_without_parameters_still_attacks_single_records():
+    # Need.label drops the parentheses of a Need without parameters: the game is still the game.
+    rules = [
+        _needing("dcr-share", "dcr_share", "membership", DCR),
+        _needing("game", "membership_inference_advantage", "membership", "membership_game"),
     ]
     assert decision.untested(_coverage_report(rules, model="maximum-knowledge")) == []
 
