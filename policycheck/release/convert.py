@@ -25,6 +25,9 @@ from policycheck.release.roles import MISSING_WORDS, row_place
 
 INT64_MAX = 2**63 - 1
 
+#: Columns up to which a converted frame keeps each column as its own block (see coerce_frame).
+UNSTACKED_COLUMNS = 64
+
 
 def to_numbers(
     path: Path | InMemoryTable, column: str, series: pd.Series, notes: list[str], label: str, first_row: int = 0
@@ -154,8 +157,10 @@ def coerce_frame(
             problems.extend((col, p) for p in exc.problems)
             out[col] = pd.Series([None] * len(frame), dtype=object)
     # copy=False: each column stays its own block. Stacking them into one block per dtype (the default)
-    # copies every value once more, a quarter of a 300,000-row file's load, for nothing we use.
-    return pd.DataFrame(out, columns=list(types), copy=False)
+    # copies every value once more, a quarter of a 300,000-row file's load, for nothing we use. A wide
+    # file is stacked still: pandas warns ("highly fragmented") when a column joins a frame of over 100
+    # blocks, as a metric's working copy may.
+    return pd.DataFrame(out, columns=list(types), copy=False if len(out) <= UNSTACKED_COLUMNS else None)
 
 
 def _coerce_column(

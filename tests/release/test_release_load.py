@@ -203,3 +203,23 @@ def test_a_holdout_column_missing_in_every_row_is_refused(tmp_path):
         "h.csv: column 'income' is missing in every row of the holdout: a holdout "
         "holds real records with the original's columns"
     )
+
+
+@pytest.mark.parametrize("columns", [12, 120])
+def test_a_loaded_frame_takes_a_new_column_without_a_fragmentation_warning(tmp_path, columns):
+    # A narrow file keeps each column as its own block (no copy on load); a wide one is stacked, since
+    # pandas warns when a column joins a frame of over 100 blocks, as a metric's working copy may.
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"x{i}": rng.normal(size=50) for i in range(columns)})
+    frame.to_csv(tmp_path / "o.csv", index=False)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    release = build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())])
+    work = release.original.frame.copy(deep=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        work["added"] = 1.0
+    assert list(release.original.frame.columns) == [f"x{i}" for i in range(columns)]
