@@ -101,7 +101,7 @@ def test_exact_copy_width_without_the_baseline_is_clopper_pearson_at_the_chance_
 
 
 def near_copies_release():
-    # One numeric column over 0..20,000 (the synthetic set spans it), so a Gower distance of 0.00015 is 3 units.
+    # One numeric column; the real sets span 0..16,990, so a Gower distance of 0.00015 is 2.5 units.
     # Holdout: 400 records 1 unit from a training record and 10 from any other holdout record (near training
     # only); 100 pairs 1 unit apart, far from training (near the holdout only); 100 pairs 1-2 units from a
     # training record and 1 from each other (near both); 200 records at least 10 units from every record.
