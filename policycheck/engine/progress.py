@@ -45,12 +45,7 @@ def short(label: str, width: int = LABEL_WIDTH) -> str:
 
 def need_text(need: Need, shown: set[str] | None = None) -> str:
     """``need`` as users read it: its intermediate and the parameters in ``shown`` (default: all, its label)."""
-    from policycheck.metrics.base import value_text
-
-    if shown is None:
-        return need.label
-    args = ", ".join(f"{k}={value_text(v)}" for k, v in need.params if k in shown)
-    return f"{need.intermediate}({args})" if args else need.intermediate
+    return need.text(shown)
 
 
 def step_labels(needs: Iterable[Need]) -> dict[Need, str]:

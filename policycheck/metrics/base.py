@@ -8,7 +8,7 @@ The compiler and the renderer only ever see the types defined here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -93,7 +93,11 @@ class Need:
     @property
     def label(self) -> str:
         """As users read it (report timings, error messages): ``gower_dcr(columns=[age, sex], synthetic=0)``."""
-        args = ", ".join(f"{k}={value_text(v)}" for k, v in self.params)
+        return self.text()
+
+    def text(self, shown: Collection[str] | None = None) -> str:
+        """The intermediate and the parameters in ``shown`` (default: all), values as users write them."""
+        args = ", ".join(f"{k}={value_text(v)}" for k, v in self.params if shown is None or k in shown)
         return f"{self.intermediate}({args})" if args else self.intermediate
 
 
