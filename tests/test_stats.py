@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from policycheck.core import stats
 from policycheck.core.stats import clopper_pearson, roc_auc, roc_curve
 
 
@@ -181,3 +182,21 @@ def test_average_ranks_are_scipy_stats_rankdata_to_the_bit():
         values = rng.integers(0, levels, size) / 600
         assert np.array_equal(average_ranks(values), stats.rankdata(values))
     assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_bootstrap_difference_with_an_empty_control_is_the_statistics_interval_shifted():
+    # No control indices are drawn, so the statistic sees the very resamples bootstrap_interval draws.
+    values = np.array([0.0, 1.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.75])
+    mean = lambda idx: float(values[idx].mean())  # noqa: E731
+    lo, hi = stats.bootstrap_interval(mean, values.size, np.random.default_rng(3), 200, 0.9)
+    assert stats.bootstrap_difference_interval(
+        mean, values.size, lambda idx: 0.25, 0, np.random.default_rng(3), 200, 0.9
+    ) == (lo - 0.25, hi - 0.25)
+
+
+def test_bootstrap_difference_of_two_constant_samples_is_their_difference():
+    ones, zeros = np.ones(5), np.zeros(7)
+    interval = stats.bootstrap_difference_interval(
+        lambda idx: float(ones[idx].mean()), 5, lambda idx: float(zeros[idx].mean()), 7, np.random.default_rng(0)
+    )
+    assert interval == (1.0, 1.0)

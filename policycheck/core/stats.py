@@ -112,6 +112,33 @@ def bootstrap_interval(
     return (float(np.quantile(values, alpha / 2)), float(np.quantile(values, 1 - alpha / 2)))
 
 
+def bootstrap_difference_interval(
+    statistic: Callable[[npt.NDArray[np.int64]], float],
+    n: int,
+    control: Callable[[npt.NDArray[np.int64]], float],
+    n_control: int,
+    rng: np.random.Generator,
+    resamples: int = 200,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic - control`` over two independent samples.
+
+    Each resample draws both samples anew (``n`` and ``n_control`` items, in
+    that order), as their records are independent (training and holdout);
+    an empty sample is called with no indices every time.
+    """
+
+    def draw(size: int) -> npt.NDArray[np.int64]:
+        return rng.integers(0, size, size) if size else np.empty(0, dtype=np.int64)
+
+    values = np.array([statistic(draw(n)) - control(draw(n_control)) for _ in range(resamples)], dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return (float("nan"), float("nan"))
+    alpha = 1.0 - confidence
+    return (float(np.quantile(values, alpha / 2)), float(np.quantile(values, 1 - alpha / 2)))
+
+
 def bonferroni(confidence: float, k: int) -> float:
     """Level of each of ``k`` intervals so that all hold together at ``confidence``.
 
