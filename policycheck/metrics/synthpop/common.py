@@ -106,3 +106,34 @@ def disclosure_per_set(
     real = ctx.release.original.frame if real is None else real
     results = [disclosure(real, d.frame, keys, target) for d in ctx.release.synthetic]
     return keys, target, results
+
+
+#: A key whose values the synthetic data repeats for fewer original records than this share is named in a note.
+RARELY_MATCHED = 0.5
+
+
+def rarely_matched_keys(ctx: EvaluationContext, keys: list[str]) -> str | None:
+    """A note naming the keys whose exact values the synthetic data rarely repeats, or None.
+
+    synthpop's measures look keys up by exact value: a key of continuous
+    values (a measurement, a price) matches almost no synthetic record, so
+    repU, DiSCO and TCAP are near 0 whatever the synthesizer keeps. For each
+    key, the share of original records whose value of it occurs in some
+    synthetic set (missing matches missing).
+    """
+    import pandas as pd
+
+    original = ctx.release.original.frame
+    shares = {}
+    for key in keys:
+        seen = pd.concat([d.frame[key] for d in ctx.release.synthetic], ignore_index=True)
+        shares[key] = float(original[key].isin(seen).mean())
+    rare = {k: v for k, v in shares.items() if v < RARELY_MATCHED}
+    if not rare:
+        return None
+    listed = ", ".join(f"{k} ({v:.0%})" for k, v in rare.items())
+    return (
+        f"Key values the synthetic data rarely repeats exactly (share of original records whose value occurs in "
+        f"it): {listed}. Keys are looked up by exact value, so few records can match and this measure says little; "
+        "round or group such keys (synthpop's ngroups_keys), or choose categorical keys."
+    )

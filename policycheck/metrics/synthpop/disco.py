@@ -110,4 +110,4 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
         key_in_synthetic_iS=c.iS / c.n_original,
         per_set=[DiscoOfSet.of(s) for s in sets.per_set],
     )
-    return share_result(ctx, params, "DiSCO", sets, details)
+    return share_result(ctx, params, "DiSCO", sets, details, keys)

@@ -92,4 +92,4 @@ def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mappin
         unique_in_original_UiO=c.UiO / c.n_original,
         per_set=[ReplicatedUniquesOfSet.of(s) for s in sets.per_set],
     )
-    return share_result(ctx, params, "repU", sets, details)
+    return share_result(ctx, params, "repU", sets, details, keys)

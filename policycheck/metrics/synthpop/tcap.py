@@ -1,10 +1,18 @@
-"""TCAP: the targeted correct attribution probability (Taub et al. 2018), with a marginal-guess baseline."""
+"""TCAP: the targeted correct attribution probability (Taub et al. 2018), raw or as the excess over the holdout's.
+
+TCAP near 1 says the synthetic data tells the targeted people their target.
+Part of that it tells anyone: where the population ties the target to the
+keys, a synthesizer that learnt only the population attributes it as well to
+people it never saw. ``baseline: holdout`` measures that part with the
+holdout records in the original's place (as repU and DiSCO do) and reports
+the excess; ``baseline: none`` (the default, so that existing levels keep
+their meaning) reports Taub et al.'s raw TCAP beside the marginal guess.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import partial
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -13,8 +21,11 @@ from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult,
 from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params
-from policycheck.metrics.synthpop.common import disclosure_per_set, synthpop_metric
+from policycheck.metrics.synthpop.common import disclosure_per_set, rarely_matched_keys, synthpop_metric
 from policycheck.release.model import Dataset
+
+if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
+    from policycheck.methods.synthpop_disclosure import Disclosure
 
 TCAP_METHOD = Method(
     definition="TCAP: over original records whose key determines the target and occurs in the synthetic data, the "
@@ -27,6 +38,13 @@ TCAP_METHOD = Method(
             theirs="its TCAP column is DiSCO / iS, a different number",
             ours="Taub et al.'s; synthpop's in the details",
         ),
+        Convention(
+            topic="chance",
+            peer="Taub et al. 2018",
+            theirs="TCAP beside the guess from the target's distribution",
+            ours="the same with baseline: none; baseline: holdout subtracts TCAP with the holdout records in the "
+            "original's place",
+        ),
     ),
 )
 
@@ -36,6 +54,11 @@ class KeysTargetParams(Params):
         None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
     )
     target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+    baseline: Literal["holdout", "none"] = Field(
+        "none",
+        description="none: Taub et al.'s TCAP; holdout: TCAP minus the same with the holdout records in the "
+        "original's place (what the synthetic data attributes to people it never saw).",
+    )
     confidence: float = Field(0.95, gt=0, lt=1, description="Confidence level of the interval.")
 
 
@@ -50,6 +73,22 @@ class TcapOfSet(Details):
     )
     records: int = detail("Original records TCAP averages over", unit="records")
     synthpop_TCAP_column: float | None = detail("synthpop 1.9's TCAP column: DiSCO / iS", format="share", default=None)
+    holdout_tcap: float | None = detail(
+        "TCAP with the holdout records in the original's place",
+        format="share",
+        help="0 when no holdout record qualifies; None without baseline: holdout.",
+        default=None,
+    )
+    holdout_interval: tuple[float, float] | None = detail(
+        "Bootstrap interval of the holdout's TCAP", format="data", default=None
+    )
+    holdout_records: int | None = detail(
+        "Holdout records the holdout's TCAP averages over", unit="records", default=None
+    )
+    value: float | None = detail(
+        "TCAP minus the holdout's", format="share", help="TCAP itself without baseline: holdout.", default=None
+    )
+    value_interval: tuple[float, float] | None = detail("Interval of the value", format="data", default=None)
 
 
 class TcapDetails(Details):
@@ -63,7 +102,7 @@ class TcapDetails(Details):
     per_set: list[TcapOfSet] = detail("Per synthetic set", format="data")
 
 
-@partial(synthpop_metric, value_range=(0.0, 1.0))(
+@synthpop_metric(
     name="tcap",
     method=TCAP_METHOD,
     params=KeysTargetParams,
@@ -78,39 +117,110 @@ class TcapDetails(Details):
     remedy="Regenerate with a synthesizer that keeps less of the link between the keys and the target.",
 )
 def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, Any]) -> MetricResult:
-    """TCAP (Taub et al. 2018): mean p_s(t|k) over original records with p_d(t|k) = 1 and their key in the synthetic data."""  # noqa: E501 - the summary
+    """TCAP (Taub et al. 2018, sec. 3): mean p_s(t|k) over original records with p_d(t|k) = 1, key in the synthetic set.
+
+    With ``baseline: holdout``, minus the same mean over holdout records whose key fixes the target in
+    the holdout. Either mean over no record counts 0: the lookup attributes nothing to anyone.
+    """
     from policycheck.core import stats
 
     keys, target, results = disclosure_per_set(ctx, params.keys, params.target)
+    holdout = ctx.release.holdout
+    controls: list[Disclosure | None] = [None] * len(results)
+    if params.baseline == "holdout" and holdout is not None:
+        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame)[2])
+
+    def mean_of(values: Any) -> Callable[[Any], float]:
+        return lambda idx: float(values[idx].mean()) if idx.size else 0.0
+
+    def mean_interval(values: Any, stream: tuple[Any, ...], level: float) -> tuple[float, float]:
+        if values.size == 0:
+            return (0.0, 0.0)
+        return stats.bootstrap_interval(mean_of(values), values.size, ctx.rng(*stream), 200, level)
 
     def attribution(i: int, dataset: Dataset, level: float) -> TcapOfSet:
-        c = results[i].counts
-        if c.tcap_records == 0:
+        c, control = results[i].counts, controls[i]
+        if c.tcap_records == 0 and control is None:
             return TcapOfSet(synthetic=dataset.name, tcap=None, records=0)
         values = results[i].tcap_per_record
-        interval = stats.bootstrap_interval(
-            lambda idx: float(values[idx].mean()), values.size, ctx.rng("tcap", i), 200, level
-        )
-        return TcapOfSet(
+        interval = mean_interval(values, ("tcap", i), level)
+        measured = TcapOfSet(
             synthetic=dataset.name,
-            tcap=c.tcap,
-            interval=interval,
-            baseline=c.tcap_baseline,
+            tcap=c.tcap if c.tcap_records else None,
+            interval=interval if c.tcap_records else None,
+            baseline=c.tcap_baseline if c.tcap_records else None,
             records=c.tcap_records,
             synthpop_TCAP_column=c.shares()["synthpop_TCAP"],
+            value=c.tcap,
+            value_interval=interval,
+        )
+        if control is None:
+            return measured
+        held = control.tcap_per_record
+        own = c.tcap if c.tcap_records else 0.0
+        control_tcap = control.counts.tcap if held.size else 0.0
+        # Training and holdout records are independent samples: each resample draws both anew.
+        excess = stats.bootstrap_difference_interval(
+            mean_of(values), values.size, mean_of(held), held.size, ctx.rng("tcap", "excess", i), 200, level
+        )
+        return measured.model_copy(
+            update={
+                "holdout_tcap": control_tcap,
+                "holdout_interval": mean_interval(held, ("tcap", "holdout", i), level),
+                "holdout_records": held.size,
+                "value": own - control_tcap,
+                "value_interval": excess,
+            }
         )
 
-    sets = worst_of_sets(ctx, params.confidence, attribution, lambda s: s.tcap)
+    sets = worst_of_sets(ctx, params.confidence, attribution, lambda s: s.value)
     worst = sets.worst
-    if worst is None or worst.tcap is None or worst.interval is None:
+    if worst is None or worst.value is None or worst.value_interval is None:
+        rare = rarely_matched_keys(ctx, keys)
         raise EvaluationError(
-            "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
+            "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data"
+            + (f". {rare}" if rare else ".")
+            + (" With baseline: holdout, such a TCAP counts 0." if ctx.release.holdout is not None else "")
         )
+    details = TcapDetails(worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set)
+    rare = rarely_matched_keys(ctx, keys)
+    if worst.holdout_tcap is not None:
+        notes: tuple[str, ...] = ()
+        if not worst.records:
+            notes = (
+                "No original record whose key fixes the target has its key in the synthetic data: the lookup "
+                "attributes nothing to the people the synthetic data was made from, and their TCAP counts 0.",
+            )
+        if not worst.holdout_records:
+            notes += (
+                "No holdout record's key fixes the target in the holdout and occurs in the synthetic data: the "
+                "holdout's TCAP counts 0.",
+            )
+        notes += (rare,) if rare else ()
+        return MetricResult(
+            value=worst.value,
+            interval=worst.value_interval,
+            confidence=sets.level,
+            details=details,
+            notes=notes,
+            baseline=worst.holdout_tcap,
+            raw=worst.tcap,
+            baseline_label=(
+                "TCAP with the holdout records in the original's place: what the synthetic data attributes to "
+                "people it never saw"
+            ),
+            sample_size=worst.records,
+        )
+    notes = ()
+    if params.baseline == "holdout":
+        notes = ("The release has no holdout, so the value is the raw TCAP, population patterns included.",)
+    notes += (rare,) if rare else ()
     return MetricResult(
-        value=worst.tcap,
-        interval=worst.interval,
+        value=worst.value,
+        interval=worst.value_interval,
         confidence=sets.level,
-        details=TcapDetails(worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set),
+        details=details,
+        notes=notes,
         baseline=worst.baseline,
         raw=worst.tcap,
         baseline_label=(

@@ -28,10 +28,12 @@ def evaluate(
     synthetic: pd.DataFrame = SYNTHETIC,
     quasi_identifiers: tuple[str, ...] = ("sex", "age"),
     secrets: tuple[str, ...] = ("income",),
+    holdout: pd.DataFrame | None = None,
     **params,
 ) -> MetricResult:
+    held = None if holdout is None else Dataset("holdout", "holdout", holdout)
     release = Release(
-        "r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", synthetic),), None, TYPES
+        "r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", synthetic),), held, TYPES
     )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", quasi_identifiers, secrets), seed=1)
     spec = registry.get_metric(name)
