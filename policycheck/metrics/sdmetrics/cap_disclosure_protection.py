@@ -139,6 +139,11 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
     )
 
     holdout = release.holdout if params.baseline == "holdout" else None
+    if params.baseline == "holdout" and holdout is None:  # SDMetrics' score is on another scale than the difference
+        raise EvaluationError(
+            "cap_disclosure_protection with baseline: holdout needs a holdout set, and the release has none "
+            "(baseline: none gives SDMetrics' score, which needs levels of its own)."
+        )
 
     def bootstrap(outcome: Any, stream: tuple[Any, ...], level: float) -> tuple[float, float]:
         return stats.bootstrap_interval(
@@ -233,15 +238,12 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
             ),
             sample_size=worst.real_records_matched,
         )
-    no_holdout: tuple[str, ...] = ()
-    if params.baseline == "holdout":
-        no_holdout = ("The release has no holdout, so the value is SDMetrics' score, population patterns included.",)
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
         confidence=sets.level,
         details=details,
-        notes=(matched_note, *no_holdout),
+        notes=(matched_note,),
         baseline=worst.baseline_protection,
         raw=worst.cap_protection,
         baseline_label="protection against a blind guess uniform over the sensitive values: 1 - 1/prod nunique",

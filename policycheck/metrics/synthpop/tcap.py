@@ -127,7 +127,12 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     keys, target, results = disclosure_per_set(ctx, params.keys, params.target)
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
-    if params.baseline == "holdout" and holdout is not None:
+    if params.baseline == "holdout":
+        if holdout is None:  # the raw TCAP is on another scale than the excess the levels were set for
+            raise EvaluationError(
+                "tcap with baseline: holdout needs a holdout set, and the release has none "
+                "(baseline: none gives the raw TCAP, which needs levels of its own)."
+            )
         controls = list(disclosure_per_set(ctx, keys, target, holdout.frame)[2])
 
     def mean_of(values: Any) -> Callable[[Any], float]:
@@ -211,10 +216,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
             ),
             sample_size=worst.records,
         )
-    notes = ()
-    if params.baseline == "holdout":
-        notes = ("The release has no holdout, so the value is the raw TCAP, population patterns included.",)
-    notes += (rare,) if rare else ()
+    notes = (rare,) if rare else ()
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,

@@ -30,3 +30,10 @@ def test_no_matching_key_leaves_the_protection_undefined():
     elsewhere = SYNTHETIC.assign(key="z")
     with pytest.raises(EvaluationError, match="no real record's key occurs in the synthetic data"):
         evaluate("cap_disclosure_protection", REAL, elsewhere, TYPES)
+
+
+def test_baseline_holdout_without_a_holdout_is_an_error_not_sdmetrics_score():
+    frame = pd.DataFrame({"key": ["a", "b"], "secret": ["x", "y"]})
+    types = {"key": ColumnType.CATEGORICAL, "secret": ColumnType.CATEGORICAL}
+    with pytest.raises(EvaluationError, match="baseline: holdout needs a holdout set, and the release has none"):
+        evaluate("cap_disclosure_protection", frame, frame, types, baseline="holdout")

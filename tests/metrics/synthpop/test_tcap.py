@@ -45,7 +45,6 @@ def test_keys_the_synthetic_data_rarely_repeats_are_named_with_their_share():
     )
 
 
-def test_without_a_holdout_baseline_holdout_reports_the_raw_tcap_and_says_so():
-    result = evaluate("tcap", baseline="holdout")
-    assert (result.value, result.baseline) == (0.8, 18 / 35)
-    assert result.notes == ("The release has no holdout, so the value is the raw TCAP, population patterns included.",)
+def test_baseline_holdout_without_a_holdout_is_an_error_not_the_raw_tcap():
+    with pytest.raises(EvaluationError, match="baseline: holdout needs a holdout set, and the release has none"):
+        evaluate("tcap", baseline="holdout")
