@@ -48,6 +48,7 @@ def test_indhist_dp_passes_every_blocking_rule(reports):
     blocking = {r["id"]: r["verdict"] for r in report["rules"] if r["severity"] == "blocking"}
     assert set(blocking) == {
         "singling-out",
+        "exact-copies",
         "linkability",
         "inference",
         "replicated-uniques",
