@@ -104,7 +104,12 @@ def bootstrap_interval(
     confidence: float = 0.95,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic(indices)`` over ``n`` items."""
-    values = np.array([statistic(rng.integers(0, n, n)) for _ in range(resamples)], dtype=float)
+    return _percentile_interval([statistic(rng.integers(0, n, n)) for _ in range(resamples)], confidence)
+
+
+def _percentile_interval(resampled: Sequence[float], confidence: float) -> tuple[float, float]:
+    """The central ``confidence`` interval of the finite resampled values (NaN, NaN if none is finite)."""
+    values = np.array(resampled, dtype=float)
     values = values[np.isfinite(values)]
     if values.size == 0:
         return (float("nan"), float("nan"))
@@ -131,12 +136,7 @@ def bootstrap_difference_interval(
     def draw(size: int) -> npt.NDArray[np.int64]:
         return rng.integers(0, size, size) if size else np.empty(0, dtype=np.int64)
 
-    values = np.array([statistic(draw(n)) - control(draw(n_control)) for _ in range(resamples)], dtype=float)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return (float("nan"), float("nan"))
-    alpha = 1.0 - confidence
-    return (float(np.quantile(values, alpha / 2)), float(np.quantile(values, 1 - alpha / 2)))
+    return _percentile_interval([statistic(draw(n)) - control(draw(n_control)) for _ in range(resamples)], confidence)
 
 
 def bonferroni(confidence: float, k: int) -> float:

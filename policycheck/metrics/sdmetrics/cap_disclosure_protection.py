@@ -211,41 +211,37 @@ def cap_disclosure_protection(ctx: EvaluationContext, params: CapParams, needs: 
     sets = worst_of_sets(ctx, params.confidence, protection, lambda s: s.value, higher_is_worse=False)
     worst = sets.worst
     assert worst is not None and worst.value is not None and worst.value_interval is not None  # or it raised
-    matched_note = (
-        f"{worst.real_records - worst.real_records_matched} of {worst.real_records} real records have a key the "
-        "synthetic data lacks; SDMetrics' CAP leaves them out."
-    )
-    details = CapDisclosureProtectionDetails(
-        worst_set=worst.synthetic,
-        known_columns=known,
-        sensitive_columns=sensitive,
-        binned_columns=continuous,
-        bins=params.num_discrete_bins,
-        per_set=sets.per_set,
+    # Without a control, SDMetrics' own pair: its CAP protection and the blind guess's.
+    baseline, raw, baseline_label = (
+        worst.baseline_protection,
+        worst.cap_protection,
+        "protection against a blind guess uniform over the sensitive values: 1 - 1/prod nunique",
     )
     if worst.holdout_score is not None:
-        return MetricResult(
-            value=worst.value,
-            interval=worst.value_interval,
-            confidence=sets.level,
-            details=details,
-            notes=(matched_note,),
-            baseline=worst.holdout_score,
-            raw=worst.score,
-            baseline_label=(
-                "the score with the holdout records in the real records' place: how well the synthetic data "
-                "protects people it never saw"
-            ),
-            sample_size=worst.real_records_matched,
+        baseline, raw, baseline_label = (
+            worst.holdout_score,
+            worst.score,
+            "the score with the holdout records in the real records' place: how well the synthetic data protects "
+            "people it never saw",
         )
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
         confidence=sets.level,
-        details=details,
-        notes=(matched_note,),
-        baseline=worst.baseline_protection,
-        raw=worst.cap_protection,
-        baseline_label="protection against a blind guess uniform over the sensitive values: 1 - 1/prod nunique",
+        details=CapDisclosureProtectionDetails(
+            worst_set=worst.synthetic,
+            known_columns=known,
+            sensitive_columns=sensitive,
+            binned_columns=continuous,
+            bins=params.num_discrete_bins,
+            per_set=sets.per_set,
+        ),
+        notes=(
+            f"{worst.real_records - worst.real_records_matched} of {worst.real_records} real records have a key the "
+            "synthetic data lacks; SDMetrics' CAP leaves them out.",
+        ),
+        baseline=baseline,
+        raw=raw,
+        baseline_label=baseline_label,
         sample_size=worst.real_records_matched,
     )

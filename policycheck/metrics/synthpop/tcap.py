@@ -187,12 +187,19 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
             + (f". {rare}" if rare else ".")
             + (" With baseline: holdout, such a TCAP counts 0." if ctx.release.holdout is not None else "")
         )
-    details = TcapDetails(worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set)
-    rare = rarely_matched_keys(ctx, keys)
+    notes: tuple[str, ...] = ()
+    baseline, baseline_label = (
+        worst.baseline,
+        "the share of each record's target value in the original: a guess from the target's distribution",
+    )
     if worst.holdout_tcap is not None:
-        notes: tuple[str, ...] = ()
+        baseline, baseline_label = (
+            worst.holdout_tcap,
+            "TCAP with the holdout records in the original's place: what the synthetic data attributes to people it "
+            "never saw",
+        )
         if not worst.records:
-            notes = (
+            notes += (
                 "No original record whose key fixes the target has its key in the synthetic data: the lookup "
                 "attributes nothing to the people the synthetic data was made from, and their TCAP counts 0.",
             )
@@ -201,32 +208,15 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
                 "No holdout record's key fixes the target in the holdout and occurs in the synthetic data: the "
                 "holdout's TCAP counts 0.",
             )
-        notes += (rare,) if rare else ()
-        return MetricResult(
-            value=worst.value,
-            interval=worst.value_interval,
-            confidence=sets.level,
-            details=details,
-            notes=notes,
-            baseline=worst.holdout_tcap,
-            raw=worst.tcap,
-            baseline_label=(
-                "TCAP with the holdout records in the original's place: what the synthetic data attributes to "
-                "people it never saw"
-            ),
-            sample_size=worst.records,
-        )
-    notes = (rare,) if rare else ()
+    rare = rarely_matched_keys(ctx, keys)
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
         confidence=sets.level,
-        details=details,
-        notes=notes,
-        baseline=worst.baseline,
+        details=TcapDetails(worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set),
+        notes=notes + ((rare,) if rare else ()),
+        baseline=baseline,
         raw=worst.tcap,
-        baseline_label=(
-            "the share of each record's target value in the original: a guess from the target's distribution"
-        ),
+        baseline_label=baseline_label,
         sample_size=worst.records,
     )
