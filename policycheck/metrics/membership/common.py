@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from policycheck.metrics.membership.gower_dcr import dcr_needs
 from policycheck.metrics.registry import metric
+from policycheck.release.model import Release
 
 REFERENCES = (
     "Clearbox AI, Privacy evaluation (Clearbox Synthetic Kit documentation): distance to closest record, "
@@ -25,3 +27,8 @@ membership_metric = partial(
     needs=dcr_needs,
     references=REFERENCES,
 )
+
+
+def columns_used(params: Any, release: Release) -> list[str]:
+    """The release's columns a rule's ``columns`` param keeps (all when it names none), in release order."""
+    return [c for c in release.columns if not params.columns or c in params.columns]

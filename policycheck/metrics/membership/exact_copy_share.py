@@ -10,7 +10,7 @@ from pydantic import Field
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
 from policycheck.metrics.combinators import BonferroniNote, bonferroni_note, worst_of_sets
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.membership.common import SURE, membership_metric
+from policycheck.metrics.membership.common import SURE, columns_used, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.release.model import Release
@@ -97,7 +97,7 @@ def exact_copy_resolution(params: ExactCopyShareParams, release: Release) -> Res
 
     from policycheck.release.checks import row_hashes
 
-    columns = [c for c in release.columns if not params.columns or c in params.columns]
+    columns = columns_used(params, release)
     # NOTE: the family reads a holdout (its inputs), so the release has one here.
     training = row_hashes(release.original.frame[columns])
     holdout = row_hashes(release.holdout.frame[columns])  # type: ignore[union-attr]

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
 from policycheck.metrics.details import detail
-from policycheck.metrics.membership.common import membership_metric
+from policycheck.metrics.membership.common import columns_used, membership_metric
 from policycheck.metrics.membership.exact_copy_share import (
     ExactCopyShareDetails,
     ExactCopyShareParams,
@@ -96,7 +96,7 @@ def near_copy_resolution(params: NearCopyShareParams, release: Release) -> Resol
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.k_nearest_neighbours import k_nearest
 
-    features = [c for c in release.columns if not params.columns or c in params.columns]
+    features = columns_used(params, release)
     holdout = release.holdout
     assert holdout is not None  # the family reads a holdout (its inputs)
     enc = fit_gower([release.original.frame, holdout.frame], release.column_types, release.orders, features)
