@@ -220,6 +220,26 @@ def test_plan_with_a_release_reports_a_categorical_secret_without_order_once_and
     assert result.stderr.splitlines() == [f"p.yaml:4:5: {message}", f"p.yaml:7:5: {message}"]
 
 
+def test_check_refuses_a_holdout_baseline_without_a_holdout_with_exit_2_before_running(
+    runner, write, toy_release, tmp_path
+):
+    policy = write(
+        "p.yaml",
+        'metadata: {id: t, title: T, version: "1", owner: tests}\n'
+        "attacker: {model: partially-informed, quasi_identifiers: [age, sex], secrets: [income]}\n"
+        "rules:\n"
+        "  - {id: cap, metric: cap_disclosure_protection, params: {baseline: holdout}, threshold: {fail_below: 0}}\n",
+    )
+    manifest = toy_release["manifest"]
+    manifest.write_text(manifest.read_text().replace("holdout: holdout.csv\n", ""))
+    result = invoke(runner, "check", policy, "-r", manifest, "-o", "out")
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()  # refused before computing
+    assert result.stderr.splitlines() == [
+        "p.yaml:4:59: baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
+        "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)"
+    ]
+
+
 def test_check_refuses_an_undeclared_reconstruction_secret_with_exit_2_before_running(runner, write, toy_release):
     policy = write(
         "p.yaml",
