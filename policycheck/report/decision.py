@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from policycheck.report.formatting import fmt, percent
+from policycheck.report.formatting import fmt, is_excess, percent
 
 #: The papers the metrics are built from, as the methods section cites them ("paper 000") and in full.
 REFERENCES: dict[str, dict[str, str]] = {
@@ -193,6 +193,11 @@ def plain_sentence(rule: dict[str, Any], default: float | None = None, several_s
     value = fmt(rule.get("value"))
     span = f" ({label} interval {fmt(interval[0])} to {fmt(interval[1])})" if interval and label else ""
     lead = f"{what_it_measures(rule)}: measured {value}{span}"
+    if is_excess(rule):  # the sentence names the measure, so the number must be the measure's, then the excess
+        lead = (
+            f"{what_it_measures(rule)}: measured {fmt(rule['raw'])} against {fmt(rule['baseline'])} for its "
+            f"baseline, an excess of {value}{span}"
+        )
     s = worst_set(rule)
     on_set = f" Synthetic set '{s}' decided it (the worst of the sets)." if s and several_sets else ""
     if rule.get("decided_on") == "refuted_claim":

@@ -231,3 +231,12 @@ def test_page_one_the_markdown_and_the_summary_say_what_the_policy_does_not_test
     assert f"**Not tested by this policy**: {gap}" in top
     print_summary(report)
     assert f"  not tested: {gap}" in capsys.readouterr().out
+
+
+def test_the_sentence_of_an_excess_gives_the_measure_and_its_baseline_before_the_excess():
+    # The meaning names the measure (a share), so the share comes first: DiSCO 0.1803 against the holdout's 0.1777.
+    rule = _rule(verdict="warn", value=0.0026, raw=0.1803, baseline=0.1777, interval=[-0.0251, 0.0304])
+    assert decision.plain_sentence(rule).startswith(
+        "How much better than guessing an attacker does: measured 0.1803 against 0.1777 for its baseline, an excess "
+        "of 0.0026 (95% interval -0.0251 to 0.0304)"
+    )
