@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
 
 TCAP_METHOD = Method(
     definition="TCAP: over original records whose key determines the target and occurs in the synthetic data, the "
-    "mean share of synthetic records with the key carrying the target; marginal-guess baseline.",
+    "mean share of synthetic records with the key carrying the target; marginal-guess baseline, or (baseline: "
+    "holdout) minus the same mean over the holdout records.",
     source="Taub et al. 2018, sec. 3",
     conventions=(
         Convention(
