@@ -114,7 +114,8 @@ class CapDisclosureProtectionDetails(Details):
         "How well the synthetic data protects the sensitive columns of a real person whose key columns an "
         "attacker knows, compared with a blind guess: 1 means looking the person's key up in the synthetic data "
         "helps no more than guessing among the sensitive values; lower means the synthetic records with that key "
-        "carry the person's true sensitive values."
+        "carry the person's true sensitive values. With baseline: holdout, the same score for people the synthetic "
+        "data was not made from is subtracted: below 0, the people it was made from are less protected."
     ),
     remedy=(
         "Regenerate with a synthesizer that does not tie the sensitive columns to rare key combinations (more "

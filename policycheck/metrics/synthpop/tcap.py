@@ -114,7 +114,8 @@ class TcapDetails(Details):
     meaning=(
         "For the people whose key values determine the target in the original data, how often, on average, the "
         "synthetic records with the same key carry that person's target value (targeted correct attribution "
-        "probability). The baseline is what guessing from the target's overall distribution gets."
+        "probability). The baseline is what guessing from the target's overall distribution gets or, with "
+        "baseline: holdout, the same lookup for people the synthetic data was not made from."
     ),
     remedy="Regenerate with a synthesizer that keeps less of the link between the keys and the target.",
 )
