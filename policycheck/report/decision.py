@@ -328,6 +328,7 @@ GAPS = {
     "dp-claim-not-attacked": (
         "A declared differential-privacy claim is not audited by a game that re-runs the synthesizer."
     ),
+    "keys-not-matched": "Rules that look keys up by exact value matched few original records: they test little.",
 }
 
 
@@ -351,7 +352,9 @@ def untested_gaps(report: dict[str, Any]) -> list[Gap]:
       claim is audited by attacking the synthesizer, not one release of it
       (Annamalai, Ganev and De Cristofaro, USENIX Security 2024). A game
       attacks the first set whose synthesizer can be re-run, so one
-      game-playing audit counts for all.
+      game-playing audit counts for all;
+    - exact-key rules that do not fail although their keys can barely be
+      matched (:func:`_unmatched_keys_gap`).
     """
     rules = report["rules"]
     out: list[Gap] = []
@@ -369,6 +372,9 @@ def untested_gaps(report: dict[str, Any]) -> list[Gap]:
                 f"re-running the synthesizer{needs}.",
             )
         )
+    unmatched_gap = _unmatched_keys_gap(rules)
+    if unmatched_gap is not None:
+        out.append(unmatched_gap)
     claims = [
         f"'{d['name']}' (epsilon {fmt(d['synthesizer']['epsilon'])})"
         for d in report["release"]["datasets"]
@@ -393,6 +399,33 @@ def untested_gaps(report: dict[str, Any]) -> list[Gap]:
             )
         )
     return out
+
+
+def _unmatched_keys_gap(rules: list[dict[str, Any]]) -> Gap | None:
+    """Rules that do not fail although their exact-key lookups could match few people (``unmatched_keys`` details).
+
+    A key of continuous values (a measurement, a price) is repeated exactly by
+    almost no synthetic record, so repU, DiSCO and TCAP come out near 0
+    whatever the synthesizer keeps: their pass says nothing of those people.
+    """
+    keys: dict[str, float] = {}
+    ids = []
+    for rule in rules:
+        found = (rule.get("details") or {}).get("unmatched_keys")
+        if found and rule.get("verdict") not in ("fail", "error"):
+            ids.append(rule["id"])
+            for key, share in found.items():
+                keys.setdefault(key, share)
+    if not ids:
+        return None
+    listed = ", ".join(f"{key} ({round(share * 100):g}%)" for key, share in keys.items())
+    return Gap(
+        "keys-not-matched",
+        f"{', '.join(ids)} look{'s' if len(ids) == 1 else ''} keys up by exact value, and the synthetic data "
+        f"rarely repeats the values of {listed} of the original records: few of them can be matched, so "
+        f"{'it tests' if len(ids) == 1 else 'they test'} little of this release. Round or group such keys, or choose "
+        "categorical keys, for these rules to measure disclosure.",
+    )
 
 
 def decided_sentence(report: dict[str, Any], summary: Any) -> str:

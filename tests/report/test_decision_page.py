@@ -240,3 +240,34 @@ def test_the_sentence_of_an_excess_gives_the_measure_and_its_baseline_before_the
         "How much better than guessing an attacker does: measured 0.1803 against 0.1777 for its baseline, an excess "
         "of 0.0026 (95% interval -0.0251 to 0.0304)"
     )
+
+
+def test_exact_key_rules_that_do_not_fail_on_keys_they_cannot_match_are_named_on_the_first_page():
+    report = {
+        "policy": {"attacker_model": "partially-informed"},
+        "release": {"datasets": []},
+        "rules": [
+            _rule(id="repu", metric="replicated_uniques", family="synthpop", details={"unmatched_keys": {"lpi": 0.0}}),
+            _rule(id="tcap", metric="tcap", family="synthpop", details={"unmatched_keys": {"lpi": 0.0, "age": 0.3}}),
+            _rule(
+                id="disco", metric="disco", family="synthpop", verdict="fail", details={"unmatched_keys": {"x": 0.1}}
+            ),
+        ],
+    }
+    assert decision.untested_gaps(report) == [
+        decision.Gap(
+            "keys-not-matched",
+            "repu, tcap look keys up by exact value, and the synthetic data rarely repeats the values of lpi (0%), "
+            "age (30%) of the original records: few of them can be matched, so they test little of this release. "
+            "Round or group such keys, or choose categorical keys, for these rules to measure disclosure.",
+        )
+    ]
+
+
+def test_exact_key_rules_whose_keys_match_leave_no_gap():
+    report = {
+        "policy": {"attacker_model": "partially-informed"},
+        "release": {"datasets": []},
+        "rules": [_rule(id="tcap", metric="tcap", family="synthpop", details={"unmatched_keys": {}})],
+    }
+    assert decision.untested_gaps(report) == []

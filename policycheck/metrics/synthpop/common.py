@@ -112,14 +112,24 @@ def disclosure_per_set(
 RARELY_MATCHED = 0.5
 
 
-def rarely_matched_keys(ctx: EvaluationContext, keys: list[str]) -> str | None:
-    """A note naming the keys whose exact values the synthetic data rarely repeats, or None.
+class KeyLookupDetails(Details):
+    """What every exact-key measure reports beside its own details: the keys its lookups can barely match."""
+
+    unmatched_keys: dict[str, float] = detail(
+        "Keys the synthetic data rarely repeats exactly",
+        format="data",
+        help="Per key, the share of original records whose value of it occurs in some synthetic set (under half).",
+    )
+
+
+def unmatched_keys(ctx: EvaluationContext, keys: list[str]) -> dict[str, float]:
+    """The keys whose exact values the synthetic data rarely repeats, each with the share of original records it does.
 
     synthpop's measures look keys up by exact value: a key of continuous
     values (a measurement, a price) matches almost no synthetic record, so
     repU, DiSCO and TCAP are near 0 whatever the synthesizer keeps. For each
     key, the share of original records whose value of it occurs in some
-    synthetic set (missing matches missing).
+    synthetic set (missing matches missing); those under :data:`RARELY_MATCHED`.
     """
     import pandas as pd
 
@@ -128,12 +138,16 @@ def rarely_matched_keys(ctx: EvaluationContext, keys: list[str]) -> str | None:
     for key in keys:
         seen = pd.concat([d.frame[key] for d in ctx.release.synthetic], ignore_index=True)
         shares[key] = float(original[key].isin(seen).mean())
-    rare = {k: v for k, v in shares.items() if v < RARELY_MATCHED}
-    if not rare:
-        return None
-    listed = ", ".join(f"{k} ({v:.0%})" for k, v in rare.items())
+    return {k: v for k, v in shares.items() if v < RARELY_MATCHED}
+
+
+def unmatched_keys_note(unmatched: dict[str, float]) -> tuple[str, ...]:
+    """The note of :func:`unmatched_keys`' keys (none when every key matches)."""
+    if not unmatched:
+        return ()
+    listed = ", ".join(f"{k} ({v:.0%})" for k, v in unmatched.items())
     return (
         f"Key values the synthetic data rarely repeats exactly (share of original records whose value occurs in "
         f"it): {listed}. Keys are looked up by exact value, so few records can match and this measure says little; "
-        "round or group such keys (synthpop's ngroups_keys), or choose categorical keys."
+        "round or group such keys (synthpop's ngroups_keys), or choose categorical keys.",
     )

@@ -13,10 +13,12 @@ from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Method
 from policycheck.metrics.synthpop.common import (
     SYNTHPOP_BASELINE,
+    KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
     disclosure_per_set,
     synthpop_metric,
+    unmatched_keys,
 )
 from policycheck.metrics.synthpop.share import ShareOfSet, share_result, shares_of_sets
 
@@ -62,7 +64,7 @@ class DiscoOfSet(Details):
         )
 
 
-class DiscoDetails(Details):
+class DiscoDetails(KeyLookupDetails):
     worst_set: str = detail("Worst synthetic set")
     keys: list[str] = detail("Key columns", format="data")
     target: str = detail("Target column")
@@ -105,9 +107,10 @@ def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]
     details = DiscoDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
+        unmatched_keys=unmatched_keys(ctx, keys),
         target=target,
         disclosive_in_original_DiO=c.DiO / c.n_original,
         key_in_synthetic_iS=c.iS / c.n_original,
         per_set=[DiscoOfSet.of(s) for s in sets.per_set],
     )
-    return share_result(ctx, params, "DiSCO", sets, details, keys)
+    return share_result(ctx, params, "DiSCO", sets, details)

@@ -11,10 +11,12 @@ from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Method
 from policycheck.metrics.synthpop.common import (
     SYNTHPOP_BASELINE,
+    KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
     disclosure_per_set,
     synthpop_metric,
+    unmatched_keys,
 )
 from policycheck.metrics.synthpop.share import ShareOfSet, share_result, shares_of_sets
 
@@ -56,7 +58,7 @@ class ReplicatedUniquesOfSet(Details):
         )
 
 
-class ReplicatedUniquesDetails(Details):
+class ReplicatedUniquesDetails(KeyLookupDetails):
     worst_set: str = detail("Worst synthetic set")
     keys: list[str] = detail("Key columns", format="data")
     definition: str = detail(
@@ -89,7 +91,8 @@ def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mappin
     details = ReplicatedUniquesDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
+        unmatched_keys=unmatched_keys(ctx, keys),
         unique_in_original_UiO=c.UiO / c.n_original,
         per_set=[ReplicatedUniquesOfSet.of(s) for s in sets.per_set],
     )
-    return share_result(ctx, params, "repU", sets, details, keys)
+    return share_result(ctx, params, "repU", sets, details)

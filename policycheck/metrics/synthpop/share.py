@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING
 
 from policycheck.metrics.base import EvaluationContext, MetricResult
 from policycheck.metrics.combinators import WorstOfSets, worst_of_sets
-from policycheck.metrics.details import Details
-from policycheck.metrics.synthpop.common import KeysParams, SynthpopMeasures, disclosure_per_set, rarely_matched_keys
+from policycheck.metrics.synthpop.common import (
+    KeyLookupDetails,
+    KeysParams,
+    SynthpopMeasures,
+    disclosure_per_set,
+    unmatched_keys_note,
+)
 from policycheck.release.model import Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -93,8 +98,7 @@ def share_result(
     params: KeysParams,
     measure: str,
     sets: WorstOfSets[ShareOfSet],
-    details: Details,
-    keys: list[str],
+    details: KeyLookupDetails,
 ) -> MetricResult:
     """The worst set's share as the rule's value: the excess over the holdout's unless ``baseline: none``."""
     worst = sets.worst
@@ -103,8 +107,7 @@ def share_result(
     notes: tuple[str, ...] = ()
     if params.baseline == "holdout" and ctx.release.holdout is None:
         notes = ("The release has no holdout, so the value is synthpop's raw share, chance matches included.",)
-    rare = rarely_matched_keys(ctx, keys)
-    notes += (rare,) if rare else ()
+    notes += unmatched_keys_note(details.unmatched_keys)
     return MetricResult(
         value=worst.value,
         interval=worst.interval,

@@ -21,7 +21,13 @@ from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult,
 from policycheck.metrics.combinators import holdout_baseline_check, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params
-from policycheck.metrics.synthpop.common import disclosure_per_set, rarely_matched_keys, synthpop_metric
+from policycheck.metrics.synthpop.common import (
+    KeyLookupDetails,
+    disclosure_per_set,
+    synthpop_metric,
+    unmatched_keys,
+    unmatched_keys_note,
+)
 from policycheck.release.model import Dataset
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
@@ -92,7 +98,7 @@ class TcapOfSet(Details):
     value_interval: tuple[float, float] | None = detail("Interval of the value", format="data", default=None)
 
 
-class TcapDetails(Details):
+class TcapDetails(KeyLookupDetails):
     worst_set: str = detail("Worst synthetic set")
     keys: list[str] = detail("Key columns", format="data")
     target: str = detail("Target column")
@@ -184,10 +190,9 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     sets = worst_of_sets(ctx, params.confidence, attribution, lambda s: s.value)
     worst = sets.worst
     if worst is None or worst.value is None or worst.value_interval is None:
-        rare = rarely_matched_keys(ctx, keys)
         raise EvaluationError(
-            "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data"
-            + (f". {rare}" if rare else ".")
+            "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
+            + "".join(f" {note}" for note in unmatched_keys_note(unmatched_keys(ctx, keys)))
             + (" With baseline: holdout, such a TCAP counts 0." if ctx.release.holdout is not None else "")
         )
     notes: tuple[str, ...] = ()
@@ -211,13 +216,15 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
                 "No holdout record's key fixes the target in the holdout and occurs in the synthetic data: the "
                 "holdout's TCAP counts 0.",
             )
-    rare = rarely_matched_keys(ctx, keys)
+    unmatched = unmatched_keys(ctx, keys)
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
         confidence=sets.level,
-        details=TcapDetails(worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set),
-        notes=notes + ((rare,) if rare else ()),
+        details=TcapDetails(
+            worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set, unmatched_keys=unmatched
+        ),
+        notes=notes + unmatched_keys_note(unmatched),
         baseline=baseline,
         raw=worst.tcap,
         baseline_label=baseline_label,
