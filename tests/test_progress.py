@@ -3,7 +3,7 @@
 import io
 
 from policycheck.engine import progress as progress_module
-from policycheck.engine.progress import Progress, eta_text, need_text, short, step_labels
+from policycheck.engine.progress import Progress, eta_text, short, step_labels
 from policycheck.metrics.base import Need
 
 
@@ -59,7 +59,7 @@ def test_an_evaluation_label_is_never_cut():
 
 def test_parameter_values_read_as_users_write_them_not_as_python_reprs():
     need = Need.of("gower_dcr", synthetic=0, columns=("age", "sex"), sample=None)
-    assert need_text(need) == "gower_dcr(columns=[age, sex], sample=none, synthetic=0)"
+    assert need.text() == "gower_dcr(columns=[age, sex], sample=none, synthetic=0)"
 
 
 def test_steps_are_numbered_without_gaps_when_intermediates_are_batched(monkeypatch, toy_metric, write, toy_release):

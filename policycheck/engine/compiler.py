@@ -113,7 +113,6 @@ class Plan:
 
     def describe(self) -> str:
         """The plan in plain text, as ``policycheck plan`` prints it."""
-        from policycheck.engine.progress import need_text
         from policycheck.metrics.base import value_text
 
         p = self.loaded.policy
@@ -138,7 +137,7 @@ class Plan:
         if not self.intermediates:
             lines.append("  (none)")
         for step in self.intermediates:
-            lines.append(f"  {need_text(step.need)}: {step.description}")
+            lines.append(f"  {step.need.label}: {step.description}")
             lines.append(f"      used by: {', '.join(step.used_by)}")
             if self.release is not None:
                 said = step.estimate.describe(self.workers) if step.estimate else "none (no cost model)"
@@ -149,7 +148,7 @@ class Plan:
             params = e.params.model_dump(mode="json", exclude_defaults=False)
             if params:
                 lines.append(f"      params: {', '.join(f'{k}={value_text(v)}' for k, v in params.items())}")
-            lines.append(f"      needs: {', '.join(need_text(n) for n in e.needs) or '(nothing shared)'}")
+            lines.append(f"      needs: {', '.join(n.label for n in e.needs) or '(nothing shared)'}")
             knowledge = "; ".join(KNOWLEDGE_WORDS[k] for k in sorted(e.spec.knowledge, key=lambda k: k.value))
             lines.append(
                 f"      attacker knowledge used: {knowledge or '(none: a property of the data, not an attack)'}"

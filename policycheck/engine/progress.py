@@ -43,11 +43,6 @@ def short(label: str, width: int = LABEL_WIDTH) -> str:
     return f"{label[: opening + 1 + room]}…)"
 
 
-def need_text(need: Need, shown: set[str] | None = None) -> str:
-    """``need`` as users read it: its intermediate and the parameters in ``shown`` (default: all, its label)."""
-    return need.text(shown)
-
-
 def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
     """Each Need named by its intermediate and only the parameters that tell it
     apart from the other Needs of that intermediate in ``needs``.
@@ -68,14 +63,9 @@ def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
             # NOTE: repr, as parameter values may be unhashable; a missing parameter differs from any value.
             values.setdefault((need.intermediate, key), set()).add(repr(kwargs[key]) if key in kwargs else "")
     return {
-        need: _named(need, {k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
+        need: need.text({k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
         for need in needs
     }
-
-
-def _named(need: Need, shown: set[str]) -> str:
-    """``need``'s intermediate with the parameters in ``shown`` (:func:`need_text`)."""
-    return need_text(need, shown)
 
 
 def eta_text(seconds: float | None) -> str:
