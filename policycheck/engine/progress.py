@@ -63,8 +63,7 @@ def step_labels(needs: Iterable[Need]) -> dict[Need, str]:
             # NOTE: repr, as parameter values may be unhashable; a missing parameter differs from any value.
             values.setdefault((need.intermediate, key), set()).add(repr(kwargs[key]) if key in kwargs else "")
     return {
-        need: need.text({k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1})
-        for need in needs
+        need: need.text({k for k in keys[need.intermediate] if len(values[need.intermediate, k]) > 1}) for need in needs
     }
 
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from policycheck.metrics.details import Details, detail
 
 if TYPE_CHECKING:
-    from policycheck.metrics.base import AttackerView, EvaluationContext
-    from policycheck.release.model import Dataset, Release
+    from policycheck.metrics.base import EvaluationContext
+    from policycheck.release.model import Dataset
 
 
 class BonferroniNote(Details):
@@ -233,22 +233,3 @@ def against_control(
     value = estimates[chosen].value
     interval = worst_interval([e.interval for e in estimates], "min" if higher_is_worse else "max")
     return AgainstControl(main, control, raw, baseline, considered, level, value, interval)
-
-
-def holdout_baseline_check(
-    params: Any, release: Release, attacker: AttackerView
-) -> list[tuple[tuple[str | int, ...], str]]:
-    """A metric ``check``: ``baseline: holdout`` asked for, and the release has no holdout to measure it on.
-
-    Refused before anything is computed (exit 2), as a missing input is: the
-    raw measure in its place would be on another scale than the levels.
-    """
-    if getattr(params, "baseline", None) != "holdout" or release.holdout is not None:
-        return []
-    return [
-        (
-            ("baseline",),
-            "baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
-            "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)",
-        )
-    ]

@@ -130,6 +130,8 @@ class MetricSpec:
     inputs: frozenset[str]
     #: Inputs read only when the release has them (e.g. a holdout used as a control).
     optional_inputs: frozenset[str] = frozenset()
+    #: Whether ``params.baseline: holdout`` needs a holdout set (no raw measure on the same scale stands in).
+    holdout_baseline_needs_holdout: bool = False
     #: Inclusive bounds of the metric's value; thresholds outside are rejected.
     value_range: tuple[float | None, float | None] = (None, None)
     #: Names of params fields that hold a column name or a list of them.
@@ -186,6 +188,7 @@ def metric(
     knowledge: Iterable[Knowledge],
     inputs: Iterable[str],
     optional_inputs: Iterable[str] = (),
+    holdout_baseline_needs_holdout: bool = False,
     value_range: tuple[float | None, float | None] = (None, None),
     column_params: Iterable[str] = (),
     needs: Callable[[Any, Release], list[Need]] | None = None,
@@ -220,6 +223,7 @@ def metric(
             knowledge=frozenset(knowledge),
             inputs=frozenset(inputs),
             optional_inputs=frozenset(optional_inputs),
+            holdout_baseline_needs_holdout=holdout_baseline_needs_holdout,
             value_range=value_range,
             column_params=tuple(column_params),
             needs=needs or (lambda p, r: []),

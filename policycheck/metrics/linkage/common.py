@@ -6,7 +6,7 @@ from functools import partial
 
 from policycheck.metrics.base import Knowledge
 from policycheck.metrics.linkage.linkage_attack import linkage_needs
-from policycheck.metrics.linkage.params import check_linkage_params
+from policycheck.metrics.linkage.params import check_secret_orderable
 from policycheck.metrics.registry import Convention, metric
 
 FAMILY = "linkage"
@@ -43,6 +43,7 @@ linkage_metric = partial(
     value_range=(-1.0, 1.0),
     column_params=("secret", "attributes"),
     needs=linkage_needs,
-    check=check_linkage_params,
+    holdout_baseline_needs_holdout=True,
+    check=check_secret_orderable,
     references=(REFERENCE,),
 )

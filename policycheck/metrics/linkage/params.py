@@ -7,7 +7,6 @@ from typing import Literal
 from pydantic import Field
 
 from policycheck.metrics.base import AttackerView
-from policycheck.metrics.combinators import holdout_baseline_check
 from policycheck.metrics.registry import Params
 from policycheck.release.model import ColumnType, Release
 
@@ -102,10 +101,3 @@ def check_secret_orderable(
             )
         ]
     return []
-
-
-def check_linkage_params(
-    params: LinkageParams, release: Release, attacker: AttackerView
-) -> list[tuple[tuple[str | int, ...], str]]:
-    """Before running: an orderable secret (:func:`check_secret_orderable`), and a holdout if the baseline is one."""
-    return [*check_secret_orderable(params, release, attacker), *holdout_baseline_check(params, release, attacker)]

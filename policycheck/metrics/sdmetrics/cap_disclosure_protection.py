@@ -19,7 +19,7 @@ from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
-from policycheck.metrics.combinators import holdout_baseline_check, worst_of_sets
+from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.metrics.sdmetrics.common import sdmetrics_metric
@@ -109,7 +109,7 @@ class CapDisclosureProtectionDetails(Details):
     value_range=(-1.0, 1.0),
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("known_columns", "sensitive_columns", "continuous_columns"),
-    check=holdout_baseline_check,
+    holdout_baseline_needs_holdout=True,
     meaning=(
         "How well the synthetic data protects the sensitive columns of a real person whose key columns an "
         "attacker knows, compared with a blind guess: 1 means looking the person's key up in the synthetic data "

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
-from policycheck.metrics.combinators import holdout_baseline_check, worst_of_sets
+from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.metrics.synthpop.common import (
@@ -116,7 +116,7 @@ class TcapDetails(KeyLookupDetails):
     details=TcapDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
-    check=holdout_baseline_check,
+    holdout_baseline_needs_holdout=True,
     meaning=(
         "For the people whose key values determine the target in the original data, how often, on average, the "
         "synthetic records with the same key carry that person's target value (targeted correct attribution "

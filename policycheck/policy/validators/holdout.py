@@ -7,12 +7,26 @@ from policycheck.policy.validators.context import PolicyContext, ResolvedRule
 
 
 def holdout_present(ctx: PolicyContext, rule: ResolvedRule) -> list[Problem]:
-    """A rule whose metric needs a holdout, on a release without one, is refused before computing (needs a release)."""
-    if ctx.release is None or "holdout" not in rule.spec.inputs or ctx.release.holdout is not None:
+    """A rule that needs a holdout, on a release without one, is refused before computing (needs a release).
+
+    A rule needs one when its metric reads a holdout, or when it asks for ``baseline: holdout`` of a
+    metric whose raw measure, on another scale than the levels, cannot stand in.
+    """
+    if ctx.release is None or ctx.release.holdout is not None:
         return []
-    return [
-        ctx.problem(
-            rule.at("metric"),
-            f"rule {rule.rule.id!r}: metric {rule.spec.name!r} needs a holdout set and the release has none",
-        )
-    ]
+    if "holdout" in rule.spec.inputs:
+        return [
+            ctx.problem(
+                rule.at("metric"),
+                f"rule {rule.rule.id!r}: metric {rule.spec.name!r} needs a holdout set and the release has none",
+            )
+        ]
+    if rule.spec.holdout_baseline_needs_holdout and getattr(rule.params, "baseline", None) == "holdout":
+        return [
+            ctx.problem(
+                rule.at("params", "baseline"),
+                "baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
+                "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)",
+            )
+        ]
+    return []
