@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 from conftest import TOY_POLICY
 
@@ -108,3 +109,20 @@ def test_bad_data_is_one_error_line_and_exit_2_before_any_computation(write, toy
     assert (code, out) == (2, "")
     assert err.startswith("error: bad.csv: column 'age' is numeric but row 3 holds 'old'")
     assert err.endswith("\n") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["check", "validate", "plan"])
+def test_a_broken_policy_is_said_before_any_data_is_read(write, command):
+    write("p.yaml", DCR_POLICY.replace("metric: dcr_share", "metric: dcr_sharez"))
+    write("bad.csv", "age,sex\n30,Male\n41\n")  # a ragged row: would be exit 2 of its own
+    result = invoke(command, "p.yaml", "--original", "bad.csv", "--synthetic", "bad.csv")
+    assert result.exit_code == 2
+    assert result.stderr == "p.yaml:4:21: unknown metric 'dcr_sharez' (did you mean 'dcr_share'?)\n"
+
+
+@pytest.mark.parametrize("command", ["check", "validate", "plan"])
+def test_a_policy_naming_a_column_the_data_lacks_is_refused_after_reading_it(write, toy_release, toy_metric, command):
+    write("p.yaml", TOY_POLICY.replace("quasi_identifiers: [sex]", "quasi_identifiers: [gender]"))
+    result = invoke(command, "p.yaml", "--original", "original.csv", "--synthetic", "synthetic.csv")
+    assert result.exit_code == 2
+    assert "'gender'" in result.stderr and result.stderr.startswith("p.yaml:2:")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,8 @@ from policycheck.interfaces.cli.common import echo, guard, output_options, progr
 from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from policycheck.policy.load import LoadedPolicy
     from policycheck.release.model import Release
 
@@ -121,11 +124,14 @@ def check(
     if to_stdout and len(paths) > 1:
         raise click.UsageError("-o - prints one report: give one policy, or a folder for several")
     # the summary prints the release's findings with the verdicts
+    release.check_usage()
+    # The policies alone next: a typo in one is exit 2 in a fraction of a second, before any data is read.
+    loaded = load_all(paths)
     threads = reading_threads(executor, settings["workers"])
     bound_arrow_threads(threads)
     data = release.load(show_findings=False, threads=threads)
     assert data is not None  # required
-    loaded = load_all(paths, data)
+    loaded = against_release(loaded, data)
     folders = report_folders(Path(settings["output"]), paths)
     exports = report_folders(export_dir, paths) if export_dir else []
     if not to_stdout:
@@ -181,15 +187,27 @@ def bound_arrow_threads(threads: int) -> None:
     pyarrow.set_cpu_count(threads)
 
 
-def load_all(paths: list[Path], release: Release) -> list[LoadedPolicy]:
-    """Every policy, each read once and validated against ``release``: exit 2 comes first, whole."""
+def load_all(paths: list[Path]) -> list[LoadedPolicy]:
+    """Every policy, each read once and validated on its own: every problem of every policy, raised together."""
     from policycheck.policy.load import load_policy
 
+    return _all_or_problems([partial(load_policy, path) for path in paths])
+
+
+def against_release(loaded: list[LoadedPolicy], release: Release) -> list[LoadedPolicy]:
+    """Every policy validated against ``release`` (the columns it names, a holdout where a rule needs one, ...)."""
+    from policycheck.policy.load import validate_for_release
+
+    return _all_or_problems([partial(validate_for_release, policy, release) for policy in loaded])
+
+
+def _all_or_problems(steps: list[Callable[[], LoadedPolicy]]) -> list[LoadedPolicy]:
+    """Each step's policy, or one :class:`InvalidInput` with the problems of every step that failed."""
     problems: list[Problem] = []
     loaded = []
-    for path in paths:
+    for step in steps:
         try:
-            loaded.append(load_policy(path, release))
+            loaded.append(step())
         except InvalidInput as exc:
             problems += exc.problems
     if problems:

@@ -24,10 +24,14 @@ def plan(policy: Path, release: ReleaseArgs, as_json: bool, workers: int | None)
     time and memory per step."""
     from policycheck.engine.compiler import compile_plan
     from policycheck.execution.executor import available_cores
-    from policycheck.policy.load import load_policy
+    from policycheck.policy.load import load_policy, validate_for_release
 
+    release.check_usage(required=False)
+    loaded = load_policy(policy)  # the policy alone first: a broken one is exit 2 before any data is read
     data = release.load(required=False)
-    compiled = compile_plan(load_policy(policy, data), data, workers or available_cores())
+    if data is not None:
+        loaded = validate_for_release(loaded, data)
+    compiled = compile_plan(loaded, data, workers or available_cores())
     echo(json.dumps(compiled.to_dict(), indent=2) if as_json else compiled.describe(), lines=True)
     if data is not None and not as_json:
         from policycheck.engine.commands import commands_to_run

@@ -76,22 +76,11 @@ class ReleaseArgs:
         from policycheck.release.load import build_release, load_manifest
         from policycheck.release.model import SynthesizerInfo
 
-        if self.manifest and (self.original or self.synthetic or self.holdout):
-            raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
-        if self.manifest and (self.column_types or self.metadata):
-            # verify re-runs a manifest's check from the manifest alone
-            raise click.UsageError(
-                "with --release, declare column types in the manifest (`columns:`, `metadata:`), "
-                "not with --column-type or --metadata"
-            )
+        self.check_usage(required)
         if self.manifest:
             return load_manifest(self.manifest, threads)
-        if not self.original and not self.synthetic:
-            if required:
-                raise click.UsageError("no release: give --release MANIFEST, or --original and --synthetic")
+        if not self.original:
             return None
-        if not self.original or not self.synthetic:
-            raise click.UsageError("--original and at least one --synthetic are needed together")
         synth = [(Path(p), f"synthetic[{i}]", SynthesizerInfo()) for i, p in enumerate(self.synthetic)]
         return build_release(
             Path(self.original).stem,
@@ -103,6 +92,26 @@ class ReleaseArgs:
             declared_by="flags",
             threads=threads,
         )
+
+    def check_usage(self, required: bool = True) -> None:
+        """Refuse a bad mix of release options (a usage error), before anything is read."""
+        if self.manifest and (self.original or self.synthetic or self.holdout):
+            raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
+        if self.manifest and (self.column_types or self.metadata):
+            # verify re-runs a manifest's check from the manifest alone
+            raise click.UsageError(
+                "with --release, declare column types in the manifest (`columns:`, `metadata:`), "
+                "not with --column-type or --metadata"
+            )
+        if self.manifest:
+            return
+        if not self.original and not self.synthetic:
+            if required:
+                raise click.UsageError("no release: give --release MANIFEST, or --original and --synthetic")
+            return
+        if not self.original or not self.synthetic:
+            raise click.UsageError("--original and at least one --synthetic are needed together")
+        column_declarations(self.column_types)  # a malformed --column-type
 
 
 def column_declarations(items: tuple[str, ...]) -> dict[str, Any]:

@@ -27,20 +27,31 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
     Without FILES, the `policies` of [tool.policycheck] in pyproject.toml.
     """
     from policycheck.io.config import expand_policies, load_settings
-    from policycheck.policy.load import load_policy
+    from policycheck.policy.load import load_policy, validate_for_release
 
     paths = expand_policies(list(files) or load_settings({})["policies"])
     if not paths:
         raise click.UsageError("no policy: give FILES, or `policies` in [tool.policycheck] of pyproject.toml")
 
-    data = release.load(required=False)
+    release.check_usage(required=False)
     problems: list[Problem] = []
+    alone: list[tuple[Path, LoadedPolicy]] = []
     for path in paths:
         try:
-            loaded = load_policy(path, data)
+            alone.append((path, load_policy(path)))
         except InvalidInput as exc:
             problems.extend(exc.problems)
-            continue
+    # The policies alone first: a broken one is said before any data is read (as `check` does).
+    data = release.load(required=False) if not (problems and release.given) else None
+    for path, loaded in alone:
+        if data is not None:
+            try:
+                loaded = validate_for_release(loaded, data)
+            except InvalidInput as exc:
+                problems.extend(exc.problems)
+                continue
+        elif release.given:
+            continue  # not said ok: it was not checked against the release
         echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
         from policycheck.interfaces.starter import placeholder_notes
 
