@@ -20,7 +20,9 @@ shares of those records carrying t. Every measure below is a share of the
   ``DiSDiO`` DiSCO and DiO together.
 
 Keys and target are compared as exact values (synthpop's default, no
-grouping of numbers); a missing value is a category of its own (synthpop's
+grouping of numbers), unless numeric keys are grouped first
+(:func:`quantile_breaks`, :func:`group_by_breaks`: synthpop's
+``ngroups_keys``); a missing value is a category of its own (synthpop's
 ``usekeysNA = usetargetNA = TRUE``); nothing is excluded (``denom_lim`` off).
 
 TCAP, the targeted correct attribution probability (Taub, Elliot, Pampaka
@@ -138,3 +140,35 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys: Sequence[s
         tcap_baseline_sum=float(np.sum(base)),
     )
     return Disclosure(counts, p_s.astype(np.float64), base.astype(np.float64))
+
+
+def quantile_breaks(values: Sequence[np.ndarray], groups: int) -> np.ndarray:
+    """The breaks that cut a numeric key into ``groups`` groups, as synthpop's ``group_num`` derives them.
+
+    synthpop 1.9 (``group_num``, used by ``disclosure(ngroups_keys = n)``)
+    takes ``classIntervals(c(x_original, x_synthetic), n, style = "quantile")``:
+    R's type-7 quantiles (NumPy's ``linear``) at ``0, 1/n, ..., 1`` of the
+    present values of the original and every synthetic set together, with
+    repeated breaks dropped (a value held by many records can span several
+    quantiles, leaving fewer groups).
+    """
+    present = np.concatenate([v[~np.isnan(v)] for v in values])
+    if present.size == 0:
+        return np.zeros(0)
+    breaks: np.ndarray = np.unique(np.quantile(present, np.linspace(0.0, 1.0, groups + 1)))
+    return breaks
+
+
+def group_by_breaks(values: np.ndarray, breaks: np.ndarray) -> np.ndarray:
+    """Each value's group: ``i`` for ``breaks[i] <= x < breaks[i + 1]``, the last group closed on both sides.
+
+    R's ``cut(x, breaks, right = FALSE, include.lowest = TRUE)``, as
+    ``group_num`` cuts. Missing stays missing (NaN). A value outside the
+    breaks (a holdout record beyond the original's and synthetic data's
+    range, where ``cut`` gives NA) joins the nearest end group rather than
+    the missing values.
+    """
+    if breaks.size < 2:  # one value in all: one group
+        return np.where(np.isnan(values), np.nan, 0.0)
+    group = np.clip(np.searchsorted(breaks, values, side="right") - 1, 0, breaks.size - 2)
+    return np.where(np.isnan(values), np.nan, group.astype(np.float64))

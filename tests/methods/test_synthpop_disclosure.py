@@ -1,5 +1,6 @@
 """synthpop's disclosure measures and TCAP on a hand-computed example (Raab et al. 2024; Taub et al. 2018)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -58,3 +59,29 @@ def test_tcap_averages_the_synthetic_attribution_over_records_the_original_discl
     assert result.counts.tcap == pytest.approx(4 / 5)
     # Baseline: share of the record's income in the original: lo 4/7, hi 3/7 -> (4 + 3 + 4 + 4 + 3) / 7 / 5.
     assert result.counts.tcap_baseline == pytest.approx(18 / 35)
+
+
+def test_quantile_breaks_are_r_type_7_quantiles_of_original_and_synthetic_values_together():
+    from policycheck.methods.synthpop_disclosure import quantile_breaks
+
+    # c(20, 40, 60, 21, 41, 61) at probs 0, 1/3, 2/3, 1 (R's type 7): sorted 20 21 40 41 60 61, positions
+    # 0, 5/3, 10/3, 5 -> 20; 21 + (2/3)(40 - 21) = 33.667; 41 + (1/3)(60 - 41) = 47.333; 61.
+    breaks = quantile_breaks([np.array([20.0, 40.0, 60.0, np.nan]), np.array([21.0, 41.0, 61.0])], 3)
+    assert breaks == pytest.approx([20, 21 + 38 / 3, 41 + 19 / 3, 61])
+
+
+def test_quantile_breaks_drop_repeats_leaving_fewer_groups():
+    from policycheck.methods.synthpop_disclosure import quantile_breaks
+
+    # Eight values, six of them 0: the 0, 1/4, 1/2 quantiles are all 0; the 3/4 one is 0 + (1/4)(5 - 0) = 1.25.
+    values = np.array([0.0, 0, 0, 0, 0, 0, 5, 9])
+    assert quantile_breaks([values], 4) == pytest.approx([0, 1.25, 9])
+
+
+def test_groups_are_closed_on_the_left_and_the_last_on_both_sides():
+    from policycheck.methods.synthpop_disclosure import group_by_breaks
+
+    # R: cut(c(20, 34, 35, 49.9, 50, NA, 10, 70), c(20, 35, 50), right = FALSE, include.lowest = TRUE) gives
+    # [20,35) [20,35) [35,50] [35,50] [35,50] NA NA NA; outside the breaks we take the end groups, not NA.
+    groups = group_by_breaks(np.array([20.0, 34, 35, 49.9, 50, np.nan, 10, 70]), np.array([20.0, 35, 50]))
+    np.testing.assert_array_equal(groups, [0, 0, 1, 1, 1, np.nan, 0, 1])

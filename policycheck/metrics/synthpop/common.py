@@ -43,7 +43,18 @@ SYNTHPOP_BASELINE = Convention(
 )
 
 
-class KeysParams(Params):
+class KeyGrouping(Params):
+    group_numeric_keys: int | None = Field(
+        None,
+        ge=2,
+        description="Group every numeric key into this many quantile groups before the lookup (synthpop's "
+        "ngroups_keys): breaks at the quantiles of the original's and the synthetic sets' values, each group "
+        "closed on the left, the last on both sides. A measurement or a price rarely repeats exactly, so exact "
+        "lookups match almost nothing; none (the default): exact values.",
+    )
+
+
+class KeysParams(KeyGrouping):
     keys: list[str] | None = Field(
         None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
     )
@@ -82,12 +93,17 @@ class SynthpopMeasures(Details):
 
 
 def disclosure_per_set(
-    ctx: EvaluationContext, keys: list[str] | None, target: str | None, real: pd.DataFrame | None = None
+    ctx: EvaluationContext,
+    keys: list[str] | None,
+    target: str | None,
+    real: pd.DataFrame | None = None,
+    groups: int | None = None,
 ) -> tuple[list[str], str, list[Disclosure]]:
     """The keys and target used, and synthpop's counts of every synthetic set against ``real`` (the original).
 
     Keys default to the attacker's quasi-identifiers and the target to its
-    first secret; a target among the keys leaves them.
+    first secret; a target among the keys leaves them. With ``groups``,
+    numeric keys are looked up by quantile group (:func:`key_breaks`).
     """
     from policycheck.methods.synthpop_disclosure import disclosure
 
@@ -104,8 +120,41 @@ def disclosure_per_set(
             target = next((c for c in ctx.release.columns if c not in keys), keys[0])
     keys = [k for k in keys if k != target]
     real = ctx.release.original.frame if real is None else real
-    results = [disclosure(real, d.frame, keys, target) for d in ctx.release.synthetic]
+    synthetic = [d.frame for d in ctx.release.synthetic]
+    if groups:
+        breaks = key_breaks(ctx, keys, groups)
+        real, *synthetic = (grouped_keys(frame, breaks) for frame in (real, *synthetic))
+    results = [disclosure(real, frame, keys, target) for frame in synthetic]
     return keys, target, results
+
+
+def key_breaks(ctx: EvaluationContext, keys: list[str], groups: int) -> dict[str, list[float]]:
+    """Each numeric key's group breaks, from the original's and every synthetic set's values (synthpop's
+    ``group_num``: :func:`policycheck.methods.synthpop_disclosure.quantile_breaks`)."""
+    from policycheck.methods.synthpop_disclosure import quantile_breaks
+    from policycheck.release.model import ColumnType
+
+    frames = [ctx.release.original.frame, *(d.frame for d in ctx.release.synthetic)]
+    return {
+        key: quantile_breaks([f[key].to_numpy(dtype=float, na_value=float("nan")) for f in frames], groups).tolist()
+        for key in keys
+        if ctx.release.column_types.get(key) == ColumnType.NUMERIC
+    }
+
+
+def key_groups(ctx: EvaluationContext, keys: list[str], groups: int | None) -> dict[str, list[float]]:
+    """What a report shows of the grouping: each grouped key's breaks (none without ``groups``)."""
+    return key_breaks(ctx, keys, groups) if groups else {}
+
+
+def grouped_keys(frame: pd.DataFrame, breaks: dict[str, list[float]]) -> pd.DataFrame:
+    """``frame`` with each key of ``breaks`` replaced by its group number (missing stays missing)."""
+    import numpy as np
+
+    from policycheck.methods.synthpop_disclosure import group_by_breaks
+
+    values = {k: frame[k].to_numpy(dtype=float, na_value=float("nan")) for k in breaks}
+    return frame.assign(**{k: group_by_breaks(v, np.asarray(breaks[k])) for k, v in values.items()})
 
 
 #: A key whose values the synthetic data repeats for fewer original records than this share is named in a note.
@@ -120,23 +169,34 @@ class KeyLookupDetails(Details):
         format="data",
         help="Per key, the share of original records whose value of it occurs in some synthetic set (under half).",
     )
+    key_groups: dict[str, list[float]] = detail(
+        "Breaks of the grouped numeric keys",
+        format="data",
+        help="group_numeric_keys: per numeric key, the breaks of its quantile groups (each group closed on the left).",
+        default={},
+    )
 
 
-def unmatched_keys(ctx: EvaluationContext, keys: list[str]) -> dict[str, float]:
+def unmatched_keys(ctx: EvaluationContext, keys: list[str], groups: int | None = None) -> dict[str, float]:
     """The keys whose exact values the synthetic data rarely repeats, each with the share of original records it does.
 
     synthpop's measures look keys up by exact value: a key of continuous
     values (a measurement, a price) matches almost no synthetic record, so
     repU, DiSCO and TCAP are near 0 whatever the synthesizer keeps. For each
     key, the share of original records whose value of it occurs in some
-    synthetic set (missing matches missing); those under :data:`RARELY_MATCHED`.
+    synthetic set (missing matches missing); those under :data:`RARELY_MATCHED`. With ``groups``, a
+    numeric key's quantile group stands for its value (:func:`key_breaks`).
     """
     import pandas as pd
 
     original = ctx.release.original.frame
+    synthetic = [d.frame for d in ctx.release.synthetic]
+    if groups:
+        breaks = key_breaks(ctx, keys, groups)
+        original, *synthetic = (grouped_keys(frame, breaks) for frame in (original, *synthetic))
     shares = {}
     for key in keys:
-        seen = pd.concat([d.frame[key] for d in ctx.release.synthetic], ignore_index=True)
+        seen = pd.concat([frame[key] for frame in synthetic], ignore_index=True)
         shares[key] = float(original[key].isin(seen).mean())
     return {k: v for k, v in shares.items() if v < RARELY_MATCHED}
 
@@ -149,5 +209,5 @@ def unmatched_keys_note(unmatched: dict[str, float]) -> tuple[str, ...]:
     return (
         f"Key values the synthetic data rarely repeats exactly (share of original records whose value occurs in "
         f"it): {listed}. Keys are looked up by exact value, so few records can match and this measure says little; "
-        "round or group such keys (synthpop's ngroups_keys), or choose categorical keys.",
+        "group them (params.group_numeric_keys, synthpop's ngroups_keys), or choose categorical keys.",
     )

@@ -17,6 +17,7 @@ from policycheck.metrics.synthpop.common import (
     KeysParams,
     SynthpopMeasures,
     disclosure_per_set,
+    key_groups,
     synthpop_metric,
     unmatched_keys,
 )
@@ -100,14 +101,15 @@ class DiscoDetails(KeyLookupDetails):
 )
 def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]) -> MetricResult:
     """DiSCO: share of original records the synthetic data discloses correctly (p_s(t|k) = 1)."""
-    keys, target, results = disclosure_per_set(ctx, params.keys, params.target)
+    keys, target, results = disclosure_per_set(ctx, params.keys, params.target, groups=params.group_numeric_keys)
     sets = shares_of_sets(ctx, params, keys, target, results, "DiSCO")
     assert sets.worst is not None  # every set has a share
     c = results[0].counts
     details = DiscoDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
-        unmatched_keys=unmatched_keys(ctx, keys),
+        unmatched_keys=unmatched_keys(ctx, keys, params.group_numeric_keys),
+        key_groups=key_groups(ctx, keys, params.group_numeric_keys),
         target=target,
         disclosive_in_original_DiO=c.DiO / c.n_original,
         key_in_synthetic_iS=c.iS / c.n_original,

@@ -15,6 +15,7 @@ from policycheck.metrics.synthpop.common import (
     KeysParams,
     SynthpopMeasures,
     disclosure_per_set,
+    key_groups,
     synthpop_metric,
     unmatched_keys,
 )
@@ -84,14 +85,15 @@ class ReplicatedUniquesDetails(KeyLookupDetails):
 )
 def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mapping[Need, Any]) -> MetricResult:
     """repU: share of original records unique on the keys whose key is unique in the synthetic data too."""
-    keys, target, results = disclosure_per_set(ctx, params.keys, None)
+    keys, target, results = disclosure_per_set(ctx, params.keys, None, groups=params.group_numeric_keys)
     sets = shares_of_sets(ctx, params, keys, target, results, "repU")
     assert sets.worst is not None  # every set has a share
     c = results[0].counts
     details = ReplicatedUniquesDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
-        unmatched_keys=unmatched_keys(ctx, keys),
+        unmatched_keys=unmatched_keys(ctx, keys, params.group_numeric_keys),
+        key_groups=key_groups(ctx, keys, params.group_numeric_keys),
         unique_in_original_UiO=c.UiO / c.n_original,
         per_set=[ReplicatedUniquesOfSet.of(s) for s in sets.per_set],
     )

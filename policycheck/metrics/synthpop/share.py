@@ -61,7 +61,7 @@ def shares_of_sets(
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
     if params.baseline == "holdout" and holdout is not None:
-        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame)[2])
+        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame, params.group_numeric_keys)[2])
 
     def share(i: int, dataset: Dataset, level: float) -> ShareOfSet:
         c, control = results[i].counts, controls[i]

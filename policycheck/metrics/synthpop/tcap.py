@@ -20,10 +20,12 @@ from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
 from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.registry import Convention, Method, Params
+from policycheck.metrics.registry import Convention, Method
 from policycheck.metrics.synthpop.common import (
+    KeyGrouping,
     KeyLookupDetails,
     disclosure_per_set,
+    key_groups,
     synthpop_metric,
     unmatched_keys,
     unmatched_keys_note,
@@ -56,7 +58,7 @@ TCAP_METHOD = Method(
 )
 
 
-class KeysTargetParams(Params):
+class KeysTargetParams(KeyGrouping):
     keys: list[str] | None = Field(
         None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
     )
@@ -133,7 +135,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     """
     from policycheck.core import stats
 
-    keys, target, results = disclosure_per_set(ctx, params.keys, params.target)
+    keys, target, results = disclosure_per_set(ctx, params.keys, params.target, groups=params.group_numeric_keys)
     holdout = ctx.release.holdout
     controls: list[Disclosure | None] = [None] * len(results)
     if params.baseline == "holdout":
@@ -142,7 +144,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
                 "tcap with baseline: holdout needs a holdout set, and the release has none "
                 "(baseline: none gives the raw TCAP, which needs levels of its own)."
             )
-        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame)[2])
+        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame, params.group_numeric_keys)[2])
 
     def mean_of(values: Any) -> Callable[[Any], float]:
         return lambda idx: float(values[idx].mean()) if idx.size else 0.0
@@ -192,7 +194,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     if worst is None or worst.value is None or worst.value_interval is None:
         raise EvaluationError(
             "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
-            + "".join(f" {note}" for note in unmatched_keys_note(unmatched_keys(ctx, keys)))
+            + "".join(f" {note}" for note in unmatched_keys_note(unmatched_keys(ctx, keys, params.group_numeric_keys)))
             + (" With baseline: holdout, such a TCAP counts 0." if ctx.release.holdout is not None else "")
         )
     notes: tuple[str, ...] = ()
@@ -216,13 +218,18 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
                 "No holdout record's key fixes the target in the holdout and occurs in the synthetic data: the "
                 "holdout's TCAP counts 0.",
             )
-    unmatched = unmatched_keys(ctx, keys)
+    unmatched = unmatched_keys(ctx, keys, params.group_numeric_keys)
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
         confidence=sets.level,
         details=TcapDetails(
-            worst_set=worst.synthetic, keys=keys, target=target, per_set=sets.per_set, unmatched_keys=unmatched
+            worst_set=worst.synthetic,
+            keys=keys,
+            target=target,
+            per_set=sets.per_set,
+            unmatched_keys=unmatched,
+            key_groups=key_groups(ctx, keys, params.group_numeric_keys),
         ),
         notes=notes + unmatched_keys_note(unmatched),
         baseline=baseline,

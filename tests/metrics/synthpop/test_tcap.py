@@ -41,7 +41,7 @@ def test_keys_the_synthetic_data_rarely_repeats_are_named_with_their_share():
     assert result.notes == (
         "Key values the synthetic data rarely repeats exactly (share of original records whose value occurs in it): "
         "age (14%). Keys are looked up by exact value, so few records can match and this measure says little; "
-        "round or group such keys (synthpop's ngroups_keys), or choose categorical keys.",
+        "group them (params.group_numeric_keys, synthpop's ngroups_keys), or choose categorical keys.",
     )
 
 
