@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
-from policycheck.metrics.base import EvaluationContext
+from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.registry import Convention, Params, metric
+from policycheck.metrics.registry import Convention, Params, intermediate, metric
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import pandas as pd
 
     from policycheck.methods.synthpop_disclosure import Disclosure, DisclosureCounts
+    from policycheck.release.model import Release
 
 
 REFERENCES = (
@@ -43,7 +46,10 @@ SYNTHPOP_BASELINE = Convention(
 )
 
 
-class KeyGrouping(Params):
+class KeyLookupParams(Params):
+    keys: list[str] | None = Field(
+        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
+    )
     group_numeric_keys: int | None = Field(
         None,
         ge=2,
@@ -54,10 +60,7 @@ class KeyGrouping(Params):
     )
 
 
-class KeysParams(KeyGrouping):
-    keys: list[str] | None = Field(
-        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
-    )
+class KeysParams(KeyLookupParams):
     baseline: Literal["holdout", "none"] = Field(
         "holdout",
         description="holdout: the value is the excess over the same measure with the holdout records in the "
@@ -92,14 +95,56 @@ class SynthpopMeasures(Details):
         return cls(**counts.shares())
 
 
-def disclosure_per_set(
-    ctx: EvaluationContext,
-    keys: list[str] | None,
-    target: str | None,
-    real: pd.DataFrame | None = None,
-    groups: int | None = None,
-) -> tuple[list[str], str, list[Disclosure]]:
-    """The keys and target used, and synthpop's counts of every synthetic set against ``real`` (the original).
+#: The intermediate repU, DiSCO and TCAP read: rules with the same keys, target and grouping share one lookup.
+KEY_LOOKUP = "synthpop_key_lookup"
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """synthpop's counts of every synthetic set against the original's (or the holdout's) records."""
+
+    keys: list[str]
+    target: str
+    results: list[Disclosure]
+    #: Keys the synthetic data rarely repeats, with the share of the records whose value it does.
+    unmatched: dict[str, float]
+    #: The breaks of each grouped numeric key (none without ``group_numeric_keys``).
+    groups: dict[str, list[float]]
+
+
+def lookup_needs(params: KeyLookupParams, target: str | None, release: Release, control: bool) -> list[Need]:
+    """The lookup on the original records, and on the holdout's when ``control`` asks and the release has one."""
+    records = ["original", *(["holdout"] if control and release.holdout is not None else [])]
+    keys = tuple(params.keys) if params.keys else None
+    return [Need.of(KEY_LOOKUP, keys=keys, target=target, groups=params.group_numeric_keys, records=r) for r in records]
+
+
+def lookups(
+    params: KeyLookupParams, target: str | None, needs: Mapping[Need, Any]
+) -> tuple[KeyLookup, KeyLookup | None]:
+    """The lookup on the original records and, when the rule asked for it, the holdout's (None otherwise)."""
+    keys = tuple(params.keys) if params.keys else None
+
+    def of(records: str) -> KeyLookup | None:
+        need = Need.of(KEY_LOOKUP, keys=keys, target=target, groups=params.group_numeric_keys, records=records)
+        found: KeyLookup | None = needs.get(need)
+        return found
+
+    original = of("original")
+    assert original is not None  # lookup_needs always asks for it
+    return original, of("holdout")
+
+
+@intermediate(
+    name=KEY_LOOKUP,
+    description="synthpop's key lookup: the counts behind repU, DiSCO and TCAP for every synthetic set, against "
+    "the original's records or the holdout's.",
+    inputs={"original", "synthetic"},
+)
+def key_lookup(
+    ctx: EvaluationContext, keys: tuple[str, ...] | None, target: str | None, groups: int | None, records: str
+) -> KeyLookup:
+    """synthpop's counts of every synthetic set against ``records`` ("original" or "holdout").
 
     Keys default to the attacker's quasi-identifiers and the target to its
     first secret; a target among the keys leaves them. With ``groups``,
@@ -107,8 +152,8 @@ def disclosure_per_set(
     """
     from policycheck.methods.synthpop_disclosure import disclosure
 
-    keys = list(keys or ctx.attacker.quasi_identifiers)
-    if not keys:
+    used = list(keys or ctx.attacker.quasi_identifiers)
+    if not used:
         raise EvaluationError(
             "synthpop's measures need key columns: give params.keys or the attacker's quasi-identifiers."
         )
@@ -117,15 +162,18 @@ def disclosure_per_set(
             target = ctx.attacker.secrets[0]
         else:
             # Identity disclosure needs no target; any non-key column serves the shared computation.
-            target = next((c for c in ctx.release.columns if c not in keys), keys[0])
-    keys = [k for k in keys if k != target]
-    real = ctx.release.original.frame if real is None else real
+            target = next((c for c in ctx.release.columns if c not in used), used[0])
+    used = [k for k in used if k != target]
+    source = ctx.release.holdout if records == "holdout" else ctx.release.original
+    assert source is not None  # lookup_needs asks for the holdout's only when the release has one
+    real = source.frame
     synthetic = [d.frame for d in ctx.release.synthetic]
-    if groups:
-        breaks = key_breaks(ctx, keys, groups)
+    breaks = key_breaks(ctx, used, groups) if groups else {}
+    if breaks:
         real, *synthetic = (grouped_keys(frame, breaks) for frame in (real, *synthetic))
-    results = [disclosure(real, frame, keys, target) for frame in synthetic]
-    return keys, target, results
+    results = [disclosure(real, frame, used, target) for frame in synthetic]
+    unmatched = unmatched_keys(real, synthetic, used) if records == "original" else {}
+    return KeyLookup(used, target, results, unmatched, breaks)
 
 
 def key_breaks(ctx: EvaluationContext, keys: list[str], groups: int) -> dict[str, list[float]]:
@@ -140,11 +188,6 @@ def key_breaks(ctx: EvaluationContext, keys: list[str], groups: int) -> dict[str
         for key in keys
         if ctx.release.column_types.get(key) == ColumnType.NUMERIC
     }
-
-
-def key_groups(ctx: EvaluationContext, keys: list[str], groups: int | None) -> dict[str, list[float]]:
-    """What a report shows of the grouping: each grouped key's breaks (none without ``groups``)."""
-    return key_breaks(ctx, keys, groups) if groups else {}
 
 
 def grouped_keys(frame: pd.DataFrame, breaks: dict[str, list[float]]) -> pd.DataFrame:
@@ -177,23 +220,18 @@ class KeyLookupDetails(Details):
     )
 
 
-def unmatched_keys(ctx: EvaluationContext, keys: list[str], groups: int | None = None) -> dict[str, float]:
+def unmatched_keys(original: pd.DataFrame, synthetic: list[pd.DataFrame], keys: list[str]) -> dict[str, float]:
     """The keys whose exact values the synthetic data rarely repeats, each with the share of original records it does.
 
     synthpop's measures look keys up by exact value: a key of continuous
     values (a measurement, a price) matches almost no synthetic record, so
     repU, DiSCO and TCAP are near 0 whatever the synthesizer keeps. For each
-    key, the share of original records whose value of it occurs in some
-    synthetic set (missing matches missing); those under :data:`RARELY_MATCHED`. With ``groups``, a
-    numeric key's quantile group stands for its value (:func:`key_breaks`).
+    key, the share of ``original`` records whose value of it occurs in some
+    synthetic set (missing matches missing); those under :data:`RARELY_MATCHED`.
+    A grouped key is given by its groups (:func:`key_lookup`).
     """
     import pandas as pd
 
-    original = ctx.release.original.frame
-    synthetic = [d.frame for d in ctx.release.synthetic]
-    if groups:
-        breaks = key_breaks(ctx, keys, groups)
-        original, *synthetic = (grouped_keys(frame, breaks) for frame in (original, *synthetic))
     shares = {}
     for key in keys:
         seen = pd.concat([frame[key] for frame in synthetic], ignore_index=True)

@@ -16,10 +16,9 @@ from policycheck.metrics.synthpop.common import (
     KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
-    disclosure_per_set,
-    key_groups,
+    lookup_needs,
+    lookups,
     synthpop_metric,
-    unmatched_keys,
 )
 from policycheck.metrics.synthpop.share import ShareOfSet, share_result, shares_of_sets
 
@@ -88,6 +87,7 @@ class DiscoDetails(KeyLookupDetails):
     details=DiscoDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
+    needs=lambda p, r: lookup_needs(p, p.target, r, control=p.baseline == "holdout"),
     meaning=(
         "The share of original records whose key values, looked up in the synthetic data, point to a single "
         "target value that is the person's true one (DiSCO: disclosive in synthetic, correct in original). DiO "
@@ -101,16 +101,17 @@ class DiscoDetails(KeyLookupDetails):
 )
 def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]) -> MetricResult:
     """DiSCO: share of original records the synthetic data discloses correctly (p_s(t|k) = 1)."""
-    keys, target, results = disclosure_per_set(ctx, params.keys, params.target, groups=params.group_numeric_keys)
-    sets = shares_of_sets(ctx, params, keys, target, results, "DiSCO")
+    lookup, control = lookups(params, params.target, needs)
+    keys, results = lookup.keys, lookup.results
+    sets = shares_of_sets(ctx, params, lookup, control, "DiSCO")
     assert sets.worst is not None  # every set has a share
     c = results[0].counts
     details = DiscoDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
-        unmatched_keys=unmatched_keys(ctx, keys, params.group_numeric_keys),
-        key_groups=key_groups(ctx, keys, params.group_numeric_keys),
-        target=target,
+        unmatched_keys=lookup.unmatched,
+        key_groups=lookup.groups,
+        target=lookup.target,
         disclosive_in_original_DiO=c.DiO / c.n_original,
         key_in_synthetic_iS=c.iS / c.n_original,
         per_set=[DiscoOfSet.of(s) for s in sets.per_set],

@@ -14,10 +14,9 @@ from policycheck.metrics.synthpop.common import (
     KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
-    disclosure_per_set,
-    key_groups,
+    lookup_needs,
+    lookups,
     synthpop_metric,
-    unmatched_keys,
 )
 from policycheck.metrics.synthpop.share import ShareOfSet, share_result, shares_of_sets
 
@@ -76,6 +75,7 @@ class ReplicatedUniquesDetails(KeyLookupDetails):
     details=ReplicatedUniquesDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys",),
+    needs=lambda p, r: lookup_needs(p, None, r, control=p.baseline == "holdout"),
     meaning=(
         "The share of original records that are the only one with their combination of key values and whose "
         "combination is also unique in the synthetic data (repU). Such a synthetic record looks like a real, "
@@ -85,15 +85,16 @@ class ReplicatedUniquesDetails(KeyLookupDetails):
 )
 def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mapping[Need, Any]) -> MetricResult:
     """repU: share of original records unique on the keys whose key is unique in the synthetic data too."""
-    keys, target, results = disclosure_per_set(ctx, params.keys, None, groups=params.group_numeric_keys)
-    sets = shares_of_sets(ctx, params, keys, target, results, "repU")
+    lookup, control = lookups(params, None, needs)
+    keys, results = lookup.keys, lookup.results
+    sets = shares_of_sets(ctx, params, lookup, control, "repU")
     assert sets.worst is not None  # every set has a share
     c = results[0].counts
     details = ReplicatedUniquesDetails(
         worst_set=sets.worst.synthetic,
         keys=keys,
-        unmatched_keys=unmatched_keys(ctx, keys, params.group_numeric_keys),
-        key_groups=key_groups(ctx, keys, params.group_numeric_keys),
+        unmatched_keys=lookup.unmatched,
+        key_groups=lookup.groups,
         unique_in_original_UiO=c.UiO / c.n_original,
         per_set=[ReplicatedUniquesOfSet.of(s) for s in sets.per_set],
     )

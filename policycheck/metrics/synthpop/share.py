@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from policycheck.metrics.base import EvaluationContext, MetricResult
 from policycheck.metrics.combinators import WorstOfSets, worst_of_sets
 from policycheck.metrics.synthpop.common import (
+    KeyLookup,
     KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
-    disclosure_per_set,
     unmatched_keys_note,
 )
 from policycheck.release.model import Dataset
@@ -50,18 +50,15 @@ class ShareOfSet:
 def shares_of_sets(
     ctx: EvaluationContext,
     params: KeysParams,
-    keys: list[str],
-    target: str,
-    results: list[Disclosure],
+    lookup: KeyLookup,
+    control: KeyLookup | None,
     measure: str,
 ) -> WorstOfSets[ShareOfSet]:
     """Every set's ``measure`` ("repU" or "DiSCO") against the holdout's, and the worst set (Raab et al. 2024, 3)."""
     from policycheck.core import stats
 
-    holdout = ctx.release.holdout
-    controls: list[Disclosure | None] = [None] * len(results)
-    if params.baseline == "holdout" and holdout is not None:
-        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame, params.group_numeric_keys)[2])
+    results = lookup.results
+    controls: list[Disclosure | None] = list(control.results) if control is not None else [None] * len(results)
 
     def share(i: int, dataset: Dataset, level: float) -> ShareOfSet:
         c, control = results[i].counts, controls[i]

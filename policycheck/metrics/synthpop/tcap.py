@@ -22,12 +22,11 @@ from policycheck.metrics.combinators import worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method
 from policycheck.metrics.synthpop.common import (
-    KeyGrouping,
     KeyLookupDetails,
-    disclosure_per_set,
-    key_groups,
+    KeyLookupParams,
+    lookup_needs,
+    lookups,
     synthpop_metric,
-    unmatched_keys,
     unmatched_keys_note,
 )
 from policycheck.release.model import Dataset
@@ -58,10 +57,7 @@ TCAP_METHOD = Method(
 )
 
 
-class KeysTargetParams(KeyGrouping):
-    keys: list[str] | None = Field(
-        None, description="Quasi-identifying key columns; the attacker's quasi-identifiers when omitted."
-    )
+class KeysTargetParams(KeyLookupParams):
     target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
     baseline: Literal["holdout", "none"] = Field(
         "none",
@@ -118,6 +114,7 @@ class TcapDetails(KeyLookupDetails):
     details=TcapDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
+    needs=lambda p, r: lookup_needs(p, p.target, r, control=p.baseline == "holdout"),
     holdout_baseline_needs_holdout=True,
     meaning=(
         "For the people whose key values determine the target in the original data, how often, on average, the "
@@ -135,16 +132,15 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     """
     from policycheck.core import stats
 
-    keys, target, results = disclosure_per_set(ctx, params.keys, params.target, groups=params.group_numeric_keys)
-    holdout = ctx.release.holdout
-    controls: list[Disclosure | None] = [None] * len(results)
-    if params.baseline == "holdout":
-        if holdout is None:  # the raw TCAP is on another scale than the excess the levels were set for
-            raise EvaluationError(
-                "tcap with baseline: holdout needs a holdout set, and the release has none "
-                "(baseline: none gives the raw TCAP, which needs levels of its own)."
-            )
-        controls = list(disclosure_per_set(ctx, keys, target, holdout.frame, params.group_numeric_keys)[2])
+    lookup, control = lookups(params, params.target, needs)
+    keys, target, results = lookup.keys, lookup.target, lookup.results
+    if params.baseline == "holdout" and control is None:
+        # The raw TCAP is on another scale than the excess the levels were set for.
+        raise EvaluationError(
+            "tcap with baseline: holdout needs a holdout set, and the release has none "
+            "(baseline: none gives the raw TCAP, which needs levels of its own)."
+        )
+    controls: list[Disclosure | None] = list(control.results) if control is not None else [None] * len(results)
 
     def mean_of(values: Any) -> Callable[[Any], float]:
         return lambda idx: float(values[idx].mean()) if idx.size else 0.0
@@ -194,7 +190,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     if worst is None or worst.value is None or worst.value_interval is None:
         raise EvaluationError(
             "TCAP is undefined: no original record whose keys determine the target has its key in the synthetic data."
-            + "".join(f" {note}" for note in unmatched_keys_note(unmatched_keys(ctx, keys, params.group_numeric_keys)))
+            + "".join(f" {note}" for note in unmatched_keys_note(lookup.unmatched))
             + (" With baseline: holdout, such a TCAP counts 0." if ctx.release.holdout is not None else "")
         )
     notes: tuple[str, ...] = ()
@@ -218,7 +214,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
                 "No holdout record's key fixes the target in the holdout and occurs in the synthetic data: the "
                 "holdout's TCAP counts 0.",
             )
-    unmatched = unmatched_keys(ctx, keys, params.group_numeric_keys)
+    unmatched = lookup.unmatched
     return MetricResult(
         value=worst.value,
         interval=worst.value_interval,
@@ -229,7 +225,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
             target=target,
             per_set=sets.per_set,
             unmatched_keys=unmatched,
-            key_groups=key_groups(ctx, keys, params.group_numeric_keys),
+            key_groups=lookup.groups,
         ),
         notes=notes + unmatched_keys_note(unmatched),
         baseline=baseline,

@@ -37,4 +37,6 @@ def evaluate(
     )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", quasi_identifiers, secrets), seed=1)
     spec = registry.get_metric(name)
-    return spec.evaluate(ctx, spec.params(**params), {})
+    chosen = spec.params(**params)
+    needs = {need: registry.compute_intermediate(ctx, need) for need in spec.needs(chosen, release)}
+    return spec.evaluate(ctx, chosen, needs)
