@@ -108,7 +108,7 @@ rules:
 HOLDOUT_RULES = """\
   - id: dcr-share
     metric: dcr_share
-    threshold: {{fail_above: 0.55, warn_above: 0.52}}
+    threshold: {dcr_share}
     severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
     rationale: >-
       {placeholder} About half of the synthetic records are closer to the training set than
@@ -117,7 +117,7 @@ HOLDOUT_RULES = """\
 
   - id: mi-risk
     metric: mi_risk
-    threshold: {{fail_above: 0.2, warn_above: 0.1}}
+    threshold: {mi_risk}
     rationale: >-
       {placeholder} An attacker holding a person's record must not be able to tell from the
       synthetic data whether that person was in the training data.
@@ -172,6 +172,10 @@ def schema_reference(policy_path: Path, schema: Path | str | None = None) -> str
     return Path(os.path.relpath(target.resolve(), Path(policy_path).resolve().parent)).as_posix()
 
 
+#: The starter's membership rules: metric and placeholder levels (fail, warn), all "above".
+HOLDOUT_LEVELS = {"dcr_share": (0.55, 0.52), "mi_risk": (0.2, 0.1)}
+
+
 def starter_policy(
     policy_path: Path,
     schema: Path | str | None = None,
@@ -179,10 +183,12 @@ def starter_policy(
     title: str = "My synthetic data release",
     manifest: str = "release.yaml",
     holdout: bool = True,
+    release: Release | None = None,
 ) -> str:
     """The starter policy's text for a file at ``policy_path`` (its rules need a holdout unless ``holdout`` is
-    False), checking the release at ``manifest``."""
-    rules = (HOLDOUT_RULES if holdout else NO_HOLDOUT_RULES).format(placeholder=PLACEHOLDER)
+    False), checking the release at ``manifest``; its warn levels are ones ``release``'s sizes resolve."""
+    thresholds = {metric: starter_threshold(metric, release) for metric in HOLDOUT_LEVELS}
+    rules = (HOLDOUT_RULES if holdout else NO_HOLDOUT_RULES).format(placeholder=PLACEHOLDER, **thresholds)
     return STARTER.format(
         schema=schema_reference(policy_path, schema),
         name=display_path(policy_path),
@@ -195,6 +201,38 @@ def starter_policy(
         rules=rules,
         catalogue=_catalogue(("dcr_share", "mi_risk") if holdout else ("dcr_baseline_protection",)),
     )
+
+
+def starter_threshold(metric: str, release: Release | None) -> str:
+    """The starter rule's threshold as YAML: its placeholder levels, the warn level moved out when ``release``'s
+    sizes surely cannot resolve it (a release with no leak could then at best warn: engine/resolution.py).
+
+    The warn level goes to the nearest hundredth the sample resolves, and is left out when that is not
+    short of the fail level; a comment says why. The fail level stays: ``validate -r`` says when the
+    sample cannot resolve it either, with the records that would.
+    """
+    import math
+
+    from policycheck.metrics import registry
+
+    fail, starter_warn = HOLDOUT_LEVELS[metric]
+    warn: float | None = starter_warn
+    moved = ""
+    spec = registry.get_metric(metric)
+    resolution = spec.resolution
+    r = resolution(spec.params(), release) if resolution and release and release.holdout is not None else None
+    # A width known only as an upper bound ("at most") may yet resolve the level: left to validate's note.
+    if r is not None and r.width_is != "at most" and starter_warn - r.no_leak < r.half_width:
+        resolved = round(r.no_leak + math.ceil(round(r.half_width * 100, 9)) / 100, 2)
+        sample = f"{r.records:,} {r.unit} resolve no closer to {r.no_leak:g} than {r.half_width:.3f}"
+        if resolved < fail:
+            moved = f"   # warn {resolved:g}, not {starter_warn:g}: {sample}"
+            warn = resolved
+        else:
+            moved = f"   # no warn level: {sample}, and {resolved:g} is not short of the fail level"
+            warn = None
+    levels = f"fail_above: {fail:g}" + (f", warn_above: {warn:g}" if warn is not None else "")
+    return "{" + levels + "}" + moved
 
 
 def write_starter(path: Path | None = None, schema: Path | str | None = None) -> Path:
@@ -294,7 +332,7 @@ def write_from_data(
     folder.mkdir(parents=True, exist_ok=True)
     manifest = manifest_text(name, folder, original, synthetic, holdout, release, settled)
     policy = starter_policy(
-        policy_path, schema, name, f"{name} synthetic data release", manifest_path.name, holdout is not None
+        policy_path, schema, name, f"{name} synthetic data release", manifest_path.name, holdout is not None, release
     )
     _write_new(manifest_path, manifest)
     _write_new(policy_path, policy)

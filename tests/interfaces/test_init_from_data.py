@@ -80,7 +80,7 @@ def test_validate_accepts_what_init_from_data_wrote_and_notes_the_placeholder_le
     notes = [line for line in result.stderr.splitlines() if "placeholder" in line]
     assert notes == [
         "s.policy.yaml:47:5: note: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote "
-        "(fail_above 0.55, warn_above 0.52): choose the level for this release, say why in its rationale and "
+        "(fail_above 0.55): choose the level for this release, say why in its rationale and "
         "delete '(starter level)' there",
         "s.policy.yaml:56:5: note: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote "
         "(fail_above 0.2, warn_above 0.1): choose the level for this release, say why in its rationale and "
@@ -109,9 +109,8 @@ def test_the_report_warns_while_a_placeholder_level_is_unchanged_and_not_after(f
         "policy's own owner",
         "policy: metadata description is still the text `policycheck init` wrote ('What the release is, who "
         "receives it, and why.'): write this policy's own description",
-        "policy: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote (fail_above 0.55, "
-        "warn_above 0.52): choose the level for this release, say why in its rationale and delete "
-        "'(starter level)' there",
+        "policy: rule 'dcr-share' keeps the placeholder level `policycheck init` wrote (fail_above 0.55): "
+        "choose the level for this release, say why in its rationale and delete '(starter level)' there",
         "policy: rule 'mi-risk' keeps the placeholder level `policycheck init` wrote (fail_above 0.2, "
         "warn_above 0.1): choose the level for this release, say why in its rationale and delete "
         "'(starter level)' there",
@@ -152,3 +151,54 @@ def test_init_from_data_without_a_synthetic_set_is_a_usage_error(files):
         "error: usage: --from-data needs at least one synthetic file after ORIGINAL (or --synthetic) "
         "(see `policycheck init --help`)\n"
     )
+
+
+def survey_files(folder: Path, synthetic_rows: int) -> None:
+    """Training, holdout and a synthetic set of ``synthetic_rows`` records under ``folder``/data."""
+    rng = np.random.default_rng(7)
+    (folder / "data").mkdir(exist_ok=True)
+    for name, rows in (("train", 3000), ("holdout", 3000), ("syn", synthetic_rows)):
+        frame = pd.DataFrame({"age": rng.integers(18, 90, rows), "sex": rng.choice(["F", "M"], rows)})
+        frame.to_csv(folder / "data" / f"{name}.csv", index=False)
+
+
+def starter_threshold_line(name: str) -> str:
+    return next(
+        line.strip() for line in Path(f"{name}.policy.yaml").read_text().splitlines() if "fail_above: 0.55" in line
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "line"),
+    [
+        # Clopper-Pearson at 1,000 of 2,000, 95%: beta.ppf(0.975, 1001, 1000) = 0.52215, so the interval of a
+        # release with no leak reaches 0.022 past 0.5, beyond 0.52; the nearest hundredth it clears is 0.53.
+        (
+            2000,
+            "threshold: {fail_above: 0.55, warn_above: 0.53}   # warn 0.53, not 0.52: 2,000 synthetic records "
+            "resolve no closer to 0.5 than 0.022",
+        ),
+        # At 20,000: beta.ppf(0.975, 10001, 10000) = 0.50693, within 0.52: the starter's level stays.
+        (20000, "threshold: {fail_above: 0.55, warn_above: 0.52}"),
+        # At 200: beta.ppf(0.975, 101, 100) = 0.57134; 0.58 is past the fail level, so no warn level.
+        (
+            200,
+            "threshold: {fail_above: 0.55}   # no warn level: 200 synthetic records resolve no closer to 0.5 than "
+            "0.071, and 0.58 is not short of the fail level",
+        ),
+    ],
+)
+def test_init_from_data_moves_a_warn_level_the_sample_cannot_resolve(tmp_path, monkeypatch, rows, line):
+    from scipy.stats import beta
+
+    survey_files(tmp_path, rows)
+    monkeypatch.chdir(tmp_path)
+    half = beta.ppf(0.975, rows // 2 + 1, rows // 2) - 0.5  # the bound the comment states, computed apart
+    assert f"{half:.3f}" in line or "warn_above: 0.52}" in line
+    result = invoke(
+        "init", "--from-data", "data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv", "--name", "s"
+    )
+    assert result.exit_code == 0, result.output
+    assert starter_threshold_line("s") == line
+    notes = invoke("validate", "-r", "s.release.yaml", "s.policy.yaml").stderr
+    assert "rule 'dcr-share': the warn level" not in notes
