@@ -65,7 +65,9 @@ from policycheck.release.model import Release
 log = logging.getLogger(__name__)
 
 #: Auditor-side inputs a metric may read (beside what the attacker knows).
-INPUTS = frozenset({"original", "holdout", "synthetic", "synthesizer", "ledger"})
+INPUTS = frozenset({"original", "holdout", "synthetic", "population", "synthesizer", "ledger"})
+#: The inputs that are data sets of the release (a rule reads an optional one only when the release has it).
+DATA_SETS = frozenset({"original", "holdout", "synthetic", "population"})
 
 
 class Params(BaseModel):

@@ -100,6 +100,7 @@ def load_manifest(path: Path, threads: int = 1) -> Release:
         original=base / manifest.original,
         synthetic=synthetic,
         holdout=base / manifest.holdout if manifest.holdout else None,
+        population=base / manifest.population if manifest.population else None,
         columns=columns,
         metadata=base / manifest.metadata if manifest.metadata else None,
         threads=threads,
@@ -122,6 +123,7 @@ def build_release(
     metadata: Path | None = None,
     declared_by: str = "manifest",
     threads: int = 1,
+    population: Path | InMemoryTable | None = None,
 ) -> Release:
     """Read every file, settle each column's role, check the files together, and assemble a Release.
 
@@ -134,6 +136,8 @@ def build_release(
     :class:`InvalidInput`), with the declarations that settle them.
     ``threads`` files are read, converted and hashed at once (each file's
     work is its own: the same release, findings and problems on any number).
+    ``population`` (optional) holds the records the membership game draws
+    from; it is read and converted as the holdout is.
     """
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
@@ -144,6 +148,7 @@ def build_release(
             original,
             *(p for p, _, _ in synthetic if isinstance(p, InMemoryTable) or not is_streamed(p)),
             *([holdout] if holdout is not None else []),
+            *([population] if population is not None else []),
         ],
         skip,
         threads,
@@ -166,7 +171,10 @@ def build_release(
         for p, _, _ in synthetic
     ]
     hold_frame = next(pending).result() if holdout is not None else None
-    others = [(p, f) for p, f in [(holdout, hold_frame), *frames] if p is not None and f is not None]
+    pop_frame = next(pending).result() if population is not None else None
+    others = [
+        (p, f) for p, f in [(holdout, hold_frame), *frames, (population, pop_frame)] if p is not None and f is not None
+    ]
     problems: list[Problem] = []
     settle: dict[str, str] = {}  # column -> the role that settles its problem
     roles: dict[str, str] = {}
@@ -305,6 +313,7 @@ def build_release(
         (original, "original", "original", orig_frame),
         *((p, "synthetic", label, frame) for (p, label, _), (_, frame) in zip(synthetic, frames, strict=True)),
         *([(holdout, "holdout", "holdout", hold_frame)] if holdout is not None else []),
+        *([(population, "population", "population", pop_frame)] if population is not None else []),
     ]
     ready = side_by_side(lambda f: prepare(*f) if f[3] is not None else None, whole, threads)
     orig = dataset(original, "original", "original", ready[0])  # type: ignore[arg-type]
@@ -312,7 +321,9 @@ def build_release(
         dataset(p, "synthetic", label, prepared, info) if prepared is not None else streamed(p, label, info)  # type: ignore[arg-type]
         for (p, label, info), prepared in zip(synthetic, ready[1 : 1 + len(synthetic)], strict=True)
     ]
-    hold = dataset(holdout, "holdout", "holdout", ready[-1]) if holdout is not None else None  # type: ignore[arg-type]
+    rest = iter(ready[1 + len(synthetic) :])
+    hold = dataset(holdout, "holdout", "holdout", next(rest)) if holdout is not None else None  # type: ignore[arg-type]
+    pop = dataset(population, "population", "population", next(rest)) if population is not None else None  # type: ignore[arg-type]
     if problems:
         raise UndecidedColumns(problems, settle, declared_by)
     assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
@@ -326,6 +337,7 @@ def build_release(
         original=orig,
         synthetic=syn,
         holdout=hold,
+        population=pop,
         column_types=types,
         orders=orders,
         roles=roles,

@@ -8,6 +8,7 @@ Example::
       description: Public-use synthetic extract
     original: data/original.csv
     holdout: data/holdout.csv          # optional; real records the synthesizer never saw
+    population: data/census.parquet    # optional; where the membership game draws its records from
     synthetic:
       - path: data/synthetic-1.parquet
         name: ctgan-run-1              # optional
@@ -104,6 +105,11 @@ class Manifest(_Strict):
     release: ReleaseInfo
     original: str
     holdout: str | None = None
+    population: str | None = Field(
+        default=None,
+        description="Records the membership game draws training sets and targets from (a census, a register); "
+        "by default the original and holdout records.",
+    )
     synthetic: list[SyntheticDecl] = Field(min_length=1)
     metadata: str | None = Field(
         default=None, description="SDV metadata JSON giving column types (sdtypes); `columns` overrides it."

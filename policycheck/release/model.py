@@ -52,7 +52,7 @@ class SynthesizerInfo:
 class Dataset:
     """One data file of the release."""
 
-    role: str  # "original", "holdout" or "synthetic"
+    role: str  # "original", "holdout", "synthetic" or "population"
     name: str  # e.g. "synthetic[1]" or the name given in the manifest
     frame: pd.DataFrame
     path: Path | None = None
@@ -134,6 +134,9 @@ class Release:
     #: check (ids shared with the original, holdout rows that are training
     #: rows, extreme values, integers read as floats): one sentence each.
     findings: list[str] = field(default_factory=list)
+    #: Records the membership game draws its training sets and targets from, when the release names
+    #: them (a census, a register): by default the game draws from the original and holdout records.
+    population: Dataset | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -150,4 +153,6 @@ class Release:
         out = [self.original, *self.synthetic]
         if self.holdout is not None:
             out.append(self.holdout)
+        if self.population is not None:
+            out.append(self.population)
         return out

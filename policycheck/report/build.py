@@ -19,7 +19,7 @@ from policycheck.engine.compiler import Plan
 from policycheck.engine.outcome import RuleOutcome, RunResult
 from policycheck.engine.verdicts import exit_code, release_verdict
 from policycheck.metrics.base import KNOWLEDGE_WORDS
-from policycheck.metrics.registry import MetricSpec, convention_effects
+from policycheck.metrics.registry import DATA_SETS, MetricSpec, convention_effects
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release, SynthesizerInfo
@@ -56,7 +56,8 @@ def build_report(
     """The report as a plain dict, validated against the published schema, sealed (see report/integrity.py)."""
     loaded = plan.loaded
     policy = loaded.policy
-    rules = [_rule(o, loaded, release.holdout is not None) for o in run.outcomes]
+    present = frozenset(d.role for d in release.datasets())
+    rules = [_rule(o, loaded, present) for o in run.outcomes]
     verdict = release_verdict(rules)
     report = {
         "schema_version": SCHEMA_VERSION,
@@ -143,7 +144,7 @@ def build_report(
     return report
 
 
-def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, has_holdout: bool) -> dict[str, Any]:
+def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, present: frozenset[str]) -> dict[str, Any]:
     e = outcome.evaluation
     r = outcome.result
     file, line, col = loaded.rule_origin(e.rule.id)
@@ -180,7 +181,8 @@ def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, has_holdout: bool) -> dict
         "params": e.params.model_dump(mode="json"),
         "knowledge": [k.value for k in knowledge],
         "knowledge_words": [KNOWLEDGE_WORDS[k] for k in knowledge],
-        "inputs": sorted(e.spec.inputs | {i for i in e.spec.optional_inputs if i != "holdout" or has_holdout}),
+        # what the rule reads: its inputs, and an optional data set only when the release has it
+        "inputs": sorted(e.spec.inputs | {i for i in e.spec.optional_inputs if i not in DATA_SETS or i in present}),
         "needs": [n.label for n in e.needs],
         "policy_location": {"file": file, "line": line, "col": col},
         "details": r.details.to_report() if r else {},

@@ -144,7 +144,7 @@ class Summary(_Model):
 
 
 class DatasetOut(_Model):
-    role: Literal["original", "holdout", "synthetic"]
+    role: Literal["original", "holdout", "synthetic", "population"]
     name: str
     path: str | None
     sha256: str | None

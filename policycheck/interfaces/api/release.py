@@ -25,6 +25,9 @@ class Release:
     they are, never written to disk nor modified.
 
     - ``synthetic``: one set, a list of sets, or a mapping name -> set.
+    - ``population``: records the membership game draws its training sets
+      and targets from (a census, a register); by default the original and
+      holdout records.
     - ``columns``: type overrides as in a manifest, ``{"age": "numeric"}`` or
       ``{"edu": {"type": "ordinal", "order": [...]}}``.
     - ``synthesizer``: what the synthesizer declares (``name``, ``epsilon``,
@@ -49,6 +52,7 @@ class Release:
         columns: Mapping[str, Any] | None = None,
         synthesizer: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
         id: str = "release",  # noqa: A002 - the manifest's word
+        population: Table | None = None,
     ) -> None:
         from policycheck.release.load import build_release
 
@@ -61,6 +65,7 @@ class Release:
             holdout=_source(holdout, "holdout") if holdout is not None else None,
             columns=_column_decls(columns or {}),
             declared_by="api",
+            population=_source(population, "population") if population is not None else None,
         )
 
     @classmethod

@@ -26,6 +26,12 @@ OPTIONS = (
         "--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."
     ),
     click.option(
+        "--population",
+        type=click.Path(path_type=Path),
+        help="Records the membership game draws training sets and targets from (a census, a register); "
+        "default: the original and holdout records.",
+    ),
+    click.option(
         "--column-type",
         "column_types",
         multiple=True,
@@ -52,6 +58,7 @@ class ReleaseArgs:
     holdout: Path | None = None
     column_types: tuple[str, ...] = ()
     metadata: Path | None = None
+    population: Path | None = None
 
     @property
     def given(self) -> bool:
@@ -91,12 +98,13 @@ class ReleaseArgs:
             metadata=Path(self.metadata) if self.metadata else None,
             declared_by="flags",
             threads=threads,
+            population=Path(self.population) if self.population else None,
         )
 
     def check_usage(self, required: bool = True) -> None:
         """Refuse a bad mix of release options (a usage error), before anything is read."""
-        if self.manifest and (self.original or self.synthetic or self.holdout):
-            raise click.UsageError("give either --release or --original/--synthetic/--holdout, not both")
+        if self.manifest and (self.original or self.synthetic or self.holdout or self.population):
+            raise click.UsageError("give either --release or --original/--synthetic/--holdout/--population, not both")
         if self.manifest and (self.column_types or self.metadata):
             # verify re-runs a manifest's check from the manifest alone
             raise click.UsageError(
@@ -141,11 +149,12 @@ def release_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         original: Path | None,
         synthetic: tuple[Path, ...],
         holdout: Path | None,
+        population: Path | None,
         column_types: tuple[str, ...],
         metadata: Path | None,
         **kwargs: Any,
     ) -> Any:
-        given = ReleaseArgs(manifest, original, tuple(synthetic), holdout, tuple(column_types), metadata)
+        given = ReleaseArgs(manifest, original, tuple(synthetic), holdout, tuple(column_types), metadata, population)
         return fn(*args, release=given, **kwargs)
 
     for option in reversed(OPTIONS):

@@ -67,7 +67,7 @@ def _rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None =
         )
         for d in by_role.get("synthetic", [])
     ]
-    holdout = by_role.get("holdout")
+    holdout, population = by_role.get("holdout"), by_role.get("population")
     rebuilt = build_release(
         release["id"],
         resolve_path(by_role["original"][0]["path"], root),
@@ -78,6 +78,7 @@ def _rebuild_release(report: dict[str, Any], root: Path, manifest: Path | None =
             c: ColumnDecl(type=t, format=release.get("formats", {}).get(c))
             for c, t in (release.get("roles") or release["columns"]).items()
         },
+        population=resolve_path(population[0]["path"], root) if population else None,
     )
     # The roles are re-declared from the report; where each came from is the report's to say.
     return dataclasses.replace(rebuilt, role_sources=dict(release.get("role_sources") or {}))

@@ -104,7 +104,7 @@ def _check(
     details=ExcessDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM},
     inputs={"original", "holdout", "synthetic"},
-    optional_inputs={"synthesizer"},
+    optional_inputs={"synthesizer", "population"},
     value_range=(0.0, None),
     column_params=("columns",),
     needs=_needs,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import Need
 from policycheck.metrics.registry import Params
-from policycheck.release.model import Release
+from policycheck.release.model import Dataset, Release
 
 
 class TargetsParam(BaseModel):
@@ -120,9 +120,18 @@ def game_need(params: MembershipGameParams, release: Release | None = None) -> N
     )
 
 
+def population_sets(release: Release) -> list[Dataset]:
+    """The data sets the game draws from: the release's population when it names one, else the original and
+    the holdout records."""
+    if release.population is not None:
+        return [release.population]
+    return [release.original, *([release.holdout] if release.holdout is not None else [])]
+
+
 def default_sample_size(release: Release) -> int:
     """As many records as the original; half of them when the original alone is the population."""
-    return release.original.n_rows if release.holdout is not None else max(2, release.original.n_rows // 2)
+    alone = release.population is None and release.holdout is None
+    return max(2, release.original.n_rows // 2) if alone else release.original.n_rows
 
 
 def check_game_params(
@@ -130,20 +139,17 @@ def check_game_params(
 ) -> list[tuple[tuple[str | int, ...], str]]:
     """Before running: named ids need an id column; the sizes must fit the population."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
-    has_ids = any(
-        ds.id_frame is not None and len(ds.id_frame.columns)
-        for ds in (release.original, release.holdout)
-        if ds is not None
-    )
+    sets = population_sets(release)
+    has_ids = any(ds.id_frame is not None and len(ds.id_frame.columns) for ds in sets)
     if params.targets.ids and not has_ids:
+        where = "the population" if release.population is not None else "the original or holdout"
         problems.append(
             (
                 ("targets", "ids"),
-                "targets named by id need an id column in the original or holdout "
-                "(declare it `id` under the manifest's columns)",
+                f"targets named by id need an id column in {where} (declare it `id` under the manifest's columns)",
             )
         )
-    size = release.original.n_rows + (release.holdout.n_rows if release.holdout is not None else 0)
+    size = sum(ds.n_rows for ds in sets)
     k = params.targets.vulnerable + params.targets.rare + params.targets.random + len(params.targets.ids)
     if k == 0:
         problems.append((("targets",), "the game needs at least one target"))

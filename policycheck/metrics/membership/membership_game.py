@@ -28,7 +28,7 @@ from policycheck.core.errors import EvaluationError
 from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import EvaluationContext
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.membership.game_params import default_sample_size
+from policycheck.metrics.membership.game_params import default_sample_size, population_sets
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release, SynthesizerInfo
 
@@ -65,6 +65,11 @@ class GameSettings(Details):
     sample_size: int = detail("Training set of a round", unit="records")
     synthetic_size: int = detail("Synthetic records of a round", unit="records")
     population: int = detail("Population", unit="records")
+    population_source: str = detail(
+        "Population drawn from",
+        help="The release's population file when it names one, else the original and holdout records.",
+        default="original and holdout records",
+    )
     columns: list[str] = detail("Columns")
     targets: int = detail("Targets", unit="records")
     classifier: GameClassifier = detail("Shadow-model classifier")
@@ -155,10 +160,11 @@ def _spec_factory(
 
 
 def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list[str], list[str | None]]:
-    """The population the game draws from: the original and the holdout records; row labels and ids."""
+    """The population the game draws from (the release's population, or the original and the holdout records);
+    row labels and ids."""
     import pandas as pd
 
-    sets = [release.original] + ([release.holdout] if release.holdout is not None else [])
+    sets = population_sets(release)
     frames, labels = [], []
     ids: list[str | None] = []
     for ds in sets:
@@ -169,6 +175,14 @@ def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list
         else:
             ids += [None] * ds.n_rows
     return pd.concat(frames, ignore_index=True), labels, ids
+
+
+def population_source(release: Release) -> str:
+    """Where the game's population came from, as the report says it."""
+    if release.population is not None:
+        path = release.population.path
+        return f"population file {path.name}" if path is not None else "population (DataFrame)"
+    return "original and holdout records" if release.holdout is not None else "original records"
 
 
 def _summary(frame: pd.DataFrame, row: int) -> dict[str, Any]:
@@ -216,7 +230,12 @@ def _setup(
     for value in ids:
         rows = [i for i, v in enumerate(id_values) if v == str(value)]
         if not rows:
-            raise EvaluationError(f"target id {value!r} is in neither the original's nor the holdout's id column")
+            where = (
+                "not in the population's"
+                if release.population is not None
+                else "in neither the original's nor the holdout's"
+            )
+            raise EvaluationError(f"target id {value!r} is {where} id column")
         named.append(rows[0])
     rarity, rarest_column = rarest_value_counts(frame)
     choice = choose_targets(scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity)
@@ -389,6 +408,7 @@ def membership_game(
         sample_size=setup.sample_size,
         synthetic_size=setup.synthetic_size,
         population=len(setup.pool) + len(setup.targets),
+        population_source=population_source(ctx.release),
         columns=list(features),
         targets=len(described),
         classifier=GameClassifier(n_estimators=n_estimators, min_samples_leaf=min_samples_leaf),

@@ -255,7 +255,7 @@ def exposure_words(row: GameTarget, settings: GameSettings) -> str:
     details=AdvantageDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS, Knowledge.DECLARED_MECHANISM, Knowledge.ORIGINAL},
     inputs={"original", "synthetic", "synthesizer"},
-    optional_inputs={"holdout"},
+    optional_inputs={"holdout", "population"},
     value_range=(-1.0, 1.0),
     column_params=("columns",),
     needs=lambda p, r: [game_need(p, r)],
