@@ -143,19 +143,23 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys: Sequence[s
 
 
 def quantile_breaks(values: Sequence[np.ndarray], groups: int) -> np.ndarray:
-    """The breaks that cut a numeric key into ``groups`` groups, as synthpop's ``group_num`` derives them.
+    """The breaks that cut a numeric key into ``groups`` groups, as synthpop's ``disclosure()`` derives them.
 
-    synthpop 1.9 (``group_num``, used by ``disclosure(ngroups_keys = n)``)
+    synthpop 1.9's ``disclosure(ngroups_keys = n)`` calls ``group_num``, which
     takes ``classIntervals(c(x_original, x_synthetic), n, style = "quantile")``:
     R's type-7 quantiles (NumPy's ``linear``) at ``0, 1/n, ..., 1`` of the
-    present values of the original and every synthetic set together, with
-    repeated breaks dropped (a value held by many records can span several
-    quantiles, leaving fewer groups).
+    present values of the original and every synthetic set together, repeated
+    breaks dropped (a value held by many records can span several quantiles).
+    When that leaves fewer than 3 groups, ``disclosure()`` groups again with
+    ``style = "equal"``: ``n`` groups of equal width between the smallest and
+    the largest value (kept even if they too are fewer than 3).
     """
     present = np.concatenate([v[~np.isnan(v)] for v in values])
     if present.size == 0:
         return np.zeros(0)
     breaks: np.ndarray = np.unique(np.quantile(present, np.linspace(0.0, 1.0, groups + 1)))
+    if breaks.size - 1 < 3:
+        breaks = np.unique(np.linspace(present.min(), present.max(), groups + 1))
     return breaks
 
 

@@ -70,12 +70,22 @@ def test_quantile_breaks_are_r_type_7_quantiles_of_original_and_synthetic_values
     assert breaks == pytest.approx([20, 21 + 38 / 3, 41 + 19 / 3, 61])
 
 
-def test_quantile_breaks_drop_repeats_leaving_fewer_groups():
+def test_quantile_breaks_drop_repeats():
     from policycheck.methods.synthpop_disclosure import quantile_breaks
 
-    # Eight values, six of them 0: the 0, 1/4, 1/2 quantiles are all 0; the 3/4 one is 0 + (1/4)(5 - 0) = 1.25.
+    # Ten values, four of them 0: the 0 and 1/4 quantiles are both 0 (position 2.25 of 0..9); 1/2 is
+    # 2 + (1/2)(3 - 2) = 2.5 (position 4.5); 3/4 is 5 + (3/4)(6 - 5) = 5.75 (position 6.75); 1 is 9.
+    values = np.array([0.0, 0, 0, 0, 2, 3, 5, 6, 8, 9])
+    assert quantile_breaks([values], 4) == pytest.approx([0, 2.5, 5.75, 9])
+
+
+def test_fewer_than_three_quantile_groups_give_way_to_equal_width_groups():
+    from policycheck.methods.synthpop_disclosure import quantile_breaks
+
+    # Six of eight values 0: the quantiles at 0, 1/4, 1/2 are all 0 and 3/4 is 0 + (1/4)(5 - 0) = 1.25, so the
+    # breaks [0, 1.25, 9] leave 2 groups; synthpop's disclosure() then takes 4 equal-width groups of [0, 9].
     values = np.array([0.0, 0, 0, 0, 0, 0, 5, 9])
-    assert quantile_breaks([values], 4) == pytest.approx([0, 1.25, 9])
+    assert quantile_breaks([values], 4) == pytest.approx([0, 2.25, 4.5, 6.75, 9])
 
 
 def test_groups_are_closed_on_the_left_and_the_last_on_both_sides():

@@ -54,9 +54,10 @@ class KeyLookupParams(Params):
         None,
         ge=2,
         description="Group every numeric key into this many quantile groups before the lookup (synthpop's "
-        "ngroups_keys): breaks at the quantiles of the original's and the synthetic sets' values, each group "
-        "closed on the left, the last on both sides. A measurement or a price rarely repeats exactly, so exact "
-        "lookups match almost nothing; none (the default): exact values.",
+        "ngroups_keys): breaks at the quantiles of the original's and the synthetic sets' values (equal-width "
+        "groups when the quantiles leave fewer than 3, as synthpop does), each group closed on the left, the last "
+        "on both sides. A measurement or a price rarely repeats exactly, so exact lookups match almost nothing; "
+        "none (the default): exact values.",
     )
 
 

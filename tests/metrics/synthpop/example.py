@@ -29,11 +29,12 @@ def evaluate(
     quasi_identifiers: tuple[str, ...] = ("sex", "age"),
     secrets: tuple[str, ...] = ("income",),
     holdout: pd.DataFrame | None = None,
+    original: pd.DataFrame = ORIGINAL,
     **params,
 ) -> MetricResult:
     held = None if holdout is None else Dataset("holdout", "holdout", holdout)
     release = Release(
-        "r", Dataset("original", "original", ORIGINAL), (Dataset("synthetic", "s", synthetic),), held, TYPES
+        "r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),), held, TYPES
     )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", quasi_identifiers, secrets), seed=1)
     spec = registry.get_metric(name)

@@ -1,5 +1,6 @@
 """repU (numbers by hand in cases/replicated_uniques.yaml); here what the cases cannot show."""
 
+import pandas as pd
 import pytest
 
 from policycheck.core.errors import EvaluationError
@@ -22,21 +23,20 @@ def test_without_keys_or_quasi_identifiers_the_measure_cannot_run():
         evaluate("replicated_uniques", quasi_identifiers=())
 
 
-# Every age one year off: exact lookups replicate only the missing-age unique (F, None).
-NOISY_AGES = ORIGINAL.assign(age=ORIGINAL["age"] + 1)
-
-
 def test_a_noisy_copy_replicates_uniques_once_numeric_keys_are_grouped():
-    # Ages 30 30 30 31 31 31 40 41 50 50 51 51: the median (R type 7) is 31 + (1/2)(40 - 31) = 35.5, so two
-    # groups [30, 35.5) and [35.5, 51]: (F, 30) -> (F, low), (F, 40) -> (F, high), (F, None) unique in both
-    # sets -> repU 3/7, where the exact ages give 1/7.
-    assert evaluate("replicated_uniques", synthetic=NOISY_AGES).value == pytest.approx(1 / 7)
-    grouped = evaluate("replicated_uniques", synthetic=NOISY_AGES, group_numeric_keys=2)
-    assert grouped.value == pytest.approx(3 / 7)
-    assert grouped.details.key_groups == {"age": pytest.approx([30, 35.5, 51])}
+    # Three women aged 20, 40, 60, each unique; the synthetic set has them one year older. Exact keys
+    # replicate none. Three groups: ages 20 21 40 41 60 61 (R type 7) cut at 20, 21 + (2/3)(40 - 21) = 33.667,
+    # 41 + (1/3)(60 - 41) = 47.333 and 61 put each woman and her noisy copy in a group of their own: repU 3/3.
+    original = pd.DataFrame({"sex": ["F", "F", "F"], "age": [20, 40, 60], "income": ["lo", "hi", "lo"]})
+    noisy = original.assign(age=original["age"] + 1)
+    assert evaluate("replicated_uniques", synthetic=noisy, original=original).value == 0
+    grouped = evaluate("replicated_uniques", synthetic=noisy, original=original, group_numeric_keys=3)
+    assert grouped.value == pytest.approx(1.0)
+    assert grouped.details.key_groups == {"age": pytest.approx([20, 21 + 38 / 3, 41 + 19 / 3, 61])}
 
 
 def test_grouped_keys_are_not_named_as_keys_the_synthetic_data_cannot_match():
-    exact = evaluate("replicated_uniques", synthetic=NOISY_AGES)
-    assert exact.details.unmatched_keys == {"age": pytest.approx(1 / 7)}  # only the missing age occurs
-    assert evaluate("replicated_uniques", synthetic=NOISY_AGES, group_numeric_keys=2).details.unmatched_keys == {}
+    # The example's ages one year off: only the missing age occurs in both.
+    noisy = ORIGINAL.assign(age=ORIGINAL["age"] + 1)
+    assert evaluate("replicated_uniques", synthetic=noisy).details.unmatched_keys == {"age": pytest.approx(1 / 7)}
+    assert evaluate("replicated_uniques", synthetic=noisy, group_numeric_keys=3).details.unmatched_keys == {}
