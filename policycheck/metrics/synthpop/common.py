@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
-from policycheck.metrics.base import EvaluationContext, Need
+from policycheck.metrics.base import AttackerView, EvaluationContext, Need
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Params, intermediate, metric
 
@@ -28,9 +28,19 @@ REFERENCES = (
     "an exploration, Privacy in Statistical Databases 2018.",
 )
 
+def check_keys_given(
+    params: KeyLookupParams, release: Release, attacker: AttackerView
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Before running: the lookup needs keys, from ``params.keys`` or the attacker's quasi-identifiers."""
+    if params.keys or attacker.quasi_identifiers:
+        return []
+    return [(("keys",), "synthpop's measures need key columns: give params.keys or the attacker's quasi_identifiers")]
+
+
 synthpop_metric = partial(
     metric,
     family="synthpop",
+    check=check_keys_given,
     inputs={"original", "synthetic"},
     optional_inputs={"holdout"},
     value_range=(-1.0, 1.0),
