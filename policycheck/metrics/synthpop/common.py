@@ -28,6 +28,7 @@ REFERENCES = (
     "an exploration, Privacy in Statistical Databases 2018.",
 )
 
+
 def check_keys_given(
     params: KeyLookupParams, release: Release, attacker: AttackerView
 ) -> list[tuple[tuple[str | int, ...], str]]:
