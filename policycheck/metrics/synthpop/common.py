@@ -72,6 +72,17 @@ class KeyLookupParams(Params):
     )
 
 
+class TargetParams(Params):
+    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+    group_numeric_target: int | None = Field(
+        None,
+        ge=2,
+        description="Group a numeric target into this many quantile groups before the lookup (synthpop's "
+        "ngroups_target), as group_numeric_keys groups the keys: a target disclosed to within its group counts; "
+        "none (the default): exact values.",
+    )
+
+
 class KeysParams(KeyLookupParams):
     baseline: Literal["holdout", "none"] = Field(
         "holdout",
@@ -120,31 +131,33 @@ class KeyLookup:
     results: list[Disclosure]
     #: Keys the synthetic data rarely repeats, with the share of the records whose value it does.
     unmatched: dict[str, float]
-    #: The breaks of each grouped numeric key (none without ``group_numeric_keys``).
+    #: The breaks of each grouped numeric key and target (none without ``group_numeric_keys`` and
+    #: ``group_numeric_target``).
     groups: dict[str, list[float]]
 
 
-def lookup_needs(params: KeyLookupParams, target: str | None, release: Release, control: bool) -> list[Need]:
+def lookup_need(params: KeyLookupParams, records: str) -> Need:
+    """The lookup a rule with ``params`` reads, on ``records`` ("original" or "holdout"); repU names no target."""
+    return Need.of(
+        KEY_LOOKUP,
+        keys=tuple(params.keys) if params.keys else None,
+        target=getattr(params, "target", None),
+        groups=params.group_numeric_keys,
+        target_groups=getattr(params, "group_numeric_target", None),
+        records=records,
+    )
+
+
+def lookup_needs(params: KeyLookupParams, release: Release, control: bool) -> list[Need]:
     """The lookup on the original records, and on the holdout's when ``control`` asks and the release has one."""
     records = ["original", *(["holdout"] if control and release.holdout is not None else [])]
-    keys = tuple(params.keys) if params.keys else None
-    return [Need.of(KEY_LOOKUP, keys=keys, target=target, groups=params.group_numeric_keys, records=r) for r in records]
+    return [lookup_need(params, r) for r in records]
 
 
-def lookups(
-    params: KeyLookupParams, target: str | None, needs: Mapping[Need, Any]
-) -> tuple[KeyLookup, KeyLookup | None]:
+def lookups(params: KeyLookupParams, needs: Mapping[Need, Any]) -> tuple[KeyLookup, KeyLookup | None]:
     """The lookup on the original records and, when the rule asked for it, the holdout's (None otherwise)."""
-    keys = tuple(params.keys) if params.keys else None
-
-    def of(records: str) -> KeyLookup | None:
-        need = Need.of(KEY_LOOKUP, keys=keys, target=target, groups=params.group_numeric_keys, records=records)
-        found: KeyLookup | None = needs.get(need)
-        return found
-
-    original = of("original")
-    assert original is not None  # lookup_needs always asks for it
-    return original, of("holdout")
+    original: KeyLookup = needs[lookup_need(params, "original")]
+    return original, needs.get(lookup_need(params, "holdout"))
 
 
 @intermediate(
@@ -154,13 +167,19 @@ def lookups(
     inputs={"original", "synthetic"},
 )
 def key_lookup(
-    ctx: EvaluationContext, keys: tuple[str, ...] | None, target: str | None, groups: int | None, records: str
+    ctx: EvaluationContext,
+    keys: tuple[str, ...] | None,
+    target: str | None,
+    groups: int | None,
+    target_groups: int | None,
+    records: str,
 ) -> KeyLookup:
     """synthpop's counts of every synthetic set against ``records`` ("original" or "holdout").
 
     Keys default to the attacker's quasi-identifiers and the target to its
     first secret; a target among the keys leaves them. With ``groups``,
-    numeric keys are looked up by quantile group (:func:`key_breaks`).
+    numeric keys are looked up by quantile group, and with ``target_groups``
+    a numeric target (:func:`key_breaks`).
     """
     from policycheck.methods.synthpop_disclosure import disclosure
 
@@ -181,6 +200,8 @@ def key_lookup(
     real = source.frame
     synthetic = [d.frame for d in ctx.release.synthetic]
     breaks = key_breaks(ctx, used, groups) if groups else {}
+    if target_groups:
+        breaks.update(key_breaks(ctx, [target], target_groups))
     if breaks:
         real, *synthetic = (grouped_keys(frame, breaks) for frame in (real, *synthetic))
     results = [disclosure(real, frame, used, target) for frame in synthetic]
@@ -225,9 +246,10 @@ class KeyLookupDetails(Details):
         help="Per key, the share of original records whose value of it occurs in some synthetic set (under half).",
     )
     key_groups: dict[str, list[float]] = detail(
-        "Breaks of the grouped numeric keys",
+        "Breaks of the grouped numeric keys and target",
         format="data",
-        help="group_numeric_keys: per numeric key, the breaks of its quantile groups (each group closed on the left).",
+        help="group_numeric_keys, group_numeric_target: per grouped column, the breaks of its groups (each group "
+        "closed on the left).",
         default={},
     )
 

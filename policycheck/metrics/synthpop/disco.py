@@ -6,8 +6,6 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field
-
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Method
@@ -16,6 +14,7 @@ from policycheck.metrics.synthpop.common import (
     KeyLookupDetails,
     KeysParams,
     SynthpopMeasures,
+    TargetParams,
     lookup_needs,
     lookups,
     synthpop_metric,
@@ -30,8 +29,8 @@ DISCO_METHOD = Method(
 )
 
 
-class DiscoParams(KeysParams):
-    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+class DiscoParams(KeysParams, TargetParams):
+    """DiSCO's params: the keys and their grouping, the holdout baseline, the target and its grouping."""
 
 
 class DiscoOfSet(Details):
@@ -87,7 +86,7 @@ class DiscoDetails(KeyLookupDetails):
     details=DiscoDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
-    needs=lambda p, r: lookup_needs(p, p.target, r, control=p.baseline == "holdout"),
+    needs=lambda p, r: lookup_needs(p, r, control=p.baseline == "holdout"),
     meaning=(
         "The share of original records whose key values, looked up in the synthetic data, point to a single "
         "target value that is the person's true one (DiSCO: disclosive in synthetic, correct in original). DiO "
@@ -101,7 +100,7 @@ class DiscoDetails(KeyLookupDetails):
 )
 def disco(ctx: EvaluationContext, params: DiscoParams, needs: Mapping[Need, Any]) -> MetricResult:
     """DiSCO: share of original records the synthetic data discloses correctly (p_s(t|k) = 1)."""
-    lookup, control = lookups(params, params.target, needs)
+    lookup, control = lookups(params, needs)
     keys, results = lookup.keys, lookup.results
     sets = shares_of_sets(ctx, params, lookup, control, "DiSCO")
     assert sets.worst is not None  # every set has a share

@@ -75,7 +75,7 @@ class ReplicatedUniquesDetails(KeyLookupDetails):
     details=ReplicatedUniquesDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys",),
-    needs=lambda p, r: lookup_needs(p, None, r, control=p.baseline == "holdout"),
+    needs=lambda p, r: lookup_needs(p, r, control=p.baseline == "holdout"),
     meaning=(
         "The share of original records that are the only one with their combination of key values and whose "
         "combination is also unique in the synthetic data (repU). Such a synthetic record looks like a real, "
@@ -85,7 +85,7 @@ class ReplicatedUniquesDetails(KeyLookupDetails):
 )
 def replicated_uniques(ctx: EvaluationContext, params: KeysParams, needs: Mapping[Need, Any]) -> MetricResult:
     """repU: share of original records unique on the keys whose key is unique in the synthetic data too."""
-    lookup, control = lookups(params, None, needs)
+    lookup, control = lookups(params, needs)
     keys, results = lookup.keys, lookup.results
     sets = shares_of_sets(ctx, params, lookup, control, "repU")
     assert sets.worst is not None  # every set has a share

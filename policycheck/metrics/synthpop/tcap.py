@@ -24,6 +24,7 @@ from policycheck.metrics.registry import Convention, Method
 from policycheck.metrics.synthpop.common import (
     KeyLookupDetails,
     KeyLookupParams,
+    TargetParams,
     lookup_needs,
     lookups,
     synthpop_metric,
@@ -57,8 +58,7 @@ TCAP_METHOD = Method(
 )
 
 
-class KeysTargetParams(KeyLookupParams):
-    target: str | None = Field(None, description="The target column; the attacker's first secret when omitted.")
+class KeysTargetParams(KeyLookupParams, TargetParams):
     baseline: Literal["holdout", "none"] = Field(
         "none",
         description="none: Taub et al.'s TCAP; holdout: TCAP minus the same with the holdout records in the "
@@ -114,7 +114,7 @@ class TcapDetails(KeyLookupDetails):
     details=TcapDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.ORIGINAL_QI},
     column_params=("keys", "target"),
-    needs=lambda p, r: lookup_needs(p, p.target, r, control=p.baseline == "holdout"),
+    needs=lambda p, r: lookup_needs(p, r, control=p.baseline == "holdout"),
     holdout_baseline_needs_holdout=True,
     meaning=(
         "For the people whose key values determine the target in the original data, how often, on average, the "
@@ -132,7 +132,7 @@ def tcap(ctx: EvaluationContext, params: KeysTargetParams, needs: Mapping[Need, 
     """
     from policycheck.core import stats
 
-    lookup, control = lookups(params, params.target, needs)
+    lookup, control = lookups(params, needs)
     keys, target, results = lookup.keys, lookup.target, lookup.results
     if params.baseline == "holdout" and control is None:
         # The raw TCAP is on another scale than the excess the levels were set for.
