@@ -237,8 +237,13 @@ def build_release(
             sha256=sha256,
             kinds=kinds,
             # For the checks across files below, which compare rows of sets of equal size and hold the
-            # holdout against the original: hashed here, on this file's thread, when they will be asked for.
-            hashed=checks.hashed_rows(coerced) if (role in paired or sizes.count(len(frame)) > 1) else None,
+            # holdout against the original: hashed here, on this file's thread, when they will be asked for
+            # (never for the population, which no check compares).
+            hashed=(
+                checks.hashed_rows(coerced)
+                if role != "population" and (role in paired or sizes.count(len(frame)) > 1)
+                else None
+            ),
         )
 
     def dataset(
@@ -309,6 +314,7 @@ def build_release(
     paired = ("original", "holdout") if holdout is not None else ()
     sizes = [len(orig_frame), *(len(f) if f is not None else parquet_rows(p) for p, f in frames)]
     sizes += [len(hold_frame)] if hold_frame is not None else []
+
     whole = [
         (original, "original", "original", orig_frame),
         *((p, "synthetic", label, frame) for (p, label, _), (_, frame) in zip(synthetic, frames, strict=True)),

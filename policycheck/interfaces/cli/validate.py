@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -41,8 +41,9 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             alone.append((path, load_policy(path)))
         except InvalidInput as exc:
             problems.extend(exc.problems)
-    # The policies alone first: a broken one is said before any data is read (as `check` does).
-    data = release.load(required=False) if not (problems and release.given) else None
+    if problems and release.given:
+        refuse(problems)  # the policies alone first: a broken one is said before any data is read, as `check` does
+    data = release.load(required=False)
     for path, loaded in alone:
         if data is not None:
             try:
@@ -50,8 +51,6 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             except InvalidInput as exc:
                 problems.extend(exc.problems)
                 continue
-        elif release.given:
-            continue  # not said ok: it was not checked against the release
         echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
         from policycheck.interfaces.starter import placeholder_notes
 
@@ -66,11 +65,16 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             # before anything is computed (issue 28).
             for _, where in unresolved_levels(loaded, data):
                 echo(str(where), err=True)
+    if problems:
+        refuse(problems)
+
+
+def refuse(problems: list[Problem]) -> NoReturn:
+    """Print every problem (and their count when several), then exit 2."""
     print_problems(problems)
     if len(problems) > 1:
         echo(f"{len(problems)} problems found", err=True)
-    if problems:
-        sys.exit(EXIT_INVALID)
+    sys.exit(EXIT_INVALID)
 
 
 def untested_by(loaded: LoadedPolicy, data: Release | None) -> list[str]:

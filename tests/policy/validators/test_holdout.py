@@ -11,10 +11,15 @@ rules:
 """
 
 
-def test_a_metric_needing_a_holdout_on_a_release_without_one_is_refused(write, toy_release):
+def without_holdout(toy_release):
+    """The toy release, its manifest's holdout line removed."""
     manifest = toy_release["manifest"]
     manifest.write_text(manifest.read_text().replace("holdout: holdout.csv\n", ""))
-    ctx = context(write("p.yaml", DCR), load_manifest(manifest))
+    return load_manifest(manifest)
+
+
+def test_a_metric_needing_a_holdout_on_a_release_without_one_is_refused(write, toy_release):
+    ctx = context(write("p.yaml", DCR), without_holdout(toy_release))
     assert lines(holdout_present(ctx, resolved(ctx, "dcr"))) == [
         "p.yaml:4:15: rule 'dcr': metric 'dcr_share' needs a holdout set and the release has none"
     ]
@@ -37,9 +42,7 @@ rules:
 
 
 def test_a_holdout_baseline_without_a_holdout_is_refused_before_computing(write, toy_release):
-    manifest = toy_release["manifest"]
-    manifest.write_text(manifest.read_text().replace("holdout: holdout.csv\n", ""))
-    ctx = context(write("p.yaml", TCAP_AGAINST_HOLDOUT), load_manifest(manifest))
+    ctx = context(write("p.yaml", TCAP_AGAINST_HOLDOUT), without_holdout(toy_release))
     assert lines(holdout_present(ctx, resolved(ctx, "tcap"))) == [
         "p.yaml:6:14: baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
         "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)"
