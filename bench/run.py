@@ -50,7 +50,8 @@ Rows:
   synthetic sets, 20 targets; shape: the built-in synthesizer. The note gives the seconds
   inside the synthesizer (``synth``), the rest of the rounds (``features``), choosing the
   targets (``setup``) and the forests (``attacks``), the game's own share of the run at one
-  worker, and at two workers the speed-up over one.
+  worker, and at two workers the speed-up over one. Each row is the median of three runs
+  (all three wall times printed), as the ratio swings with the load.
 
 SURE is heavy (Streamlit, LightGBM, XGBoost, NumPy < 2), so it lives in a venv of its
 own: ``python3 -m venv /tmp/sure && /tmp/sure/bin/pip install clearbox-sure==0.2.16``.
@@ -205,6 +206,9 @@ def _warm_search(args) -> int:
 #: Fresh processes a DCR row runs in; its figures are those of the median wall time. One call
 #: of the same search varies by 5-10% from the next on this shared 2-core machine.
 DCR_REPEATS = 3
+
+#: Cases whose rows are run this many times, the median reported: their ratios swing with the load.
+REPEATED_CASES = ("dcr", "membership-game")
 
 
 def run_dcr(spec: dict) -> dict:
@@ -718,7 +722,7 @@ def main() -> None:
             spec["executor"] = "sure" if args.peer_python else "sure-formula"
             spec["peer_python"] = args.peer_python
         load = os.getloadavg()[0]
-        runs = [_run_in_new_process(spec) for _ in range(DCR_REPEATS if spec["case"] == "dcr" else 1)]
+        runs = [_run_in_new_process(spec) for _ in range(DCR_REPEATS if spec["case"] in REPEATED_CASES else 1)]
         out = runs[0] if len(runs) == 1 else _median_run(runs)
         out.update(spec, load=round(load, 2))
         out.pop("peer_python", None)
@@ -754,6 +758,7 @@ def main() -> None:
                 + f", CPU {out['cpu']:.2f} s of which this process {out['parent_cpu_share']:.0%}"
                 + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else "")
                 + (f", ceiling {out['ceiling']:.2f}x" if out.get("ceiling") else "")
+                + (f", walls {out['walls']}" if "walls" in out else "")
             )
         note = (
             out.get("error")
