@@ -1,3 +1,5 @@
+import pytest
+
 from policycheck.execution.executor import SerialExecutor
 from policycheck.execution.factory import make_executor
 from policycheck.execution.local import LocalProcessExecutor
@@ -201,7 +203,84 @@ def has_module(name: str) -> tuple[int, bool]:
     return os.getpid(), name in sys.modules
 
 
-def test_prepare_has_every_worker_import_the_modules_before_its_first_task(tmp_path, monkeypatch):
+def origin(name: str) -> tuple[int, int, bool]:
+    """A worker's pid, its parent's, and whether ``name`` was imported there before this task."""
+    import os
+    import sys
+
+    return os.getpid(), os.getppid(), name in sys.modules
+
+
+def slow_origin(name: str) -> tuple[int, int, bool]:
+    """:func:`origin`, after a tenth of a second: long enough for the pool to start every worker."""
+    import time
+
+    loaded = origin(name)
+    time.sleep(0.1)
+    return loaded
+
+
+def test_prepare_imports_the_modules_once_and_every_worker_starts_with_them(tmp_path, monkeypatch):
+    import os
+    import sys
+
+    log = probe_module(tmp_path, monkeypatch, "probe_once")
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_once"])
+        seen = pool.map(slow_origin, ["probe_once"] * 8)
+    imported = log_lines(log, at_least=1)
+    workers, parents = {pid for pid, _, _ in seen}, {parent for _, parent, _ in seen}
+    assert all(loaded for _, _, loaded in seen)
+    assert "probe_once" not in sys.modules  # this process never imported it
+    # One import, in the zygote: the workers' parent, which is neither this process nor a worker.
+    assert [line.split()[0] for line in imported] == ["start", "end"]
+    assert parents == {int(imported[0].split()[1])}
+    assert len(workers) == 2 and not parents & workers and os.getpid() not in parents | workers
+
+
+def test_prepare_returns_while_the_modules_are_imported(tmp_path, monkeypatch):
+    import time
+
+    log = probe_module(tmp_path, monkeypatch, "probe_in_background", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        started = time.monotonic()
+        pool.prepare(["probe_in_background"])
+        returned = time.monotonic() - started
+        assert log_lines(log, at_least=1) == [line for line in log_lines(log, 0.0) if line.startswith("start")]
+        (tmp_path / "release").write_text("")
+        assert all(loaded for _, _, loaded in pool.map(origin, ["probe_in_background"] * 4))
+    assert returned < 5.0  # the probe holds its import for up to 20 s
+
+
+def test_prepare_on_a_running_pool_forks_new_workers_that_have_the_modules(tmp_path, monkeypatch):
+    log = probe_module(tmp_path, monkeypatch, "probe_running_pool")
+    with LocalProcessExecutor(workers=2) as pool:
+        before = {pid for pid, _, _ in pool.map(slow_origin, ["probe_running_pool"] * 4)}
+        pool.prepare(["probe_running_pool"])
+        after = pool.map(slow_origin, ["probe_running_pool"] * 4)
+    assert all(loaded for _, _, loaded in after)
+    assert not before & {pid for pid, _, _ in after}
+    assert [line.split()[0] for line in log_lines(log, at_least=1)] == ["start", "end"]
+
+
+def test_a_module_that_cannot_be_imported_leaves_the_pool_working():
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["policycheck_no_such_module"])
+        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
+        pool.prepare(["policycheck_no_such_module"])  # a running pool: as tasks
+        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
+
+
+@pytest.fixture
+def without_zygote(monkeypatch):
+    """Where no zygote can run (another fork server running, a Python whose fork server differs)."""
+    import policycheck.execution.zygote as zygote
+
+    monkeypatch.setattr(zygote, "zygote_supported", lambda: False)
+    monkeypatch.setattr(zygote, "start_zygote", lambda modules: None)
+
+
+def test_without_a_zygote_every_worker_imports_the_modules_before_its_first_task(tmp_path, monkeypatch, without_zygote):
     import os
     import sys
 
@@ -217,7 +296,9 @@ def test_prepare_has_every_worker_import_the_modules_before_its_first_task(tmp_p
     assert sorted(line.split()[0] for line in imported) == ["end", "end", "start", "start"]
 
 
-def test_two_workers_import_one_at_a_time_while_this_process_works(tmp_path, monkeypatch):
+def test_without_a_zygote_two_workers_import_one_at_a_time_while_this_process_works(
+    tmp_path, monkeypatch, without_zygote
+):
     import time
 
     import policycheck.execution.local as local
@@ -234,7 +315,7 @@ def test_two_workers_import_one_at_a_time_while_this_process_works(tmp_path, mon
     assert len(early) == 1
 
 
-def test_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch):
+def test_without_a_zygote_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch, without_zygote):
     import threading
 
     import policycheck.execution.local as local
@@ -252,7 +333,7 @@ def test_a_map_lets_every_worker_import_at_once(tmp_path, monkeypatch):
     assert [line.split()[0] for line in both] == ["start", "start"]
 
 
-def test_with_cores_to_spare_both_workers_import_at_once(tmp_path, monkeypatch):
+def test_without_a_zygote_and_cores_to_spare_both_workers_import_at_once(tmp_path, monkeypatch, without_zygote):
     import policycheck.execution.local as local
 
     monkeypatch.setattr(local, "available_cores", lambda: 3)  # one core for this process, two for the workers
@@ -265,19 +346,11 @@ def test_with_cores_to_spare_both_workers_import_at_once(tmp_path, monkeypatch):
     assert [line.split()[0] for line in both] == ["start", "start"]
 
 
-def test_a_module_that_cannot_be_imported_leaves_the_pool_working():
-    with LocalProcessExecutor(workers=2) as pool:
-        pool.prepare(["policycheck_no_such_module"])
-        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
-        pool.prepare(["policycheck_no_such_module"])  # a running pool: as tasks
-        assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
-
-
-def test_prepare_on_a_running_pool_reaches_its_workers(tmp_path, monkeypatch):
-    log = probe_module(tmp_path, monkeypatch, "probe_running_pool")
+def test_without_a_zygote_prepare_on_a_running_pool_reaches_its_workers(tmp_path, monkeypatch, without_zygote):
+    log = probe_module(tmp_path, monkeypatch, "probe_running_pool_tasks")
     with LocalProcessExecutor(workers=2) as pool:
         pool.map(square, list(range(4)))
-        pool.prepare(["probe_running_pool"])
+        pool.prepare(["probe_running_pool_tasks"])
         imported = log_lines(log, at_least=1)
     assert imported[0].startswith("start")
 

@@ -24,8 +24,10 @@ Two rules keep parallel work from costing more than it saves:
 - **Workers import ahead of their tasks.** A task's first call in a worker
   pays for importing its libraries (scikit-learn: most of a CPU-second).
   A caller that knows which modules its later tasks need names them to
-  :meth:`Executor.prepare` before its own serial work: the workers import
-  them meanwhile, on the cores that serial work leaves idle.
+  :meth:`Executor.prepare` before its own serial work: they are imported
+  meanwhile, on the cores that serial work leaves idle. The local pool
+  imports them once, in a zygote its workers are then forked from
+  (:mod:`policycheck.execution.zygote`); Dask workers import them each.
 - **A step gets the workers its size pays for.** A caller that can estimate
   a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
   gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step

@@ -16,6 +16,7 @@ from policycheck.execution.executor import (
     available_cores,
     import_modules,
 )
+from policycheck.execution.lifetime import die_with_parent
 from policycheck.execution.shared_memory import (
     EMPTY_SHARED_MIN_BYTES,
     ResolveShared,
@@ -31,6 +32,8 @@ if TYPE_CHECKING:  # imported inside the functions that use them: commands that 
     from multiprocessing import shared_memory
 
     import numpy as np
+
+    from policycheck.execution.zygote import Zygote
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -53,6 +56,8 @@ class LocalProcessExecutor(Executor):
         self._in_shared_memory: dict[int, tuple[weakref.ref[Any], str]] = {}
         #: The semaphore of workers importing at start (:meth:`prepare`), and the turns it still holds back.
         self._waiting_turns: tuple[Any, int] | None = None
+        #: The process the workers are forked from once :meth:`prepare` has named their modules.
+        self._zygote: Zygote | None = None
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         from multiprocessing import shared_memory
@@ -115,15 +120,31 @@ class LocalProcessExecutor(Executor):
                 segment.unlink()
 
     def prepare(self, modules: Sequence[str]) -> None:
-        """Start the workers now, each importing ``modules`` as it starts (the pool already running: as a task).
+        """Have the workers start with ``modules`` imported, imported once for all of them.
 
+        A zygote (:mod:`policycheck.execution.zygote`), forked from this process now,
+        imports them on the core this process leaves idle, and the next :meth:`map`
+        forks its workers from it; a pool already running is ended first (its workers
+        are idle between maps and lack the modules). Where no zygote can run, the
+        workers start now, each importing ``modules`` (a running pool: as a task).
         With one worker the work runs in this process, which imports what it needs when it needs it.
         """
         if self.workers <= 1 or not modules:
             return
+        if self._zygote is None:
+            from policycheck.execution.zygote import start_zygote, zygote_supported
+
+            if zygote_supported() and self._pool is not None:
+                # Before the fork: the zygote must not hold the old pool's pipes open.
+                self._pool.shutdown()
+                self._pool = None
+            self._zygote = start_zygote(tuple(modules))
+            if self._zygote is not None:
+                return
         if self._pool is None:
-            self._start_pool(tuple(modules))
-            return
+            if self._zygote is None:
+                self._start_pool(tuple(modules))
+            return  # else the workers are still to be forked from the zygote, modules and all
         # A running pool: one import task per worker. Not bound to a worker each, so one may take two
         # (the second costs nothing); a worker missed imports when its first task needs the module.
         for _ in range(self.workers):
@@ -144,6 +165,17 @@ class LocalProcessExecutor(Executor):
                 idle = max(1, min(self.workers, available_cores() - 1))
                 turns = multiprocessing.get_context().Semaphore(idle)
                 self._waiting_turns = (turns, self.workers - idle)
+            if self._zygote is not None:
+                import multiprocessing
+
+                # Forked from the zygote, which is their parent, with its modules.
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=multiprocessing.get_context("forkserver"),
+                    initializer=start_worker,
+                    initargs=(self._zygote.pid, (), None),
+                )
+                return self._pool
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, initializer=start_worker, initargs=(os.getpid(), modules, turns)
             )
@@ -156,6 +188,9 @@ class LocalProcessExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        if self._zygote is not None:
+            self._zygote.stop()
+            self._zygote = None
 
 
 def _run_window(
@@ -202,31 +237,3 @@ def start_worker(parent: int, modules: tuple[str, ...], turns: Any = None) -> No
     if modules:
         with turns if turns is not None else contextlib.nullcontext():
             import_modules(modules)
-
-
-def die_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker when the process that started it dies (even by kill -9).
-
-    Linux delivers SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG);
-    elsewhere a daemon thread polls the parent's pid once a second.
-    """
-    import signal
-    import sys
-    import threading
-    import time
-
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    else:  # pragma: no cover - non-Linux
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(1.0)
-            os._exit(1)
-
-        threading.Thread(target=watch, daemon=True).start()
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)

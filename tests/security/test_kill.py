@@ -159,6 +159,57 @@ def test_a_check_run_with_workers_leaves_none_after_kill(project):
     assert not [w for w in workers if _alive(w)]
 
 
+#: The membership game names its forests' library ahead of its rounds (``Executor.prepare``): its
+#: workers are forked from a zygote, a child of the check, so they are the check's grandchildren.
+MEMBERSHIP_POLICY = """\
+metadata: {id: kill-membership, title: Kill test, version: "1", owner: tests}
+attacker: {model: maximum-knowledge}
+rules:
+  - id: game
+    metric: membership_inference_advantage
+    params: {synthesizer: release, repetitions: 400, targets: {vulnerable: 2, rare: 0, random: 1}, sample_size: 300}
+    threshold: {fail_above: 0.99}
+"""
+
+MEMBERSHIP_RELEASE = """\
+release: {id: kill-membership}
+original: train.csv
+holdout: hold.csv
+synthetic:
+  - {name: copy, path: syn.csv, synthesizer: {name: nonprivate, builtin: nonprivate}}
+"""
+
+
+def _descendants(pid):
+    found, frontier = [], [pid]
+    while frontier:
+        kids = [k for p in frontier for k in _children(p)]
+        found += kids
+        frontier = kids
+    return found
+
+
+def test_a_killed_membership_game_leaves_neither_its_zygote_nor_its_workers(project):
+    (project / "p.yaml").write_text(MEMBERSHIP_POLICY)
+    (project / "release.yaml").write_text(MEMBERSHIP_RELEASE)
+    command = [sys.executable, "-m", "policycheck", "check", "p.yaml", "-r", "release.yaml", "-o", "out", "-q"]
+    proc = subprocess.Popen(
+        [*command, "--workers", "2"], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    grandchildren, seen = [], set()
+    deadline = time.monotonic() + 120
+    while len(grandchildren) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        seen.update(_descendants(proc.pid))
+        grandchildren = [d for d in _descendants(proc.pid) if d not in _children(proc.pid)]
+        time.sleep(0.05)
+    if len(grandchildren) < 2:
+        pytest.fail("the game ended (or never forked its workers from a zygote) before it could be killed")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(3)
+    assert not [p for p in seen if _alive(p)]
+
+
 @pytest.mark.slow
 def test_thirty_kills_leave_whole_sets(project):
     _kill_runs(project, kills=30, seed=1600)
