@@ -144,3 +144,31 @@ def test_reconstruction_estimate_of_the_control_with_few_queries_and_no_lp():
     )
     # 2,000 holdout records, p = 3: forest 0.66 s and DCR 1e-9 * 2000 * 3000 * 3 = 0.018 s.
     assert est.seconds == pytest.approx(0.66 + 0.018)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "{policy}", "-r", "{manifest}", "-o", "{out}", "--workers", "1"],
+        ["validate", "{policy}", "-r", "{manifest}"],
+    ],
+)
+def test_a_check_and_a_validation_pay_for_no_step_estimate(write, toy_release, tmp_path, monkeypatch, command):
+    import dataclasses
+
+    from policycheck.metrics import registry
+
+    registry.intermediates()  # loaded before one is replaced
+    asked = []
+    spec = registry._INTERMEDIATES["gower_dcr"]
+    monkeypatch.setitem(
+        registry._INTERMEDIATES,
+        "gower_dcr",
+        dataclasses.replace(spec, estimate=lambda release, **kw: asked.append(kw) or spec.estimate(release, **kw)),
+    )
+    names = {"policy": write("p.yaml", DCR_POLICY), "manifest": toy_release["manifest"], "out": tmp_path / "out"}
+    done = CliRunner().invoke(cli, [part.format(**names) for part in command])
+    assert done.exit_code in (0, 1), done.output
+    assert asked == []  # only `plan` estimates (the game's estimate costs its whole set-up and a round)
+    plan = CliRunner().invoke(cli, ["plan", str(names["policy"]), "-r", str(names["manifest"])])
+    assert plan.exit_code == 0 and len(asked) == 1

@@ -168,15 +168,22 @@ class Plan:
 
 
 def compile_plan(
-    loaded: LoadedPolicy, release: Release | None = None, workers: int = 1, resolution: bool = True
+    loaded: LoadedPolicy,
+    release: Release | None = None,
+    workers: int = 1,
+    resolution: bool = True,
+    estimates: bool = True,
 ) -> Plan:
     """Turn a validated policy into a plan for ``release`` (or a one-set stand-in).
 
     With a release, each step with a cost model carries its estimated time
     and memory (:mod:`policycheck.methods.cost_model`), its time also on ``workers``,
-    and (unless ``resolution`` is False, as for a check, which measures instead)
-    each evaluation its metric's resolution at the release's sizes and the
+    and each evaluation its metric's resolution at the release's sizes and the
     levels the sample cannot resolve (:mod:`policycheck.engine.resolution`).
+    A check, which measures instead, asks for neither (``resolution`` and
+    ``estimates`` False): an estimate may cost a timed round of a synthesizer
+    and the set-up before it (the membership game's isolation scores: about
+    50 s at 60,000 population records), which the check would then pay twice.
     """
     resolution = resolution and release is not None
     shape = release if release is not None else _stand_in(loaded)
@@ -208,7 +215,12 @@ def compile_plan(
     if problems:
         raise InvalidInput(problems)
     steps = tuple(
-        IntermediateStep(n, known[n.intermediate].description, tuple(ids), _estimate(known[n.intermediate], n, release))
+        IntermediateStep(
+            n,
+            known[n.intermediate].description,
+            tuple(ids),
+            _estimate(known[n.intermediate], n, release) if estimates else None,
+        )
         for n, ids in users.items()
     )
     unresolved = tuple(unresolved_levels(loaded, release)) if resolution else ()  # type: ignore[arg-type]

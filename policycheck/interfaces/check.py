@@ -61,7 +61,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     from policycheck.interfaces.starter import placeholder_findings
     from policycheck.report.build import build_report
 
-    plan = compile_plan(loaded, release, resolution=False)  # a check measures; plan -r estimates
+    plan = compile_plan(loaded, release, resolution=False, estimates=False)  # a check measures; plan -r estimates
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
     seed = run_seed(loaded, options.seed)

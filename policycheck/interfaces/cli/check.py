@@ -226,7 +226,7 @@ def refuse_commands(loaded: list[LoadedPolicy], release: Release) -> None:
     problems: list[Problem] = []
     for policy in loaded:
         try:
-            refuse_unasked_commands(compile_plan(policy, release, resolution=False), release)
+            refuse_unasked_commands(compile_plan(policy, release, resolution=False, estimates=False), release)
         except InvalidInput as exc:
             problems += exc.problems
     if problems:

@@ -86,7 +86,7 @@ def untested_by(loaded: LoadedPolicy, data: Release | None) -> list[str]:
     from policycheck.engine.compiler import compile_plan
     from policycheck.report.decision import untested
 
-    plan = compile_plan(loaded, data)
+    plan = compile_plan(loaded, data, resolution=False, estimates=False)
     rules = [
         {"id": e.rule.id, "metric": e.spec.name, "family": e.spec.family, "needs": [n.label for n in e.needs]}
         for e in plan.evaluations

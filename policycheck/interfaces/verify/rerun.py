@@ -116,7 +116,7 @@ def rerun(
         raise InvalidInput(Problem("report.json", f"provenance.seed {prov['seed']} is negative"))
     release = rebuild_release(report, root, manifest)
     loaded = load_policy(resolve_path(prov["policy_files"][0]["path"], root), release, today=_report_date(report))
-    plan = compile_plan(loaded, release)
+    plan = compile_plan(loaded, release, resolution=False, estimates=False)
     skipped: dict[str, str] = {}
     if manifest is None:
         for e in plan.evaluations:
