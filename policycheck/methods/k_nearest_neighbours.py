@@ -1,18 +1,26 @@
-"""Exact k nearest records under Gower's distance, for a few hundred queries.
+"""Exact k nearest records under Gower's distance.
 
 The attacks of the Article 29 criteria (linkability with ``k`` neighbours)
-ask for the ``k`` closest synthetic records of a few hundred targets. For
-``k = 1`` the package's branch-and-bound search (:mod:`.nearest_neighbours`)
-answers; for ``k > 1`` each query scans every reference record once, keeping
-its ``k`` best in a sorted buffer and abandoning a record as soon as its
-partial sum exceeds the current ``k``-th best. The per-feature terms are
-those of :func:`policycheck.methods.gower.gower_sums`, added in the same
-order, so the distances are the canonical ones. Ties go to the smaller
-reference index.
+ask for the ``k`` closest synthetic records of a few hundred targets; the
+membership game scores every population record's isolation by its ``k``
+nearest others. For ``k = 1`` the package's branch-and-bound search
+(:mod:`.nearest_neighbours`) answers. For ``k > 1`` the reference records
+are grouped by their categorical values, and each query visits a group only
+while the group's categorical mismatches alone do not exceed its current
+``k``-th best sum (its own group first, so that bound is tight early); in a
+group it abandons a record as soon as the partial sum exceeds it. A
+categorical term is exactly 0 or 1, so a group's mismatch count is the
+partial sum of every record in it after the categorical columns, bit for
+bit. The per-feature terms are those of
+:func:`policycheck.methods.gower.gower_sums`, added in the same order, so
+the distances are the canonical ones. Ties go to the smaller reference index:
+the answer is the ``k`` smallest (distance, index) pairs, as a full sort
+gives.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numba
@@ -25,10 +33,6 @@ from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
 #: Queries per executor task.
 CHUNK = 256
-
-#: Seconds per query, reference record and column of the scan (the executor's ``cost``): 0.27 s for
-#: 4,000 x 4,000 Adult records of 15 columns on the 2-core VM (1.1e-9), the first call's compile aside.
-SECONDS_PER_TERM = 1.1e-9
 
 
 def k_nearest(
@@ -58,20 +62,34 @@ def k_nearest(
     """
     executor = executor or SerialExecutor()
     k = min(k, reference.shape[0])
-    cost = SECONDS_PER_TERM * queries.shape[0] * reference.shape[0] * queries.shape[1]
     if k < 1:
         raise ValueError("k nearest neighbours need k >= 1 and a non-empty reference set")
     if k == 1:
         (found,) = closest_records([SearchJob(queries, reference)], kinds, executor, progress)
         return found.index[:, None], found.distance[:, None]
     kinds = np.ascontiguousarray(kinds, dtype=np.int8)
-    tasks = [(np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k) for s in range(0, len(queries), CHUNK)]
-    if executor.workers_for(cost) > 1:
-        parts = executor.map(_scan_chunk, tasks, progress, cost=cost)
-    else:
-        # A scan too small to pay for the workers runs here (each worker's first call would load the
-        # compiled scan anew), on this process's threads: the scan holds no GIL.
-        parts = side_by_side(_scan_chunk, tasks, executor.threads)
+    groups = category_groups(reference, kinds)
+    tasks: list[ScanTask] = [
+        (np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k, *groups)
+        for s in range(0, len(queries), CHUNK)
+    ]
+    parts = []
+    if tasks:
+        # A pilot chunk here sizes the rest (what the groups prune depends on the data), once the
+        # compiled scan is loaded by a one-query call; its answer is kept.
+        _scan_chunk((tasks[0][0][:1], *tasks[0][1:]))
+        started = time.perf_counter()
+        parts.append(_scan_chunk(tasks[0]))
+        cost = (time.perf_counter() - started) * (len(tasks) - 1)
+        if progress:
+            progress(1, len(tasks))
+        shifted = (lambda done, total: progress(done + 1, total + 1)) if progress else None
+        if executor.workers_for(cost) > 1:
+            parts += executor.map(_scan_chunk, tasks[1:], shifted, cost=cost)
+        else:
+            # A scan too small to pay for the workers runs here (each worker's first call would load the
+            # compiled scan anew), on this process's threads: the scan holds no GIL.
+            parts += side_by_side(_scan_chunk, tasks[1:], executor.threads)
     index = np.concatenate(parts) if parts else np.empty((0, k), dtype=np.int64)
     p = queries.shape[1]
     distance = np.empty(index.shape, dtype=np.float64)
@@ -81,18 +99,50 @@ def k_nearest(
     return index, distance
 
 
-def _scan_chunk(task: tuple[np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
-    queries, reference, kinds, k = task
-    found: np.ndarray = _top_k(queries, reference, kinds == CATEGORY, k)
+def category_groups(reference: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reference rows grouped by their leading categorical columns' values.
+
+    Returns ``(order, starts, keys)``: row indices sorted by those values
+    (lexicographically, each group's rows in index order), where each group
+    starts in ``order`` (and the end), and each group's values. Without a
+    leading categorical column, one group holds every row.
+    """
+    n_cat = int(np.argmin(kinds == CATEGORY)) if not np.all(kinds == CATEGORY) else len(kinds)
+    n = reference.shape[0]
+    if n_cat == 0 or n == 0:
+        return np.arange(n, dtype=np.int64), np.array([0, n], dtype=np.int64), np.empty((1, 0), dtype=np.float64)
+    values = reference[:, :n_cat]
+    order = np.lexsort(values.T[::-1]).astype(np.int64)  # stable: equal rows keep their index order
+    ordered = values[order]
+    change = np.flatnonzero(np.any(ordered[1:] != ordered[:-1], axis=1)) + 1
+    starts = np.concatenate([[0], change, [n]]).astype(np.int64)
+    return order, starts, np.ascontiguousarray(ordered[starts[:-1]])
+
+
+#: One executor task: queries, reference, kinds, k, and the reference's groups (:func:`category_groups`).
+ScanTask = tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _scan_chunk(task: ScanTask) -> np.ndarray:
+    queries, reference, kinds, k, order, starts, keys = task
+    found: np.ndarray = _top_k(queries, reference, kinds == CATEGORY, int(k), order, starts, keys)
     return found
 
 
 @numba.njit(cache=True, nogil=True)
 def _top_k(  # pragma: no cover - compiled
-    queries: np.ndarray, reference: np.ndarray, is_category: np.ndarray, k: int
+    queries: np.ndarray,
+    reference: np.ndarray,
+    is_category: np.ndarray,
+    k: int,
+    order: np.ndarray,
+    starts: np.ndarray,
+    keys: np.ndarray,
 ) -> np.ndarray:
-    n_q, p = queries.shape
+    """The ``k`` smallest (Gower sum, index) pairs of every query, group by group (module docstring)."""
+    n_q = queries.shape[0]
     n_r = reference.shape[0]
+    n_groups, n_cat = keys.shape
     out = np.empty((n_q, k), dtype=np.int64)
     best_d = np.empty(k, dtype=np.float64)
     best_i = np.empty(k, dtype=np.int64)
@@ -101,33 +151,91 @@ def _top_k(  # pragma: no cover - compiled
         for j in range(k):
             best_d[j] = np.inf
             best_i[j] = n_r
-        for r in range(n_r):
-            row = reference[r]
-            s = 0.0
-            worst = best_d[k - 1]
-            for c in range(p):
-                a = q[c]
-                b = row[c]
-                if is_category[c]:
-                    if a != b:
-                        s += 1.0
-                elif a >= 0.0 and b >= 0.0:
-                    s += abs(a - b)
-                elif (a < 0.0) != (b < 0.0):
-                    s += 1.0
-                if s > worst:
-                    break
-            if s > worst or (s == worst and r > best_i[k - 1]):
+        own = _own_group(keys, q)
+        if own >= 0:
+            _scan_group(q, reference, is_category, order, starts[own], starts[own + 1], n_cat, 0.0, best_d, best_i)
+        for g in range(n_groups):
+            if g == own:
                 continue
-            # Insert (s, r) into the sorted buffer; rows come in increasing order,
-            # so an equal distance goes after the rows already kept.
-            j = k - 1
-            while j > 0 and (best_d[j - 1] > s):
-                best_d[j] = best_d[j - 1]
-                best_i[j] = best_i[j - 1]
-                j -= 1
-            best_d[j] = s
-            best_i[j] = r
+            worst = best_d[k - 1]
+            m = 0.0
+            for c in range(n_cat):
+                if keys[g, c] != q[c]:
+                    m += 1.0
+                    if m > worst:
+                        break
+            if m > worst:
+                continue
+            _scan_group(q, reference, is_category, order, starts[g], starts[g + 1], n_cat, m, best_d, best_i)
         for j in range(k):
             out[i, j] = best_i[j]
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _own_group(keys: np.ndarray, q: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The group whose categorical values are the query's (binary search of the sorted keys), else -1."""
+    lo, hi = 0, int(keys.shape[0])
+    n_cat = keys.shape[1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        cmp = 0
+        for c in range(n_cat):
+            if keys[mid, c] < q[c]:
+                cmp = -1
+                break
+            if keys[mid, c] > q[c]:
+                cmp = 1
+                break
+        if cmp == 0:
+            return mid
+        if cmp < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan_group(  # pragma: no cover - compiled
+    q: np.ndarray,
+    reference: np.ndarray,
+    is_category: np.ndarray,
+    order: np.ndarray,
+    lo: int,
+    hi: int,
+    n_cat: int,
+    mismatches: float,
+    best_d: np.ndarray,
+    best_i: np.ndarray,
+) -> None:
+    """Offer a group's rows to the sorted buffer, each from the group's categorical partial sum."""
+    k = best_d.size
+    p = q.shape[0]
+    for t in range(lo, hi):
+        r = order[t]
+        row = reference[r]
+        s = mismatches
+        worst = best_d[k - 1]
+        for c in range(n_cat, p):
+            a = q[c]
+            b = row[c]
+            if is_category[c]:
+                if a != b:
+                    s += 1.0
+            elif a >= 0.0 and b >= 0.0:
+                s += abs(a - b)
+            elif (a < 0.0) != (b < 0.0):
+                s += 1.0
+            if s > worst:
+                break
+        if s > worst or (s == worst and r > best_i[k - 1]):
+            continue
+        # Insert (s, r) in (distance, index) order: groups do not come in index order.
+        j = k - 1
+        while j > 0 and (best_d[j - 1] > s or (best_d[j - 1] == s and best_i[j - 1] > r)):
+            best_d[j] = best_d[j - 1]
+            best_i[j] = best_i[j - 1]
+            j -= 1
+        best_d[j] = s
+        best_i[j] = r

@@ -65,3 +65,55 @@ def test_a_scan_too_small_for_workers_runs_its_chunks_on_threads_with_the_full_s
         expected = np.lexsort((np.arange(len(data)), d))[:4]
         assert index[i].tolist() == expected.tolist()
         assert distance[i].tolist() == d[expected].tolist()
+
+
+def full_sort(queries, reference, kinds, k):
+    """Every query's k smallest (Gower distance, index) pairs, by sorting all of them."""
+    p = queries.shape[1]
+    index = []
+    for q in queries:
+        d = gower_sums(np.repeat(q[None, :], len(reference), 0), reference, kinds) / p
+        index.append(np.lexsort((np.arange(len(reference)), d))[:k])
+    return np.array(index)
+
+
+def test_grouped_by_categorical_values_the_scan_still_equals_a_full_sort():
+    rng = np.random.default_rng(4)
+    n = 900
+    frame = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", None], n, p=[0.6, 0.3, 0.1]),
+            "b": rng.choice(list("pqrs"), n),
+            "c": rng.choice(["u", "v"], n),
+            "age": rng.integers(18, 30, n).astype(float),  # few values: many equal distances
+            "w": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n).round(1)),
+        }
+    )
+    types = {"a": "categorical", "b": "categorical", "c": "categorical", "age": "numeric", "w": "numeric"}
+    enc = fit_gower([frame], {c: ColumnType(t) for c, t in types.items()}, {}, list(frame.columns))
+    data = enc.encode(frame)
+    for k in (2, 6):
+        index, _ = k_nearest(data[:300], data, enc.kinds, k)
+        assert index.tolist() == full_sort(data[:300], data, enc.kinds, k).tolist()
+
+
+def test_a_categorical_column_after_a_numeric_one_is_counted_in_the_group_scan():
+    rng = np.random.default_rng(5)
+    data = np.column_stack([rng.integers(0, 3, 400), rng.integers(0, 4, 400) / 3, rng.integers(0, 2, 400)]).astype(
+        float
+    )
+    kinds = np.array([1, 0, 1], dtype=np.int8)  # categorical, scaled, categorical: only the first leads
+    index, _ = k_nearest(data[:100], data, kinds, 5)
+    assert index.tolist() == full_sort(data[:100], data, kinds, 5).tolist()
+
+
+def test_the_reference_rows_group_by_their_leading_categorical_values():
+    from policycheck.methods.k_nearest_neighbours import category_groups
+
+    reference = np.array([[1, 0, 0.5], [0, 1, 0.2], [1, 0, 0.9], [0, 1, 0.1], [0, 0, 0.3]], dtype=float)
+    order, starts, keys = category_groups(reference, np.array([1, 1, 0], dtype=np.int8))
+    assert order.tolist() == [4, 1, 3, 0, 2]  # (0, 0), then (0, 1) rows 1 and 3, then (1, 0) rows 0 and 2
+    assert starts.tolist() == [0, 1, 3, 5]
+    assert keys.tolist() == [[0, 0], [0, 1], [1, 0]]
+    order, starts, keys = category_groups(reference, np.array([0, 1, 1], dtype=np.int8))
+    assert order.tolist() == [0, 1, 2, 3, 4] and starts.tolist() == [0, 5] and keys.shape == (1, 0)
