@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -79,33 +80,73 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
     """Every target's feature row against one encoded synthetic set: ``(K, len(space.names))``.
 
     The distances add the per-column terms in scan order, as
-    :func:`policycheck.methods.gower.gower_sums` does.
+    :func:`policycheck.methods.gower.gower_sums` does (compiled, one pass
+    over the synthetic records); the density's sum is NumPy's.
     """
     targets, kinds = space.targets, space.encoding.kinds
     k_targets, p = targets.shape
     m = max(len(synthetic), 1)
-    total = np.zeros((k_targets, len(synthetic)))
-    frequency = np.empty((k_targets, p))
-    for k in range(p):
-        x, y = targets[:, k][:, None], synthetic[:, k][None, :]
-        if kinds[k] == CATEGORY:
-            same = x == y
-            total += ~same
-        else:
-            present = (x >= 0) & (y >= 0)
-            one_missing = (x < 0) != (y < 0)
-            total += np.where(present, np.minimum(np.abs(x - y), 1.0), one_missing.astype(float))
-            same = (x == y) | ((x < 0) & (y < 0))
-        frequency[:, k] = same.sum(axis=1) / m
-    distance = total / p
+    radii = np.array([r + 1e-12 for r in RADII])
+    distance, closest, within, same = _distances_and_matches(
+        np.ascontiguousarray(targets, dtype=np.float64),
+        np.ascontiguousarray(synthetic, dtype=np.float64),
+        np.asarray(kinds) == CATEGORY,
+        radii,
+    )
+    frequency = same / m
     rows = np.empty((k_targets, len(TARGET_FEATURES) + p))
-    rows[:, CLOSEST] = distance.min(axis=1) if len(synthetic) else 1.0
-    for i, radius in enumerate(RADII, start=1):
-        rows[:, i] = (distance <= radius + 1e-12).sum(axis=1) / m
+    rows[:, CLOSEST] = closest if len(synthetic) else 1.0
+    rows[:, 1 : 1 + len(RADII)] = within / m
     rows[:, DENSITY] = np.exp(-p * distance).sum(axis=1) / m
     rows[:, RAREST] = frequency[np.arange(k_targets), space.rarest]
     rows[:, len(TARGET_FEATURES) :] = frequency
     return rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _distances_and_matches(  # pragma: no cover - compiled
+    targets: np.ndarray, synthetic: np.ndarray, is_category: np.ndarray, radii: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per target: its distance to every synthetic record, the closest, the counts within each radius,
+    and per column how many synthetic records hold its value (two missing values match).
+
+    Each numeric term is capped at 1 (a synthetic value outside the population's range), one missing
+    value against a present one costs 1, and the terms are added from 0 in column order, so the sums
+    are those of adding one column at a time.
+    """
+    k_targets, p = targets.shape
+    m = synthetic.shape[0]
+    distance = np.empty((k_targets, m))
+    closest = np.full(k_targets, np.inf)
+    within = np.zeros((k_targets, radii.size), dtype=np.int64)
+    same = np.zeros((k_targets, p), dtype=np.int64)
+    for i in range(k_targets):
+        for r in range(m):
+            s = 0.0
+            for k in range(p):
+                x = targets[i, k]
+                y = synthetic[r, k]
+                if is_category[k]:
+                    if x == y:
+                        same[i, k] += 1
+                    else:
+                        s += 1.0
+                elif x >= 0.0 and y >= 0.0:
+                    s += min(abs(x - y), 1.0)
+                    if x == y:
+                        same[i, k] += 1
+                elif (x < 0.0) != (y < 0.0):
+                    s += 1.0
+                else:
+                    same[i, k] += 1  # both missing
+            d = s / p
+            distance[i, r] = d
+            if d < closest[i]:
+                closest[i] = d
+            for j in range(radii.size):
+                if d <= radii[j]:
+                    within[i, j] += 1
+    return distance, closest, within, same
 
 
 def naive_summaries(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
