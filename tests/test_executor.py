@@ -373,3 +373,33 @@ def test_threads_are_one_per_worker_but_never_more_than_this_machines_cores(monk
     assert LocalProcessExecutor(workers=64).threads == 2
     assert LocalProcessExecutor(workers=1).threads == 1
     assert SerialExecutor().threads == 1
+
+
+def test_a_module_and_function_entry_imports_the_module_and_calls_the_function(tmp_path, monkeypatch):
+    from policycheck.execution.executor import import_modules
+
+    (tmp_path / "probe_warm.py").write_text("calls = []\ndef warm():\n    calls.append('warm')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import_modules(["probe_warm:warm", "probe_warm:no_such_function", "policycheck_no_such_module:warm"])
+    import probe_warm
+
+    assert probe_warm.calls == ["warm"]  # the failing entries are skipped
+
+
+def warmed(name: str) -> tuple[int, list[str]]:
+    import importlib
+    import os
+
+    return os.getpid(), list(importlib.import_module(name).calls)
+
+
+def test_the_workers_start_with_what_the_zygote_warmed(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "probe_warmed.py").write_text("calls = []\ndef warm():\n    calls.append('warm')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_warmed:warm"])
+        seen = pool.map(warmed, ["probe_warmed"] * 4)
+    assert all(calls == ["warm"] for _, calls in seen)  # called once, in the zygote, before the workers' forks
+    assert "probe_warmed" not in sys.modules

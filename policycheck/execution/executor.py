@@ -93,6 +93,8 @@ class Executor(ABC):
     def prepare(self, modules: Sequence[str]) -> None:  # noqa: B027 - a hook: nothing to warm by default
         """Have every worker import ``modules`` now, without waiting, ahead of the tasks that need them.
 
+        ``"module:function"`` also calls the function, once imported (:func:`import_modules`).
+
         A hint that never changes results: a module that fails to import is
         left to the task that needs it, which raises as it would have. Here
         (work in this process) nothing is done: a task imports what it needs
@@ -148,13 +150,19 @@ class SerialExecutor(Executor):
 def import_modules(modules: Sequence[str]) -> None:
     """Import ``modules`` in this process (a worker's warm-up); one that fails is skipped.
 
-    Its task raises the failure itself, where the error is reported as usual.
+    ``"module:function"`` also calls the module's function without arguments:
+    a warm-up such as loading compiled code from numba's cache, which importing
+    alone does not. Its task raises any failure itself, where the error is
+    reported as usual.
     """
     import importlib
 
     for name in modules:
+        module_name, _, warm_up = name.partition(":")
         try:
-            importlib.import_module(name)
+            module = importlib.import_module(module_name)
+            if warm_up:
+                getattr(module, warm_up)()
         except Exception:  # noqa: BLE001, S112 - a warm-up never fails a run: the task that needs it raises
             continue
 

@@ -98,6 +98,8 @@ def zygote_supported() -> bool:
 def start_zygote(modules: Sequence[str]) -> Zygote | None:
     """Fork the zygote, which imports ``modules`` and then serves forks; None where it cannot be used.
 
+    ``modules`` as :func:`policycheck.execution.executor.import_modules` takes them.
+
     Returns at once: the import runs in the zygote, and a pool's first worker
     waits for it only if it asks before the import is done.
     """
@@ -106,6 +108,7 @@ def start_zygote(modules: Sequence[str]) -> Zygote | None:
     import socket
     from multiprocessing import connection, forkserver, resource_tracker, util
 
+    from policycheck.execution.executor import import_modules
     from policycheck.execution.lifetime import die_with_parent
 
     parent = os.getpid()
@@ -136,7 +139,8 @@ def start_zygote(modules: Sequence[str]) -> Zygote | None:
                     # Its workers hold the "alive" pipe open (the fork server gives it to each), so it
                     # would outlive a killed parent with them: killed with it instead, and they with it.
                     die_with_parent(parent)
-                    forkserver.main(listener.fileno(), alive_r, list(modules))
+                    import_modules(modules)  # "module:function" too, which the server's own preload is not
+                    forkserver.main(listener.fileno(), alive_r, [])
                 except SystemExit:
                     pass
                 except BaseException:  # noqa: BLE001 - a zygote never returns into the parent's code

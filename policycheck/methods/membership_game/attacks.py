@@ -34,9 +34,6 @@ ATTACK_WORDS = {
     "classifier": "shadow-model random forest on the target's features and the naive summaries",
 }
 
-#: Modules the attacks import where they run (the forests), for :meth:`Executor.prepare`.
-ATTACK_MODULES = ("sklearn.ensemble",)
-
 
 @dataclass(frozen=True)
 class ClassifierConfig:

@@ -103,6 +103,11 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
     return rows
 
 
+def load_compiled() -> None:
+    """Load the compiled features from numba's cache (0.2 CPU-s), for workers to start with (``Executor.prepare``)."""
+    _distances_and_matches(np.zeros((1, 2)), np.zeros((1, 2)), np.array([True, False]), np.zeros(1))
+
+
 @numba.njit(cache=True, nogil=True)
 def _distances_and_matches(  # pragma: no cover - compiled
     targets: np.ndarray, synthetic: np.ndarray, is_category: np.ndarray, radii: np.ndarray
