@@ -12,7 +12,10 @@ difference: the standard server is a fresh interpreter that must import NumPy,
 pandas and this package again before it can serve; this one is forked, so it
 has them already and imports only the modules asked for. It is installed as
 this process's fork server, and a pool started with
-``multiprocessing.get_context("forkserver")`` forks its workers from it.
+``multiprocessing.get_context("forkserver")`` forks its workers from it
+(any such pool: one an API caller starts while a check runs would fork from
+it too, and find this process's modules loaded). The executor stops it with
+its pool.
 
 It ends with this process, even when this one is killed: its workers, which
 end with it (:func:`policycheck.execution.lifetime.die_with_parent`), would

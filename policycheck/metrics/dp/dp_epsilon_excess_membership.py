@@ -28,10 +28,10 @@ from policycheck.metrics.dp.claims import (
     excess_result,
 )
 from policycheck.metrics.dp.common import REFERENCE, claim_id, json_number
-from policycheck.metrics.membership.game_params import MembershipGameParams, check_game_params
+from policycheck.metrics.membership.game_params import MembershipGameParams, check_game_params, release_synthesizer
 from policycheck.metrics.membership.game_params import game_need as membership_game_need
 from policycheck.metrics.membership.gower_dcr import dcr_needs, dcrs_in_set_order
-from policycheck.metrics.membership.membership_game import GameSettings, release_synthesizer
+from policycheck.metrics.membership.membership_game import GameSettings
 from policycheck.metrics.registry import Method, metric
 from policycheck.release.model import Release
 

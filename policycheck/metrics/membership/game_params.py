@@ -13,7 +13,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import Need
 from policycheck.metrics.registry import Params
-from policycheck.release.model import Dataset, Release
+from policycheck.release.model import Dataset, Release, SynthesizerInfo
+
+#: Why a game whose param ``synthesizer`` is ``release`` cannot run.
+NO_SYNTHESIZER_TO_RERUN = (
+    "param synthesizer is 'release' but no synthetic set says how to re-run its synthesizer (a Python entry point, "
+    "`builtin:` or `command:` in its manifest); name a built-in synthesizer ("
+    + ", ".join(MEMBERSHIP_BUILTIN)
+    + ") instead"
+)
+
+
+def release_synthesizer(release: Release) -> tuple[int, SynthesizerInfo] | None:
+    """(set index, SynthesizerInfo) of the first synthetic set that says how to re-run its synthesizer."""
+    for i, ds in enumerate(release.synthetic):
+        info = ds.synthesizer
+        if info is not None and (info.entry is not None or info.params.get("builtin") or info.command):
+            return i, info
+    return None
 
 
 class TargetsParam(BaseModel):
@@ -137,8 +154,10 @@ def default_sample_size(release: Release) -> int:
 def check_game_params(
     params: MembershipGameParams, release: Release, attacker: Any
 ) -> list[tuple[tuple[str | int, ...], str]]:
-    """Before running: named ids need an id column; the sizes must fit the population."""
+    """Before running: a synthesizer to re-run; named ids need an id column; the sizes must fit the population."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
+    if params.synthesizer == "release" and release_synthesizer(release) is None:
+        problems.append((("synthesizer",), NO_SYNTHESIZER_TO_RERUN))
     sets = population_sets(release)
     has_ids = any(ds.id_frame is not None and len(ds.id_frame.columns) for ds in sets)
     if params.targets.ids and not has_ids:

@@ -28,9 +28,14 @@ from policycheck.core.errors import EvaluationError
 from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import EvaluationContext
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.membership.game_params import default_sample_size, population_sets
+from policycheck.metrics.membership.game_params import (
+    NO_SYNTHESIZER_TO_RERUN,
+    default_sample_size,
+    population_sets,
+    release_synthesizer,
+)
 from policycheck.metrics.registry import intermediate
-from policycheck.release.model import Release, SynthesizerInfo
+from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -88,15 +93,6 @@ class GameSettings(Details):
 # ---------------------------------------------------------------- the synthesizer
 
 
-def release_synthesizer(release: Release) -> tuple[int, SynthesizerInfo] | None:
-    """(set index, SynthesizerInfo) of the first synthetic set that says how to re-run its synthesizer."""
-    for i, ds in enumerate(release.synthetic):
-        info = ds.synthesizer
-        if info is not None and (info.entry is not None or info.params.get("builtin") or info.command):
-            return i, info
-    return None
-
-
 def _declared_epsilon(release: Release, index: int | None, fallback: float | None) -> float | None:
     sets = release.synthetic if index is None else (release.synthetic[index],)
     for ds in sets:
@@ -117,12 +113,7 @@ def resolve_synthesizer(
     if name == "release":
         found = release_synthesizer(release)
         if found is None:
-            raise EvaluationError(
-                "param synthesizer is 'release' but no synthetic set says how to re-run its synthesizer (a Python "
-                "entry point, `builtin:` or `command:` in its manifest); name a built-in synthesizer ("
-                + ", ".join(MEMBERSHIP_BUILTIN)
-                + ") instead"
-            )
+            raise EvaluationError(NO_SYNTHESIZER_TO_RERUN)
         index, info = found
         if info.entry is not None:
             label = getattr(info.entry, "__qualname__", None) or type(info.entry).__name__

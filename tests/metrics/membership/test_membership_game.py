@@ -58,12 +58,29 @@ def test_serial_and_local_executors_give_the_same_numbers(policy):
         )
 
 
-def test_a_release_that_says_nothing_of_its_synthesizer_is_an_evaluator_error(policy):
+def test_a_release_that_says_nothing_of_its_synthesizer_is_refused_before_anything_runs(policy):
     training, holdout = game_data()
     release = pc.Release(original=training, synthetic=training, holdout=holdout, synthesizer={"epsilon": 1.0})
-    report = pc.check(policy, release, seed=1, executor="serial", progress=False)
-    game = next(r for r in report.rules if r["id"] == "game")
-    assert report.exit_code == 3 and "no synthetic set says how to re-run its synthesizer" in game["error"]
+    with pytest.raises(pc.InputError) as refused:
+        pc.check(policy, release, seed=1, executor="serial", progress=False)
+    assert "param synthesizer is 'release' but no synthetic set says how to re-run its synthesizer" in str(
+        refused.value
+    )
+
+
+def test_a_release_from_files_that_says_nothing_of_its_synthesizer_exits_2_naming_the_rule(tmp_path, policy):
+    training, holdout = game_data()
+    training.to_csv(tmp_path / "training.csv", index=False)
+    holdout.to_csv(tmp_path / "holdout.csv", index=False)
+    files = ["--original", tmp_path / "training.csv", "--synthetic", tmp_path / "training.csv"]
+    done = CliRunner().invoke(
+        cli, ["check", str(policy), *map(str, files), "--holdout", str(tmp_path / "holdout.csv"), "-o", str(tmp_path)]
+    )
+    assert done.exit_code == 2
+    lines = [line for line in done.output.splitlines() if "param synthesizer" in line]
+    assert len(lines) == 2  # the game rule's and the claim rule's, each at its own params
+    for line in lines:
+        assert line.startswith(f"{policy}:") and "name a built-in synthesizer (nonprivate, indhist, indhist_dp)" in line
 
 
 def write_release(folder, builtin: str | None, command: str | None = None):
