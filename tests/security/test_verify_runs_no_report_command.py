@@ -74,8 +74,17 @@ def _plant(report, planted):
 
 
 def test_a_command_planted_in_a_report_without_manifest_does_not_run(release):
+    import hashlib
+
     runner = CliRunner()
+    # A check of files alone no longer makes this report (a game re-running the release's synthesizer
+    # needs one declared, and is refused before running without); a forger still can: a built-in's
+    # report, edited to name the release's synthesizer and a command, its policy file changed to match.
+    (release / "p.yaml").write_text(POLICY.replace("synthesizer: release", "synthesizer: nonprivate"))
     report = _check(runner, "--original", "original.csv", "--synthetic", "synthetic.csv")
+    (release / "p.yaml").write_text(POLICY)
+    report["provenance"]["policy_files"][0]["sha256"] = hashlib.sha256(POLICY.encode()).hexdigest()
+    report["provenance"]["effective_policy"]["rules"][0]["params"]["synthesizer"] = "release"
     planted = release / "PWNED"
     _plant(report, planted)
     result = runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial"])

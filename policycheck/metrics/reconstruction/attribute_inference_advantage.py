@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from policycheck.metrics.base import EvaluationContext, MetricResult, Need
 from policycheck.metrics.details import Details, detail
-from policycheck.metrics.reconstruction.attribute_inference_game import GameParams, game_need
+from policycheck.metrics.reconstruction.attribute_inference_game import GameParams, check_game_params, game_need
 from policycheck.metrics.reconstruction.columns import plain
 from policycheck.metrics.reconstruction.evidence import REFERENCE, Solver, reconstruction_metric
 from policycheck.metrics.registry import Method
@@ -66,6 +66,7 @@ def advantage_needs(params: GameParams, release: Release) -> list[Need]:
     method=METHOD,
     params=GameParams,
     details=AdvantageDetails,
+    check=check_game_params,
     inputs={"original", "synthetic", "synthesizer"},
     value_range=(-1.0, 1.0),
     needs=advantage_needs,

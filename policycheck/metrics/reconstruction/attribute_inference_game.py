@@ -18,11 +18,19 @@ from policycheck.methods.reconstruction.attacks import AttackConfig
 from policycheck.methods.synthesizers import BUILTIN
 from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.metrics.reconstruction.columns import numeric_columns, resolve_columns
-from policycheck.metrics.reconstruction.params import AttackName, AttackParams, attack_config, config_items
+from policycheck.metrics.reconstruction.params import (
+    AttackName,
+    AttackParams,
+    attack_config,
+    check_secret_declared,
+    config_items,
+)
 from policycheck.metrics.registry import intermediate
 
 if TYPE_CHECKING:
     from policycheck.methods.reconstruction.game import AttributeInferenceGame
+    from policycheck.metrics.base import AttackerView
+    from policycheck.release.model import Release
 
 INTERMEDIATE = "attribute_inference_game"
 
@@ -58,6 +66,23 @@ class GameParams(AttackParams):
         if value != "release" and value not in BUILTIN:
             raise ValueError(f"unknown synthesizer {value!r}: expected 'release' or one of {', '.join(BUILTIN)}")
         return value
+
+
+#: Why a game whose param ``synthesizer`` is ``release`` cannot run.
+NO_COMMAND_TO_RERUN = (
+    "param synthesizer is 'release' but no synthetic set declares a synthesizer command; "
+    f"name a built-in synthesizer ({', '.join(BUILTIN)}) instead"
+)
+
+
+def check_game_params(
+    params: GameParams, release: Release, attacker: AttackerView
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Before running: the family's check, and a synthesizer to re-run when the param says ``release``."""
+    problems = check_secret_declared(params, release, attacker)
+    if params.synthesizer == "release" and not any(s.synthesizer and s.synthesizer.command for s in release.synthetic):
+        problems.append((("synthesizer",), NO_COMMAND_TO_RERUN))
+    return problems
 
 
 def game_need(params: GameParams) -> Need:
@@ -132,10 +157,7 @@ def attribute_inference_game(
             (s.synthesizer.command for s in release.synthetic if s.synthesizer and s.synthesizer.command), None
         )
         if command is None:
-            raise EvaluationError(
-                "param synthesizer is 'release' but no synthetic set declares a synthesizer command; "
-                f"name a built-in synthesizer ({', '.join(BUILTIN)}) instead"
-            )
+            raise EvaluationError(NO_COMMAND_TO_RERUN)
     rows = synthetic_size or (release.synthetic[0].n_rows if release.synthetic else len(release.original.frame))
     setup = GameSetup(
         original=release.original.frame,

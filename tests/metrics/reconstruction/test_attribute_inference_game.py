@@ -32,6 +32,31 @@ def test_the_game_with_release_synthesizer_needs_a_declared_command():
         )
 
 
+def test_a_release_without_a_synthesizer_command_is_refused_before_running(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from policycheck.interfaces.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    release = synthesized(nonprivate)
+    release.original.frame.to_csv("original.csv", index=False)
+    release.synthetic[0].frame.to_csv("synthetic.csv", index=False)
+    (tmp_path / "p.yaml").write_text(
+        'metadata: {id: g, title: g, version: "1", owner: tests}\n'
+        f"attacker: {{model: partially-informed, quasi_identifiers: [{', '.join(QIS)}], secrets: [sex]}}\n"
+        "rules:\n"
+        "  - {id: r, metric: attribute_inference_advantage, params: {secret: sex, attack: exact},"
+        " threshold: {fail_above: 0.5}}\n"
+    )
+    files = ["--original", "original.csv", "--synthetic", "synthetic.csv"]
+    for command in ("validate", "check"):
+        result = CliRunner().invoke(cli, [command, "p.yaml", *files], prog_name="policycheck")
+        assert result.exit_code == 2
+        place, _, message = result.stderr.partition(" ")
+        assert place.startswith("p.yaml:4:") and result.stderr.count("\n") == 1
+        assert message.startswith("param synthesizer is 'release' but no synthetic set declares a synthesizer command")
+
+
 def test_an_unknown_synthesizer_is_a_params_error():
     with pytest.raises(ValueError, match="unknown synthesizer"):
         GameParams(secret="sex", synthesizer="ctgan")
