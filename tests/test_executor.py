@@ -403,3 +403,21 @@ def test_the_workers_start_with_what_the_zygote_warmed(tmp_path, monkeypatch):
         seen = pool.map(warmed, ["probe_warmed"] * 4)
     assert all(calls == ["warm"] for _, calls in seen)  # called once, in the zygote, before the workers' forks
     assert "probe_warmed" not in sys.modules
+
+
+def test_a_pool_whose_zygote_died_still_runs_its_tasks():
+    import os
+    import signal
+    import time
+    from multiprocessing import forkserver
+
+    try:
+        with LocalProcessExecutor(workers=2) as pool:
+            pool.prepare(["colorsys"])
+            assert pool._zygote is not None
+            os.kill(pool._zygote.pid, signal.SIGKILL)
+            time.sleep(0.2)
+            # multiprocessing finds its fork server dead and starts its own: slower, the same answers.
+            assert pool.map(square, list(range(6))) == [x * x for x in range(6)]
+    finally:
+        forkserver._forkserver._stop()  # the standard server it started would hold off later zygotes

@@ -168,12 +168,13 @@ class LocalProcessExecutor(Executor):
             if self._zygote is not None:
                 import multiprocessing
 
-                # Forked from the zygote, which is their parent, with its modules.
+                # Forked from the zygote, with its modules; should it have died, multiprocessing starts
+                # its standard fork server instead, and the workers import as their tasks need.
                 self._pool = ProcessPoolExecutor(
                     max_workers=self.workers,
                     mp_context=multiprocessing.get_context("forkserver"),
                     initializer=start_worker,
-                    initargs=(self._zygote.pid, (), None),
+                    initargs=(None, (), None),
                 )
                 return self._pool
             self._pool = ProcessPoolExecutor(
@@ -228,12 +229,14 @@ def _run_window(
     return results
 
 
-def start_worker(parent: int, modules: tuple[str, ...], turns: Any = None) -> None:
+def start_worker(parent: int | None, modules: tuple[str, ...], turns: Any = None) -> None:
     """Worker initializer: end with the parent (:func:`die_with_parent`), then import ``modules``.
 
-    ``turns`` (a semaphore) bounds how many workers import at once.
+    ``parent`` None: whichever process forked this one (a fork server's: the zygote, or the
+    standard one multiprocessing starts should the zygote have died). ``turns`` (a semaphore)
+    bounds how many workers import at once.
     """
-    die_with_parent(parent)
+    die_with_parent(parent if parent is not None else os.getppid())
     if modules:
         with turns if turns is not None else contextlib.nullcontext():
             import_modules(modules)
