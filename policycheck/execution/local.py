@@ -154,6 +154,17 @@ class LocalProcessExecutor(Executor):
         """The pool, started now if it is not running (every worker importing ``modules`` first)."""
         from concurrent.futures import ProcessPoolExecutor
 
+        if self._pool is None and self._zygote is not None:
+            import multiprocessing
+
+            # Forked from the zygote, with its modules; should it have died, multiprocessing starts
+            # its standard fork server instead, and the workers import as their tasks need.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("forkserver"),
+                initializer=start_worker,
+                initargs=(None, (), None),
+            )
         if self._pool is None:
             turns = None
             if modules:
@@ -165,18 +176,6 @@ class LocalProcessExecutor(Executor):
                 idle = max(1, min(self.workers, available_cores() - 1))
                 turns = multiprocessing.get_context().Semaphore(idle)
                 self._waiting_turns = (turns, self.workers - idle)
-            if self._zygote is not None:
-                import multiprocessing
-
-                # Forked from the zygote, with its modules; should it have died, multiprocessing starts
-                # its standard fork server instead, and the workers import as their tasks need.
-                self._pool = ProcessPoolExecutor(
-                    max_workers=self.workers,
-                    mp_context=multiprocessing.get_context("forkserver"),
-                    initializer=start_worker,
-                    initargs=(None, (), None),
-                )
-                return self._pool
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, initializer=start_worker, initargs=(os.getpid(), modules, turns)
             )

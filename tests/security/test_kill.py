@@ -199,8 +199,9 @@ def test_a_killed_membership_game_leaves_neither_its_zygote_nor_its_workers(proj
     grandchildren, seen = [], set()
     deadline = time.monotonic() + 120
     while len(grandchildren) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        seen.update(_descendants(proc.pid))
-        grandchildren = [d for d in _descendants(proc.pid) if d not in _children(proc.pid)]
+        below, children = _descendants(proc.pid), set(_children(proc.pid))
+        seen.update(below)
+        grandchildren = [d for d in below if d not in children]
         time.sleep(0.05)
     if len(grandchildren) < 2:
         pytest.fail("the game ended (or never forked its workers from a zygote) before it could be killed")

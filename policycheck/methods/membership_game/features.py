@@ -34,6 +34,8 @@ from policycheck.methods.gower import CATEGORY, GowerEncoding
 
 #: Radii of the near-record counts (Gower distance); 0 counts exact copies.
 RADII = (0.0, 0.02, 0.05, 0.1)
+#: The radii as compared: a distance within 1e-12 of a radius counts as within it.
+_RADII_BOUNDS = np.array([r + 1e-12 for r in RADII])
 #: Names of the per-target features, before one frequency per column.
 TARGET_FEATURES = ("closest_distance", *(f"share_within_{r:g}" for r in RADII), "density", "share_of_rarest_value")
 #: Column of the closest distance, the density and the rarest value's share in a target's feature row.
@@ -86,12 +88,11 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
     targets, kinds = space.targets, space.encoding.kinds
     k_targets, p = targets.shape
     m = max(len(synthetic), 1)
-    radii = np.array([r + 1e-12 for r in RADII])
     distance, closest, within, same = _distances_and_matches(
         np.ascontiguousarray(targets, dtype=np.float64),
         np.ascontiguousarray(synthetic, dtype=np.float64),
         np.asarray(kinds) == CATEGORY,
-        radii,
+        _RADII_BOUNDS,
     )
     frequency = same / m
     rows = np.empty((k_targets, len(TARGET_FEATURES) + p))
