@@ -112,8 +112,40 @@ def test_the_reference_rows_group_by_their_leading_categorical_values():
 
     reference = np.array([[1, 0, 0.5], [0, 1, 0.2], [1, 0, 0.9], [0, 1, 0.1], [0, 0, 0.3]], dtype=float)
     order, starts, keys = category_groups(reference, np.array([1, 1, 0], dtype=np.int8))
-    assert order.tolist() == [4, 1, 3, 0, 2]  # (0, 0), then (0, 1) rows 1 and 3, then (1, 0) rows 0 and 2
+    # (0, 0), then (0, 1): rows 3 and 1 by their pivot (the scaled column) 0.1 and 0.2, then (1, 0): rows 0 and 2
+    assert order.tolist() == [4, 3, 1, 0, 2]
     assert starts.tolist() == [0, 1, 3, 5]
     assert keys.tolist() == [[0, 0], [0, 1], [1, 0]]
     order, starts, keys = category_groups(reference, np.array([0, 1, 1], dtype=np.int8))
-    assert order.tolist() == [0, 1, 2, 3, 4] and starts.tolist() == [0, 5] and keys.shape == (1, 0)
+    # No leading categorical column: one group, by the first column's value, ties in index order.
+    assert order.tolist() == [1, 3, 4, 0, 2] and starts.tolist() == [0, 5] and keys.shape == (1, 0)
+
+
+def test_many_small_groups_and_a_pivot_with_missing_values_still_equal_a_full_sort():
+    # Four categorical columns of many levels (most groups hold a few rows: the scan goes to the groups
+    # one value away, and past them when those are too few), then a pivot of few values, missing for a
+    # tenth of the rows (-1, as the encoding gives), then one more scaled column.
+    rng = np.random.default_rng(6)
+    n = 1500
+    categorical = rng.integers(-1, 6, (n, 4)).astype(float)
+    pivot = np.where(rng.random(n) < 0.1, -1.0, rng.integers(0, 8, n) / 7)
+    data = np.column_stack([categorical, pivot, rng.random(n).round(2)])
+    kinds = np.array([1, 1, 1, 1, 0, 0], dtype=np.int8)
+    # Queries from the reference, and others whose pivot is missing or beyond the reference's values.
+    outside = data[:40].copy()
+    outside[:20, 4] = -1.0
+    outside[20:, 4] = 1.3
+    queries = np.vstack([data[:200], outside])
+    for k in (2, 6, 11):
+        index, _ = k_nearest(queries, data, kinds, k)
+        assert index.tolist() == full_sort(queries, data, kinds, k).tolist()
+
+
+def test_groups_one_value_away_come_from_every_categorical_column():
+    from policycheck.methods.k_nearest_neighbours import one_away_orders
+
+    keys = np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 1]], dtype=float)
+    orders = one_away_orders(keys)
+    # Without column 0 the values are (0, 1), (1, 0), (0, 0), (1, 1): sorted 2, 0, 1, 3; without column 1,
+    # (0, 1), (0, 0), (1, 0), (1, 1): 1, 0, 2, 3; without column 2 they are in order already.
+    assert orders.tolist() == [[2, 0, 1, 3], [1, 0, 2, 3], [0, 1, 2, 3]]
