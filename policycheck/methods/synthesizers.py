@@ -13,6 +13,7 @@ IndHist proper: the same, from histograms with Laplace noise
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas loads when a synthesizer runs, not when the registry loads
@@ -24,8 +25,13 @@ Synthesizer = Callable[["pd.DataFrame", int, "np.random.Generator"], "pd.DataFra
 
 def nonprivate(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd.DataFrame:
     """Bootstrap resample: ``n_rows`` original records drawn with replacement."""
-    rows = rng.integers(0, len(original), size=n_rows)
-    return original.iloc[rows].reset_index(drop=True)
+    return original.iloc[bootstrap_rows(len(original), n_rows, rng)].reset_index(drop=True)
+
+
+def bootstrap_rows(n: int, n_rows: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_rows`` of ``n`` rows drawn with replacement: the draw of ``nonprivate``, and of each ``indhist`` column."""
+    rows: np.ndarray = rng.integers(0, n, size=n_rows)
+    return rows
 
 
 def indhist(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -39,7 +45,7 @@ def indhist(original: pd.DataFrame, n_rows: int, rng: np.random.Generator) -> pd
     columns = {}
     for name in original.columns:
         values = original[name].to_numpy()
-        columns[name] = values[rng.integers(0, len(values), size=n_rows)]
+        columns[name] = values[bootstrap_rows(len(values), n_rows, rng)]
     return pd.DataFrame(columns, columns=original.columns).astype(original.dtypes.to_dict())
 
 
@@ -79,34 +85,87 @@ def indhist_dp(
     domain : dict, optional
         Per column, the values its histogram has a bin for (missing: ``None``).
     """
-    import numpy as np
     import pandas as pd
 
-    if not epsilon > 0:
-        raise ValueError(f"indhist_dp needs a positive epsilon, got {epsilon!r}")
-    scale = 2.0 * len(original.columns) / epsilon
+    scale = laplace_scale(len(original.columns), epsilon)
     columns = {}
     for name in original.columns:
         values = original[name]
-        bins = list(domain[name]) if domain is not None else list(pd.unique(values))
-        has_missing = any(pd.isna(b) for b in bins)
-        bins = [b for b in bins if not pd.isna(b)]
-        codes = pd.Index(bins).get_indexer(values.dropna())
-        if (codes < 0).any() or (values.isna().any() and not has_missing):
+        bins = histogram_bins(domain[name] if domain is not None else list(pd.unique(values)))
+        codes = bin_codes(values, bins)
+        if (codes[values.notna().to_numpy()] < 0).any() or (values.isna().any() and not bins.has_missing):
             raise ValueError(f"indhist_dp: column {name!r} holds values outside its domain")
-        counts = np.bincount(codes, minlength=len(bins)).astype(float)
-        if has_missing:
-            counts = np.append(counts, float(values.isna().sum()))
-        noisy = np.clip(counts + rng.laplace(0.0, scale, size=counts.size), 0.0, None)
-        probabilities = noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1.0 / noisy.size)
-        drawn = rng.choice(noisy.size, size=n_rows, p=probabilities)
-        column = pd.Series(np.array([*bins, None], dtype=object)[drawn])
-        if pd.api.types.is_numeric_dtype(values.dtype):
-            column = pd.to_numeric(column)
-            if not column.isna().any():
-                column = column.astype(values.dtype)
-        columns[name] = column
+        drawn = noisy_histogram_draw(codes, bins, n_rows, rng, scale)
+        columns[name] = histogram_values(bins, drawn, values.dtype)
     return pd.DataFrame(columns, columns=original.columns)
+
+
+def laplace_scale(n_columns: int, epsilon: float) -> float:
+    """``indhist_dp``'s noise scale: ``2 p / epsilon`` (the budget split over ``p`` columns, sensitivity 2)."""
+    if not epsilon > 0:
+        raise ValueError(f"indhist_dp needs a positive epsilon, got {epsilon!r}")
+    return 2.0 * n_columns / epsilon
+
+
+@dataclass(frozen=True)
+class HistogramBins:
+    """One column's histogram bins: its domain's present values in order, then a missing bin if it has one."""
+
+    values: list[Any]
+    has_missing: bool
+
+    @property
+    def size(self) -> int:
+        return len(self.values) + int(self.has_missing)
+
+
+def histogram_bins(domain: list[Any]) -> HistogramBins:
+    """The bins of a column whose domain is ``domain`` (missing values, ``None`` or NaN, make the missing bin)."""
+    import pandas as pd
+
+    return HistogramBins([b for b in domain if not pd.isna(b)], any(pd.isna(b) for b in domain))
+
+
+def bin_codes(values: pd.Series, bins: HistogramBins) -> np.ndarray:
+    """Each value's bin (its place in ``bins.values``); -1 for a missing value and for one outside the domain."""
+    import numpy as np
+    import pandas as pd
+
+    present = values.notna().to_numpy()
+    codes = np.full(len(values), -1, dtype=np.intp)
+    codes[present] = pd.Index(bins.values).get_indexer(values[present])
+    return codes
+
+
+def noisy_histogram_draw(
+    codes: np.ndarray, bins: HistogramBins, n_rows: int, rng: np.random.Generator, scale: float
+) -> np.ndarray:
+    """``n_rows`` bins drawn from the records' noisy histogram (``codes``: :func:`bin_codes`, -1 missing).
+
+    A drawn ``len(bins.values)`` is the missing bin.
+    """
+    import numpy as np
+
+    counts = np.bincount(codes[codes >= 0], minlength=len(bins.values)).astype(float)
+    if bins.has_missing:
+        counts = np.append(counts, float(np.count_nonzero(codes < 0)))
+    noisy = np.clip(counts + rng.laplace(0.0, scale, size=counts.size), 0.0, None)
+    probabilities = noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1.0 / noisy.size)
+    drawn: np.ndarray = rng.choice(noisy.size, size=n_rows, p=probabilities)
+    return drawn
+
+
+def histogram_values(bins: HistogramBins, drawn: np.ndarray, dtype: Any) -> pd.Series:
+    """The values of drawn bins, as a column of ``dtype`` where it is numeric (float when a value is missing)."""
+    import numpy as np
+    import pandas as pd
+
+    column = pd.Series(np.array([*bins.values, None], dtype=object)[drawn])
+    if pd.api.types.is_numeric_dtype(dtype):
+        column = pd.to_numeric(column)
+        if not column.isna().any():
+            column = column.astype(dtype)
+    return column
 
 
 BUILTIN: dict[str, Synthesizer] = {"nonprivate": nonprivate, "indhist": indhist}
