@@ -94,12 +94,12 @@ class GowerEncoding:
         out: np.ndarray = empty((len(frame), self.p), np.float64)
 
         def fill(k: int) -> None:
-            out[:, k] = self._encode_column(frame, self.scan_order[k])
+            out[:, k] = self.encode_column(frame, self.scan_order[k])
 
         side_by_side(fill, range(self.p), threads)
         return out
 
-    def _encode_column(self, frame: pd.DataFrame, name: str) -> np.ndarray:
+    def encode_column(self, frame: pd.DataFrame, name: str) -> np.ndarray:
         """The encoded values of column ``name`` of ``frame``."""
         kind = self.types[name]
         if kind == ColumnType.NUMERIC.value:
@@ -214,7 +214,7 @@ def fit_and_encode(
         if known is not None and i is not None:
             out[j][:, k] = known[starts[i] : starts[i + 1]]
         else:
-            out[j][:, k] = enc._encode_column(targets[j], name)
+            out[j][:, k] = enc.encode_column(targets[j], name)
 
     side_by_side(fill, [(j, k) for j in range(len(targets)) for k in range(enc.p)], threads)
     return enc, out

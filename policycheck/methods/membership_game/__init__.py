@@ -9,6 +9,7 @@ the order a game runs:
 
 - :mod:`.targets`: which records are attacked (the most isolated, a few at random, named ids);
 - :mod:`.rounds`: one round (training set, coins, synthesizer run, features), through the executor;
+- :mod:`.builtin_rounds`: a built-in synthesizer's round on the encoded records (the same draws, no DataFrames);
 - :mod:`.features`: what the adversary reads from one synthetic set about one target;
 - :mod:`.attacks`: the no-training attacks and the shadow-model classifier, fitted and scored on disjoint rounds;
 - :mod:`.rates`: per-target AUC, TPR at low FPR and the advantage, with intervals.

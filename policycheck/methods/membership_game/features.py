@@ -73,9 +73,21 @@ def encode_synthetic(space: FeatureSpace, synthetic: pd.DataFrame) -> np.ndarray
     out = space.encoding.encode(synthetic)
     for k, column in enumerate(space.encoding.scan_order):
         if space.encoding.kinds[k] == CATEGORY:
-            unseen = (out[:, k] < 0) & synthetic[column].notna().to_numpy()
-            out[unseen, k] = UNSEEN
+            _mark_unseen(out[:, k], synthetic[column])
     return out
+
+
+def encode_synthetic_column(space: FeatureSpace, column: str, values: pd.Series) -> np.ndarray:
+    """One column of :func:`encode_synthetic`: ``values`` as they would be encoded in a synthetic set."""
+    out = np.asarray(space.encoding.encode_column(values.to_frame(column), column), dtype=np.float64)
+    if space.encoding.kinds[space.encoding.scan_order.index(column)] == CATEGORY:
+        _mark_unseen(out, values)
+    return out
+
+
+def _mark_unseen(codes: np.ndarray, values: pd.Series) -> None:
+    """Give a present value the population lacks (code -1, as missing) the code :data:`UNSEEN`."""
+    codes[(codes < 0) & values.notna().to_numpy()] = UNSEEN
 
 
 def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:

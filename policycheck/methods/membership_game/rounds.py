@@ -17,17 +17,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from policycheck.methods.membership_game.builtin_rounds import EncodedRecords, synthesize_encoded, training_rows
 from policycheck.methods.membership_game.features import (
     FeatureSpace,
     encode_synthetic,
     naive_summaries,
     target_features,
 )
+from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 
 if TYPE_CHECKING:
     from policycheck.execution.executor import Executor
@@ -35,34 +37,6 @@ if TYPE_CHECKING:
 
 class SynthesizerFailed(Exception):
     """The synthesizer of a round could not run or gave unusable output."""
-
-
-@dataclass(frozen=True)
-class SynthesizerSpec:
-    """Which synthesizer a round runs, and how.
-
-    ``kind``: ``"builtin"`` (``name`` one of
-    :data:`policycheck.methods.synthesizers.MEMBERSHIP_BUILTIN`), ``"command"`` (the
-    release's command template, :mod:`policycheck.methods.reconstruction.external`)
-    or ``"entry"`` (a Python callable ``fn(frame, rows, seed) -> frame``, or an
-    object with SDV's ``fit(frame)`` and ``sample(num_rows=...)``).
-    """
-
-    kind: str
-    name: str
-    epsilon: float | None = None  # indhist_dp's budget
-    domain: dict[str, list[Any]] | None = None  # indhist_dp's public domain
-    command: str | None = None
-    workdir: str = "."
-    time_limit: float = 600.0
-    entry: Any = None
-
-    def describe(self) -> str:
-        if self.kind == "command":
-            return f"command: {self.command}"
-        if self.kind == "entry":
-            return f"Python entry point: {self.name}"
-        return self.name + (f" (epsilon {self.epsilon:g})" if self.epsilon is not None else "")
 
 
 @dataclass(frozen=True)
@@ -75,6 +49,8 @@ class GameSetup:
     synthesizer: SynthesizerSpec
     sample_size: int
     synthetic_size: int
+    #: The pool and targets encoded, for a built-in synthesizer's rounds (:mod:`.builtin_rounds`).
+    encoded: EncodedRecords | None = None
 
 
 @dataclass(frozen=True)
@@ -127,12 +103,20 @@ def synthesize(spec: SynthesizerSpec, data: pd.DataFrame, rows: int, rng: np.ran
     return out[list(data.columns)].reset_index(drop=True)
 
 
-def training_set(setup: GameSetup, coins: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
-    """``sample_size`` records: the targets whose coin is 1, and others drawn from the pool, in a seeded order."""
+def training_draws(
+    setup: GameSetup, coins: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The training set's draws: the pool rows drawn, the targets in (coin 1), and the order of the records."""
     inside = np.flatnonzero(coins)
     drawn = rng.choice(len(setup.pool), size=setup.sample_size - inside.size, replace=False)
+    return drawn, inside, rng.permutation(drawn.size + inside.size)
+
+
+def training_set(setup: GameSetup, coins: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    """``sample_size`` records: the targets whose coin is 1, and others drawn from the pool, in a seeded order."""
+    drawn, inside, order = training_draws(setup, coins, rng)
     data = pd.concat([setup.pool.iloc[drawn], setup.targets.iloc[inside]], ignore_index=True)
-    return data.iloc[rng.permutation(len(data))].reset_index(drop=True)
+    return data.iloc[order].reset_index(drop=True)
 
 
 def play_round(item: tuple[GameSetup, np.random.SeedSequence]) -> RoundOutcome:
@@ -141,11 +125,17 @@ def play_round(item: tuple[GameSetup, np.random.SeedSequence]) -> RoundOutcome:
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     coins = rng.integers(0, 2, size=len(setup.targets)).astype(np.int8)
-    data = training_set(setup, coins, rng)
-    drawn = time.perf_counter()
-    synthetic = synthesize(setup.synthesizer, data, setup.synthetic_size, rng)
-    synthesized = time.perf_counter()
-    encoded = encode_synthetic(setup.space, synthetic)
+    if setup.encoded is not None:  # a built-in synthesizer: the same draws on the encoded records
+        training, bins = training_rows(setup.encoded, *training_draws(setup, coins, rng))
+        drawn = time.perf_counter()
+        encoded = synthesize_encoded(setup.synthesizer, setup.encoded, training, bins, setup.synthetic_size, rng)
+        synthesized = time.perf_counter()
+    else:
+        data = training_set(setup, coins, rng)
+        drawn = time.perf_counter()
+        synthetic = synthesize(setup.synthesizer, data, setup.synthetic_size, rng)
+        synthesized = time.perf_counter()
+        encoded = encode_synthetic(setup.space, synthetic)
     features = target_features(setup.space, encoded)
     naive = naive_summaries(setup.space, encoded)
     done = time.perf_counter()

@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     from policycheck.execution.executor import Executor
     from policycheck.methods.cost_model import StepEstimate
     from policycheck.methods.membership_game.game import MembershipGame
-    from policycheck.methods.membership_game.rounds import GameSetup, SynthesizerSpec
+    from policycheck.methods.membership_game.rounds import GameSetup
+    from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
     from policycheck.methods.membership_game.targets import TargetChoice
 
 #: What a round runs, given the population's domain (column -> its values, in order of appearance).
@@ -105,7 +106,7 @@ def resolve_synthesizer(
     ctx: EvaluationContext, name: str, epsilon: float | None, time_limit: float, domain: dict[str, list[Any]]
 ) -> SynthesizerSpec:
     """What a round runs for the param ``synthesizer``; EvaluationError when the release gives no way to run it."""
-    from policycheck.methods.membership_game.rounds import SynthesizerSpec
+    from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 
     release = ctx.release
     index = None
@@ -208,6 +209,7 @@ def _setup(
     import numpy as np
 
     from policycheck.methods.gower import fit_gower
+    from policycheck.methods.membership_game.builtin_rounds import encode_records
     from policycheck.methods.membership_game.features import FeatureSpace
     from policycheck.methods.membership_game.rounds import GameSetup
     from policycheck.methods.membership_game.targets import choose_targets, rarest_value_counts, vulnerability_scores
@@ -238,7 +240,9 @@ def _setup(
     sample = sample_size or default_sample_size(release)
     scan = [encoding.scan_order.index(features[c]) for c in rarest_column[choice.rows]]
     space = FeatureSpace(encoding, encoded[choice.rows], np.array(scan, dtype=np.int64))
-    setup = GameSetup(frame.iloc[keep].reset_index(drop=True), targets, space, spec, sample, synthetic_rows)
+    pool = frame.iloc[keep].reset_index(drop=True)
+    records = encode_records(space, pool, targets, encoded[keep], spec)
+    setup = GameSetup(pool, targets, space, spec, sample, synthetic_rows, records)
     described = [
         {
             "target": i,

@@ -10,7 +10,8 @@ from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_game.features import FeatureSpace
 from policycheck.methods.membership_game.game import play_membership_game
 from policycheck.methods.membership_game.rates import target_rates
-from policycheck.methods.membership_game.rounds import GameSetup, SynthesizerSpec, play_round, training_set
+from policycheck.methods.membership_game.rounds import GameSetup, play_round, training_set
+from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 from policycheck.release.model import ColumnType
 
 
