@@ -94,15 +94,15 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
     """Every target's feature row against one encoded synthetic set: ``(K, len(space.names))``.
 
     The distances add the per-column terms in scan order, as
-    :func:`policycheck.methods.gower.gower_sums` does (compiled, one pass
-    over the synthetic records); the density's sum is NumPy's.
+    :func:`policycheck.methods.gower.gower_sums` does (compiled, a column at a
+    time over every synthetic record); the density's sum is NumPy's.
     """
     targets, kinds = space.targets, space.encoding.kinds
     k_targets, p = targets.shape
     m = max(len(synthetic), 1)
     distance, closest, within, same = _distances_and_matches(
         np.ascontiguousarray(targets, dtype=np.float64),
-        np.ascontiguousarray(synthetic, dtype=np.float64),
+        np.ascontiguousarray(np.asarray(synthetic, dtype=np.float64).T),  # a column's values side by side
         np.asarray(kinds) == CATEGORY,
         _RADII_BOUNDS,
     )
@@ -118,46 +118,55 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
 
 def load_compiled() -> None:
     """Load the compiled features from numba's cache (0.2 CPU-s), for workers to start with (``Executor.prepare``)."""
-    _distances_and_matches(np.zeros((1, 2)), np.zeros((1, 2)), np.array([True, False]), np.zeros(1))
+    _distances_and_matches(np.zeros((1, 2)), np.zeros((2, 1)), np.array([True, False]), np.zeros(1))
 
 
 @numba.njit(cache=True, nogil=True)
 def _distances_and_matches(  # pragma: no cover - compiled
-    targets: np.ndarray, synthetic: np.ndarray, is_category: np.ndarray, radii: np.ndarray
+    targets: np.ndarray, by_column: np.ndarray, is_category: np.ndarray, radii: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per target: its distance to every synthetic record, the closest, the counts within each radius,
     and per column how many synthetic records hold its value (two missing values match).
 
-    Each numeric term is capped at 1 (a synthetic value outside the population's range), one missing
-    value against a present one costs 1, and the terms are added from 0 in column order, so the sums
-    are those of adding one column at a time.
+    ``by_column`` holds the synthetic records column by column, ``(p, m)``. Each numeric term is
+    capped at 1 (a synthetic value outside the population's range), one missing value against a
+    present one costs 1, and a target's sums grow a column at a time, from 0 in column order, so
+    they are those of adding one column at a time (an equal value adds 0, which leaves a sum as
+    it is). The inner loops run over the records with the column's kind and the target's value
+    fixed, without branches the compiler cannot turn into selects.
     """
     k_targets, p = targets.shape
-    m = synthetic.shape[0]
+    m = by_column.shape[1]
     distance = np.empty((k_targets, m))
     closest = np.full(k_targets, np.inf)
     within = np.zeros((k_targets, radii.size), dtype=np.int64)
     same = np.zeros((k_targets, p), dtype=np.int64)
+    sums = np.empty(m)
     for i in range(k_targets):
+        sums[:] = 0.0
+        for k in range(p):
+            x = targets[i, k]
+            column = by_column[k]
+            matches = 0
+            if is_category[k]:
+                for r in range(m):
+                    equal = column[r] == x
+                    sums[r] += 0.0 if equal else 1.0
+                    matches += equal
+            elif x >= 0.0:
+                for r in range(m):
+                    y = column[r]
+                    present = y >= 0.0
+                    sums[r] += min(abs(x - y), 1.0) if present else 1.0
+                    matches += present and y == x
+            else:
+                for r in range(m):
+                    present = column[r] >= 0.0
+                    sums[r] += 1.0 if present else 0.0
+                    matches += not present
+            same[i, k] = matches
         for r in range(m):
-            s = 0.0
-            for k in range(p):
-                x = targets[i, k]
-                y = synthetic[r, k]
-                if is_category[k]:
-                    if x == y:
-                        same[i, k] += 1
-                    else:
-                        s += 1.0
-                elif x >= 0.0 and y >= 0.0:
-                    s += min(abs(x - y), 1.0)
-                    if x == y:
-                        same[i, k] += 1
-                elif (x < 0.0) != (y < 0.0):
-                    s += 1.0
-                else:
-                    same[i, k] += 1  # both missing
-            d = s / p
+            d = sums[r] / p
             distance[i, r] = d
             if d < closest[i]:
                 closest[i] = d
