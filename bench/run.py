@@ -51,7 +51,9 @@ Rows:
   inside the synthesizer (``synth``), the rest of the rounds (``features``), choosing the
   targets (``setup``) and the forests (``attacks``), the game's own share of the run at one
   worker, and at two workers the speed-up over one. Each row is the median of three runs
-  (all three wall times printed), as the ratio swings with the load.
+  (all three wall times printed), as the ratio swings with the load. With ``--case
+  membership-game`` also 300 rounds on 30,000 + 30,000 bootstrapped Adult records (shape
+  ``nonprivate-30k``, ``indhist_dp-30k``), where the rounds take most of the time.
 
 SURE is heavy (Streamlit, LightGBM, XGBoost, NumPy < 2), so it lives in a venv of its
 own: ``python3 -m venv /tmp/sure && /tmp/sure/bin/pip install clearbox-sure==0.2.16``.
@@ -514,8 +516,11 @@ def run_membership_game(spec: dict) -> dict:
     from bench.bench_membership_game import run
 
     cpu0 = time.process_time()
+    # Shape: the synthesizer, and "-30k" for 30,000 + 30,000 records (bootstrapped Adult) instead of 2,000.
+    synthesizer, _, size = spec["shape"].partition("-")
+    records = int(size.removesuffix("k")) * 1_000 if size else 2_000
     with PeakWatcher() as watch:
-        out = run(spec["shape"], 2_000, spec["rows"], spec["workers"], spec["executor"])
+        out = run(synthesizer, records, spec["rows"], spec["workers"], spec["executor"])
     # The pool's workers have ended (the executor closed them): their CPU is this process's children's.
     parent = time.process_time() - cpu0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -640,6 +645,8 @@ def plan(quick: bool, million: bool, case: str | None = None) -> list[dict]:
     rows += [
         row("membership-game", rounds, w, shape=s) for s in ("nonprivate", "indhist", "indhist_dp") for w in (1, 2)
     ]
+    if big:  # a game whose rounds, not its set-up and forests, take most of the time: 300 rounds of 30,000 records
+        rows += [row("membership-game", 300, w, shape=f"{s}-30k") for s in ("nonprivate", "indhist_dp") for w in (1, 2)]
     # A synthetic set of 10^7 rows streamed from Parquet (peak memory per process in the note).
     if quick or big:
         rows.append(row("dcr-stream", 1_000_000 if quick else 10_000_000, 2, shape="mixed12"))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from policycheck.methods.membership_game.features import FeatureSpace, encode_synthetic_column
 from policycheck.methods.synthesizers import (
@@ -32,8 +33,6 @@ from policycheck.methods.synthesizers import (
 )
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 
 
@@ -41,18 +40,20 @@ if TYPE_CHECKING:
 class EncodedRecords:
     """The pool and the targets as a built-in synthesizer's round reads them.
 
-    ``columns[j]`` is the encoded (scan-order) position of the records' ``j``-th
-    column: the synthesizers go through the columns in the records' order. For
-    ``indhist_dp``, each column's bins, every record's bin (``-1``: missing) and
-    each bin's encoded value (the missing bin last).
+    ``by_column[k]`` holds encoded column ``k`` (scan order) of every record,
+    the pool's then the targets': a round gathers whole columns, and the
+    features read the synthetic set a column at a time. ``columns[j]`` is the
+    encoded position of the records' ``j``-th column: the synthesizers go
+    through the columns in the records' order. For ``indhist_dp``, each
+    column's bins, every record's bin per column (``-1``: missing) and each
+    bin's encoded value (the missing bin last).
     """
 
-    pool: np.ndarray  # (n_pool, p)
-    targets: np.ndarray  # (K, p)
+    by_column: np.ndarray  # (p, n_pool + K)
+    n_pool: int
     columns: np.ndarray
     bins: tuple[HistogramBins, ...] = ()
-    pool_bins: np.ndarray | None = None  # (n_pool, columns)
-    target_bins: np.ndarray | None = None  # (K, columns)
+    bins_by_column: np.ndarray | None = None  # (columns, n_pool + K)
     bin_codes: tuple[np.ndarray, ...] = ()
 
 
@@ -69,58 +70,50 @@ def encode_records(
         return None
     scan = space.encoding.scan_order
     columns = np.array([scan.index(c) for c in pool.columns], dtype=np.int64)
+    by_column = np.ascontiguousarray(np.concatenate([encoded_pool, space.targets]).T)
     if spec.name != "indhist_dp":
-        return EncodedRecords(encoded_pool, space.targets, columns)
+        return EncodedRecords(by_column, len(pool), columns)
     if spec.domain is None or spec.epsilon is None:
         return None  # its bins would be each training set's own values; without epsilon the round refuses
-    bins = tuple(histogram_bins(spec.domain[c]) for c in pool.columns)
-    pool_bins, target_bins = (
-        np.column_stack([bin_codes(frame[c], b) for c, b in zip(frame.columns, bins, strict=True)])
-        for frame in (pool, targets)
-    )
-    for frame, found in ((pool, pool_bins), (targets, target_bins)):
-        if (found[frame.notna().to_numpy()] < 0).any() or any(
-            frame[c].isna().any() and not b.has_missing for c, b in zip(frame.columns, bins, strict=True)
-        ):
-            return None
+    records = pd.concat([pool, targets], ignore_index=True)
+    bins = tuple(histogram_bins(spec.domain[c]) for c in records.columns)
+    found = np.stack([bin_codes(records[c], b) for c, b in zip(records.columns, bins, strict=True)])
+    if (found.T[records.notna().to_numpy()] < 0).any() or any(
+        records[c].isna().any() and not b.has_missing for c, b in zip(records.columns, bins, strict=True)
+    ):
+        return None
     codes = tuple(
         encode_synthetic_column(space, c, histogram_values(b, np.arange(b.size), pool[c].dtype))
         for c, b in zip(pool.columns, bins, strict=True)
     )
-    return EncodedRecords(encoded_pool, space.targets, columns, bins, pool_bins, target_bins, codes)
+    return EncodedRecords(by_column, len(pool), columns, bins, found, codes)
 
 
-def training_rows(
-    records: EncodedRecords, pool_rows: np.ndarray, inside: np.ndarray, order: np.ndarray
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The encoded training set (and its records' bins): ``pool_rows`` of the pool, then the ``inside``
-    targets, in ``order``, as :func:`.rounds.training_set` orders the records."""
-    encoded = np.concatenate([records.pool[pool_rows], records.targets[inside]])[order]
-    if records.pool_bins is None or records.target_bins is None:
-        return encoded, None
-    return encoded, np.concatenate([records.pool_bins[pool_rows], records.target_bins[inside]])[order]
+def training_rows(records: EncodedRecords, pool_rows: np.ndarray, inside: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The training set's records (places in ``by_column``): ``pool_rows`` of the pool, then the ``inside``
+    targets, in ``order``, as :func:`.rounds.training_set` orders them."""
+    placed: np.ndarray = np.concatenate([pool_rows, records.n_pool + inside])[order]
+    return placed
 
 
 def synthesize_encoded(
-    spec: SynthesizerSpec,
-    records: EncodedRecords,
-    training: np.ndarray,
-    training_bins: np.ndarray | None,
-    rows: int,
-    rng: np.random.Generator,
+    spec: SynthesizerSpec, records: EncodedRecords, training: np.ndarray, rows: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """The encoded output of built-in ``spec`` run on the encoded ``training`` records (module docstring)."""
+    """The encoded output of built-in ``spec`` run on the ``training`` records (:func:`training_rows`).
+
+    Returned ``(rows, p)``, a view of the columns side by side (what the features read).
+    """
     if spec.name == "nonprivate":
-        copied: np.ndarray = training[bootstrap_rows(len(training), rows, rng)]
-        return copied
-    out = np.empty((rows, training.shape[1]), dtype=np.float64)
+        copied: np.ndarray = records.by_column[:, training[bootstrap_rows(len(training), rows, rng)]]
+        return copied.T
+    out = np.empty((records.by_column.shape[0], rows), dtype=np.float64)
     if spec.name == "indhist":
         for k in records.columns:
-            out[:, k] = training[bootstrap_rows(len(training), rows, rng), k]
-        return out
-    assert spec.epsilon is not None and training_bins is not None  # encode_records saw to both
+            out[k] = records.by_column[k, training[bootstrap_rows(len(training), rows, rng)]]
+        return out.T
+    assert spec.epsilon is not None and records.bins_by_column is not None  # encode_records saw to both
     scale = laplace_scale(len(records.columns), spec.epsilon)
     for j, k in enumerate(records.columns):
-        drawn = noisy_histogram_draw(training_bins[:, j], records.bins[j], rows, rng, scale)
-        out[:, k] = records.bin_codes[j][drawn]
-    return out
+        drawn = noisy_histogram_draw(records.bins_by_column[j, training], records.bins[j], rows, rng, scale)
+        out[k] = records.bin_codes[j][drawn]
+    return out.T

@@ -126,9 +126,9 @@ def play_round(item: tuple[GameSetup, np.random.SeedSequence]) -> RoundOutcome:
     started = time.perf_counter()
     coins = rng.integers(0, 2, size=len(setup.targets)).astype(np.int8)
     if setup.encoded is not None:  # a built-in synthesizer: the same draws on the encoded records
-        training, bins = training_rows(setup.encoded, *training_draws(setup, coins, rng))
+        training = training_rows(setup.encoded, *training_draws(setup, coins, rng))
         drawn = time.perf_counter()
-        encoded = synthesize_encoded(setup.synthesizer, setup.encoded, training, bins, setup.synthetic_size, rng)
+        encoded = synthesize_encoded(setup.synthesizer, setup.encoded, training, setup.synthetic_size, rng)
         synthesized = time.perf_counter()
     else:
         data = training_set(setup, coins, rng)
