@@ -24,6 +24,12 @@ NO_SYNTHESIZER_TO_RERUN = (
 )
 
 
+#: Why a game of ``indhist_dp`` cannot run.
+NO_EPSILON_FOR_INDHIST_DP = (
+    "indhist_dp runs at the epsilon the release declares, and it declares none; give param synthesizer_epsilon"
+)
+
+
 def release_synthesizer(release: Release) -> tuple[int, SynthesizerInfo] | None:
     """(set index, SynthesizerInfo) of the first synthetic set that says how to re-run its synthesizer."""
     for i, ds in enumerate(release.synthetic):
@@ -31,6 +37,23 @@ def release_synthesizer(release: Release) -> tuple[int, SynthesizerInfo] | None:
         if info is not None and (info.entry is not None or info.params.get("builtin") or info.command):
             return i, info
     return None
+
+
+def declared_epsilon(release: Release, index: int | None, fallback: float | None) -> float | None:
+    """The epsilon synthetic set ``index`` declares (any set's when None), else ``fallback``."""
+    sets = release.synthetic if index is None else (release.synthetic[index],)
+    for ds in sets:
+        if ds.synthesizer is not None and ds.synthesizer.epsilon is not None:
+            return float(ds.synthesizer.epsilon)
+    return fallback
+
+
+def unknown_builtin(release: Release, index: int, name: str) -> str:
+    """Why the built-in a synthetic set names cannot be re-run."""
+    return (
+        f"synthetic set {release.synthetic[index].name!r} names builtin {name!r}; "
+        f"expected one of {', '.join(MEMBERSHIP_BUILTIN)}"
+    )
 
 
 class TargetsParam(BaseModel):
@@ -156,8 +179,18 @@ def check_game_params(
 ) -> list[tuple[tuple[str | int, ...], str]]:
     """Before running: a synthesizer to re-run; named ids need an id column; the sizes must fit the population."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
-    if params.synthesizer == "release" and release_synthesizer(release) is None:
-        problems.append((("synthesizer",), NO_SYNTHESIZER_TO_RERUN))
+    # What resolve_synthesizer (membership_game.py) would refuse once the game starts, said here instead.
+    name, index = params.synthesizer, None
+    if name == "release":
+        found = release_synthesizer(release)
+        if found is None:
+            problems.append((("synthesizer",), NO_SYNTHESIZER_TO_RERUN))
+        elif found[1].entry is None and found[1].params.get("builtin"):
+            index, name = found[0], str(found[1].params["builtin"])
+            if name not in MEMBERSHIP_BUILTIN:
+                problems.append((("synthesizer",), unknown_builtin(release, index, name)))
+    if name == "indhist_dp" and declared_epsilon(release, index, params.synthesizer_epsilon) is None:
+        problems.append((("synthesizer",), NO_EPSILON_FOR_INDHIST_DP))
     sets = population_sets(release)
     has_ids = any(ds.id_frame is not None and len(ds.id_frame.columns) for ds in sets)
     if params.targets.ids and not has_ids:

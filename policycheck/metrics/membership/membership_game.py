@@ -29,10 +29,13 @@ from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import EvaluationContext
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.game_params import (
+    NO_EPSILON_FOR_INDHIST_DP,
     NO_SYNTHESIZER_TO_RERUN,
+    declared_epsilon,
     default_sample_size,
     population_sets,
     release_synthesizer,
+    unknown_builtin,
 )
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
@@ -94,14 +97,6 @@ class GameSettings(Details):
 # ---------------------------------------------------------------- the synthesizer
 
 
-def _declared_epsilon(release: Release, index: int | None, fallback: float | None) -> float | None:
-    sets = release.synthetic if index is None else (release.synthetic[index],)
-    for ds in sets:
-        if ds.synthesizer is not None and ds.synthesizer.epsilon is not None:
-            return float(ds.synthesizer.epsilon)
-    return fallback
-
-
 def resolve_synthesizer(
     ctx: EvaluationContext, name: str, epsilon: float | None, time_limit: float, domain: dict[str, list[Any]]
 ) -> SynthesizerSpec:
@@ -122,22 +117,16 @@ def resolve_synthesizer(
         builtin = info.params.get("builtin")
         if builtin:
             if builtin not in MEMBERSHIP_BUILTIN:
-                raise EvaluationError(
-                    f"synthetic set {release.synthetic[index].name!r} names builtin {builtin!r}; "
-                    f"expected one of {', '.join(MEMBERSHIP_BUILTIN)}"
-                )
+                raise EvaluationError(unknown_builtin(release, index, str(builtin)))
             name = str(builtin)
         else:
             return SynthesizerSpec(
                 "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
             )
     if name == "indhist_dp":
-        eps = _declared_epsilon(release, index, epsilon)
+        eps = declared_epsilon(release, index, epsilon)
         if eps is None:
-            raise EvaluationError(
-                "indhist_dp runs at the epsilon the release declares, and it declares none; give "
-                "param synthesizer_epsilon"
-            )
+            raise EvaluationError(NO_EPSILON_FOR_INDHIST_DP)
         return SynthesizerSpec(kind, name, epsilon=eps, domain=domain)
     return SynthesizerSpec(kind, name)
 

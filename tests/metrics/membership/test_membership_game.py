@@ -83,6 +83,38 @@ def test_a_release_from_files_that_says_nothing_of_its_synthesizer_exits_2_namin
         assert line.startswith(f"{policy}:") and "name a built-in synthesizer (nonprivate, indhist, indhist_dp)" in line
 
 
+def test_an_indhist_dp_game_without_an_epsilon_exits_2_naming_the_param_before_anything_runs(tmp_path):
+    # The release declares no epsilon and the rule gives no synthesizer_epsilon: the game could
+    # only fail once every rule before it had run (exit 3); it is bad input, said up front.
+    training, holdout = game_data()
+    training.to_csv(tmp_path / "training.csv", index=False)
+    holdout.to_csv(tmp_path / "holdout.csv", index=False)
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "metadata: {id: p, title: t, version: '1', owner: o}\n"
+        "attacker: {model: maximum-knowledge}\n"
+        "rules:\n"
+        "  - id: game\n"
+        "    metric: membership_inference_advantage\n"
+        "    params: {synthesizer: indhist_dp, repetitions: 20}\n"
+        "    threshold: {fail_above: 0.2}\n"
+    )
+    files = ["--original", tmp_path / "training.csv", "--synthetic", tmp_path / "training.csv"]
+    done = CliRunner().invoke(
+        cli, ["check", str(policy), *map(str, files), "--holdout", str(tmp_path / "holdout.csv"), "-o", str(tmp_path)]
+    )
+    assert done.exit_code == 2
+    line = done.output.strip().splitlines()[-1]
+    assert line.endswith(
+        "p.yaml:6:14: indhist_dp runs at the epsilon the release declares, and it declares none; "
+        "give param synthesizer_epsilon"
+    )
+    assert not (tmp_path / "report.json").exists()
+    policy.write_text(policy.read_text().replace("repetitions: 20", "repetitions: 20, synthesizer_epsilon: 1"))
+    holdout_file = ["--holdout", str(tmp_path / "holdout.csv")]
+    assert CliRunner().invoke(cli, ["validate", str(policy), *map(str, files), *holdout_file]).exit_code == 0
+
+
 def write_release(folder, builtin: str | None, command: str | None = None):
     training, holdout = game_data()
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,6 +140,14 @@ def test_check_on_the_command_line_fails_a_bootstrap_the_manifest_names(policy, 
     assert result.exit_code == 1, result.output
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert {r["id"]: r["verdict"] for r in report["rules"]} == {"game": "fail", "claim": "fail", "budget": "fail"}
+
+
+def test_a_release_naming_a_builtin_the_game_lacks_exits_2_before_anything_runs(policy, tmp_path):
+    manifest = write_release(tmp_path / "release", "foo")
+    result = CliRunner().invoke(cli, ["check", str(policy), "-r", str(manifest), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "names builtin 'foo'; expected one of nonprivate, indhist, indhist_dp" in result.output
+    assert not (tmp_path / "out").exists()
 
 
 def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy, tmp_path):
