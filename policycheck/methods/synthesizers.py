@@ -93,7 +93,7 @@ def indhist_dp(
         values = original[name]
         bins = histogram_bins(domain[name] if domain is not None else list(pd.unique(values)))
         codes = bin_codes(values, bins)
-        if (codes[values.notna().to_numpy()] < 0).any() or (values.isna().any() and not bins.has_missing):
+        if not fits_domain(codes, bins):
             raise ValueError(f"indhist_dp: column {name!r} holds values outside its domain")
         drawn = noisy_histogram_draw(codes, bins, n_rows, rng, scale)
         columns[name] = histogram_values(bins, drawn, values.dtype)
@@ -126,21 +126,31 @@ def histogram_bins(domain: list[Any]) -> HistogramBins:
     return HistogramBins([b for b in domain if not pd.isna(b)], any(pd.isna(b) for b in domain))
 
 
+#: :func:`bin_codes`' code of a missing value, and of a present value its column's domain lacks.
+MISSING_BIN, OUTSIDE_DOMAIN = -1, -2
+
+
 def bin_codes(values: pd.Series, bins: HistogramBins) -> np.ndarray:
-    """Each value's bin (its place in ``bins.values``); -1 for a missing value and for one outside the domain."""
+    """Each value's bin (its place in ``bins.values``), else :data:`MISSING_BIN` or :data:`OUTSIDE_DOMAIN`."""
     import numpy as np
     import pandas as pd
 
     present = values.notna().to_numpy()
-    codes = np.full(len(values), -1, dtype=np.intp)
-    codes[present] = pd.Index(bins.values).get_indexer(values[present])
+    codes = np.full(len(values), MISSING_BIN, dtype=np.intp)
+    found = pd.Index(bins.values).get_indexer(values[present])
+    codes[present] = np.where(found < 0, OUTSIDE_DOMAIN, found)
     return codes
+
+
+def fits_domain(codes: np.ndarray, bins: HistogramBins) -> bool:
+    """Whether every value of a column (its :func:`bin_codes`) has a bin: missing ones only with a missing bin."""
+    return not (codes == OUTSIDE_DOMAIN).any() and (bins.has_missing or not (codes == MISSING_BIN).any())
 
 
 def noisy_histogram_draw(
     codes: np.ndarray, bins: HistogramBins, n_rows: int, rng: np.random.Generator, scale: float
 ) -> np.ndarray:
-    """``n_rows`` bins drawn from the records' noisy histogram (``codes``: :func:`bin_codes`, -1 missing).
+    """``n_rows`` bins drawn from the records' noisy histogram (``codes``: :func:`bin_codes`, every one fitting).
 
     A drawn ``len(bins.values)`` is the missing bin.
     """
@@ -148,7 +158,7 @@ def noisy_histogram_draw(
 
     counts = np.bincount(codes[codes >= 0], minlength=len(bins.values)).astype(float)
     if bins.has_missing:
-        counts = np.append(counts, float(np.count_nonzero(codes < 0)))
+        counts = np.append(counts, float(np.count_nonzero(codes == MISSING_BIN)))
     noisy = np.clip(counts + rng.laplace(0.0, scale, size=counts.size), 0.0, None)
     probabilities = noisy / noisy.sum() if noisy.sum() > 0 else np.full(noisy.size, 1.0 / noisy.size)
     drawn: np.ndarray = rng.choice(noisy.size, size=n_rows, p=probabilities)

@@ -26,6 +26,7 @@ from policycheck.methods.synthesizers import (
     HistogramBins,
     bin_codes,
     bootstrap_rows,
+    fits_domain,
     histogram_bins,
     histogram_values,
     laplace_scale,
@@ -78,9 +79,7 @@ def encode_records(
     records = pd.concat([pool, targets], ignore_index=True)
     bins = tuple(histogram_bins(spec.domain[c]) for c in records.columns)
     found = np.stack([bin_codes(records[c], b) for c, b in zip(records.columns, bins, strict=True)])
-    if (found.T[records.notna().to_numpy()] < 0).any() or any(
-        records[c].isna().any() and not b.has_missing for c, b in zip(records.columns, bins, strict=True)
-    ):
+    if not all(fits_domain(codes, b) for codes, b in zip(found, bins, strict=True)):
         return None
     codes = tuple(
         encode_synthetic_column(space, c, histogram_values(b, np.arange(b.size), pool[c].dtype))

@@ -56,6 +56,27 @@ def unknown_builtin(release: Release, index: int, name: str) -> str:
     )
 
 
+def synthesizer_problem(name: str, synthesizer_epsilon: float | None, release: Release) -> str | None:
+    """Why the game cannot run what the param ``synthesizer`` names on ``release``; None when it can.
+
+    Asked before anything runs (:func:`check_game_params`) and by the game itself.
+    """
+    index = None
+    if name == "release":
+        found = release_synthesizer(release)
+        if found is None:
+            return NO_SYNTHESIZER_TO_RERUN
+        index, info = found
+        if info.entry is not None or not info.params.get("builtin"):
+            return None  # a Python entry point or a command
+        name = str(info.params["builtin"])
+        if name not in MEMBERSHIP_BUILTIN:
+            return unknown_builtin(release, index, name)
+    if name == "indhist_dp" and declared_epsilon(release, index, synthesizer_epsilon) is None:
+        return NO_EPSILON_FOR_INDHIST_DP
+    return None
+
+
 class TargetsParam(BaseModel):
     """Which population records the game attacks."""
 
@@ -179,18 +200,9 @@ def check_game_params(
 ) -> list[tuple[tuple[str | int, ...], str]]:
     """Before running: a synthesizer to re-run; named ids need an id column; the sizes must fit the population."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
-    # What resolve_synthesizer (membership_game.py) would refuse once the game starts, said here instead.
-    name, index = params.synthesizer, None
-    if name == "release":
-        found = release_synthesizer(release)
-        if found is None:
-            problems.append((("synthesizer",), NO_SYNTHESIZER_TO_RERUN))
-        elif found[1].entry is None and found[1].params.get("builtin"):
-            index, name = found[0], str(found[1].params["builtin"])
-            if name not in MEMBERSHIP_BUILTIN:
-                problems.append((("synthesizer",), unknown_builtin(release, index, name)))
-    if name == "indhist_dp" and declared_epsilon(release, index, params.synthesizer_epsilon) is None:
-        problems.append((("synthesizer",), NO_EPSILON_FOR_INDHIST_DP))
+    problem = synthesizer_problem(params.synthesizer, params.synthesizer_epsilon, release)
+    if problem is not None:
+        problems.append((("synthesizer",), problem))
     sets = population_sets(release)
     has_ids = any(ds.id_frame is not None and len(ds.id_frame.columns) for ds in sets)
     if params.targets.ids and not has_ids:

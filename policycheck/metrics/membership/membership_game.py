@@ -25,17 +25,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EvaluationError
-from policycheck.methods.synthesizers import MEMBERSHIP_BUILTIN
 from policycheck.metrics.base import EvaluationContext
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.game_params import (
-    NO_EPSILON_FOR_INDHIST_DP,
-    NO_SYNTHESIZER_TO_RERUN,
     declared_epsilon,
     default_sample_size,
     population_sets,
     release_synthesizer,
-    unknown_builtin,
+    synthesizer_problem,
 )
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
@@ -104,31 +101,25 @@ def resolve_synthesizer(
     from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 
     release = ctx.release
+    problem = synthesizer_problem(name, epsilon, release)
+    if problem is not None:
+        raise EvaluationError(problem)
     index = None
-    kind = "builtin"
     if name == "release":
         found = release_synthesizer(release)
-        if found is None:
-            raise EvaluationError(NO_SYNTHESIZER_TO_RERUN)
+        assert found is not None  # else synthesizer_problem said so
         index, info = found
         if info.entry is not None:
             label = getattr(info.entry, "__qualname__", None) or type(info.entry).__name__
             return SynthesizerSpec("entry", f"{info.name} ({label})", entry=info.entry)
-        builtin = info.params.get("builtin")
-        if builtin:
-            if builtin not in MEMBERSHIP_BUILTIN:
-                raise EvaluationError(unknown_builtin(release, index, str(builtin)))
-            name = str(builtin)
-        else:
+        if not info.params.get("builtin"):
             return SynthesizerSpec(
                 "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
             )
+        name = str(info.params["builtin"])
     if name == "indhist_dp":
-        eps = declared_epsilon(release, index, epsilon)
-        if eps is None:
-            raise EvaluationError(NO_EPSILON_FOR_INDHIST_DP)
-        return SynthesizerSpec(kind, name, epsilon=eps, domain=domain)
-    return SynthesizerSpec(kind, name)
+        return SynthesizerSpec("builtin", name, epsilon=declared_epsilon(release, index, epsilon), domain=domain)
+    return SynthesizerSpec("builtin", name)
 
 
 def _spec_factory(
