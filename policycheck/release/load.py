@@ -40,7 +40,13 @@ from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table
-from policycheck.release.roles import check_present, identifier_evidence, infer_column, refuse_identifier
+from policycheck.release.roles import (
+    check_present,
+    identifier_evidence,
+    infer_column,
+    present_counts,
+    refuse_identifier,
+)
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
 
 if TYPE_CHECKING:
@@ -180,18 +186,20 @@ def build_release(
     roles: dict[str, str] = {}
     for col in names:
         decl = declared.get(col)
+        original_counts = present_counts(orig_frame[col]) if col in orig_frame.columns else None
         if decl is not None:
             roles[col] = decl.type
         else:
             values = [(original, orig_frame[col]), *((p, f[col]) for p, f in others if col in f.columns)]
-            roles[col], problem = infer_column(col, values)
+            counted = [original_counts, *(present_counts(v) for _, v in values[1:])]
+            roles[col], problem = infer_column(col, values, counted)
             role_sources[col] = "inferred from " + ", ".join(dict.fromkeys(_file_name(p) for p, _ in values))
             if problem is not None:
                 problems.append(problem)
                 settle[col] = "categorical"
         if col not in orig_frame.columns or col in settle:
             continue  # an ignore column left unread, or one already refused
-        decision = _column_problem(original, col, orig_frame[col], roles[col], decl is None)
+        decision = _column_problem(original, col, orig_frame[col], roles[col], decl is None, original_counts)
         if decision is not None:
             problems.append(decision[0])
             settle[col] = roles[col] = decision[1]
@@ -472,17 +480,28 @@ DECLARED_BY = {"manifest": "declared in the manifest", "flags": "--column-type",
 
 
 def _column_problem(
-    path: Path | InMemoryTable, column: str, values: pd.Series, role: str, undeclared: bool
+    path: Path | InMemoryTable,
+    column: str,
+    values: pd.Series,
+    role: str,
+    undeclared: bool,
+    counts: pd.Series | None = None,
 ) -> tuple[Problem, str] | None:
     """What stops a column of the original, and the role that settles it: missing or constant (ignore),
-    or an undeclared column that looks like a record identifier (id)."""
+    or an undeclared column that looks like a record identifier (id). ``counts``: the column's
+    :func:`~policycheck.release.roles.present_counts`, which answer both without scanning it again."""
     try:
-        check_present(path, column, values, role)
+        check_present(path, column, values, role, counts)
     except InvalidInput as exc:
         return exc.problems[0], "ignore"
     if role in ("id", "ignore"):
         return None
-    if len(values) > 1 and values.notna().all() and (values == values.iloc[0]).all():
+    constant = (
+        len(counts) == 1 and int(counts.iloc[0]) == len(values)
+        if counts is not None
+        else values.notna().all() and (values == values.iloc[0]).all()
+    )
+    if len(values) > 1 and constant:
         return (
             Problem(
                 display_path(path),
@@ -491,7 +510,7 @@ def _column_problem(
             ),
             "ignore",
         )
-    evidence = identifier_evidence(values, role) if undeclared else None
+    evidence = identifier_evidence(values, role, counts) if undeclared else None
     if evidence:
         return refuse_identifier(path, column, evidence).problems[0], "id"
     return None

@@ -71,13 +71,29 @@ def infer_role(path: Path | InMemoryTable, column: str, series: pd.Series) -> st
     return role
 
 
-def infer_column(column: str, sources: list[tuple[Path | InMemoryTable, pd.Series]]) -> tuple[str, Problem | None]:
+def present_counts(series: pd.Series) -> pd.Series | None:
+    """How often each present value of a text (object) column occurs, missing values left out; else None.
+
+    One hash pass over the column answers what the role checks ask of it (how
+    many values are present, how many distinct, whether one value fills it),
+    where asking each apart scanned it for missing values again and again.
+    Typed columns answer those cheaply without it.
+    """
+    return series.value_counts(sort=False) if series.dtype == object else None
+
+
+def infer_column(
+    column: str,
+    sources: list[tuple[Path | InMemoryTable, pd.Series]],
+    counted: list[pd.Series | None] | None = None,
+) -> tuple[str, Problem | None]:
     """The role of an undeclared column from its values in every file (the original first), and the problem
     that stops it: a column of numbers or ISO dates but for a few odd values, named where the first is.
 
     The original's type decides for a typed source (Parquet, a DataFrame): its
     writer chose it. On a problem the role returned is ``categorical``, what
-    declaring the column so would give.
+    declaring the column so would give. ``counted``: each source's
+    :func:`present_counts`, when the caller has them.
     """
     path, first = sources[0]
     series = first if len(sources) == 1 else pd.concat([s for _, s in sources], ignore_index=True)
@@ -87,11 +103,12 @@ def infer_column(column: str, sources: list[tuple[Path | InMemoryTable, pd.Serie
         return "datetime", None
     if pd.api.types.is_numeric_dtype(series):
         return "numeric", None
-    present = series.dropna()
-    if len(present) and all(isinstance(v, dt.date) for v in present.iloc[:100]):
+    first_present = _first_present(series, 100)
+    if len(first_present) and all(isinstance(v, dt.date) for v in first_present):
         return "datetime", None  # Parquet date columns arrive as datetime.date objects
     # Judge each distinct value once: a column has far fewer than rows.
-    counts = present.value_counts(sort=False)
+    counts = _merged_counts(series, [s for _, s in sources], counted)
+    present_total = int(counts.sum())
     if all(isinstance(v, (bool, np.bool_)) for v in counts.index):
         return "categorical", None  # a boolean column with missing values arrives as objects
     text = pd.Series(counts.index.astype(str))
@@ -109,7 +126,7 @@ def infer_column(column: str, sources: list[tuple[Path | InMemoryTable, pd.Serie
         if hits.any() and not odd.any():
             return kind, None
         odd_count = int(counts.to_numpy()[odd].sum())
-        if hits.any() and odd_count <= ODD_SHARE * len(present):
+        if hits.any() and odd_count <= ODD_SHARE * present_total:
             odd_values = set(counts.index[odd])
             where, values, found = next(
                 (w, v, f)
@@ -128,9 +145,35 @@ def infer_column(column: str, sources: list[tuple[Path | InMemoryTable, pd.Serie
     return "categorical", None
 
 
-def check_present(path: Path | InMemoryTable, column: str, series: pd.Series, role: str) -> None:
-    """An analysed column must have at least one value in the original."""
-    if role in ANALYSED and series.isna().all():
+def _first_present(series: pd.Series, count: int) -> list[object]:
+    """The first ``count`` present values of ``series`` (fewer if it has fewer), without scanning all of it."""
+    found: list[object] = []
+    start, step = 0, 4 * count
+    while len(found) < count and start < len(series):
+        found += series.iloc[start : start + step].dropna().tolist()
+        start, step = start + step, step * 4
+    return found[:count]
+
+
+def _merged_counts(series: pd.Series, parts: list[pd.Series], counted: list[pd.Series | None] | None) -> pd.Series:
+    """How often each present value of ``series`` (the ``parts`` one after another) occurs.
+
+    From the parts' own counts when every part is a text column (their sum
+    per value: the counts of the whole), else by counting the whole.
+    """
+    if len(parts) == 1 or not all(p.dtype == object for p in parts):
+        return series.dropna().value_counts(sort=False)
+    each = counted if counted is not None else [present_counts(p) for p in parts]
+    if any(c is None for c in each):
+        return series.dropna().value_counts(sort=False)
+    return pd.concat(each).groupby(level=0, sort=False).sum()
+
+
+def check_present(
+    path: Path | InMemoryTable, column: str, series: pd.Series, role: str, counts: pd.Series | None = None
+) -> None:
+    """An analysed column must have at least one value in the original (``counts``: its :func:`present_counts`)."""
+    if role in ANALYSED and (counts.empty if counts is not None else series.isna().all()):
         raise InvalidInput(
             Problem(
                 display_path(path),
@@ -142,7 +185,7 @@ def check_present(path: Path | InMemoryTable, column: str, series: pd.Series, ro
         )
 
 
-def identifier_evidence(series: pd.Series, role: str) -> str | None:
+def identifier_evidence(series: pd.Series, role: str, counts: pd.Series | None = None) -> str | None:
     """Why an undeclared column looks like a record identifier, or None.
 
     Text (not dates) with over 95% distinct values in 50 or more rows is an
@@ -154,16 +197,17 @@ def identifier_evidence(series: pd.Series, role: str) -> str | None:
     digits spread over a range 500 times larger than the rows) is numeric.
     """
     n = len(series)
-    present = series.dropna()
-    distinct = present.nunique()
-    if n < ID_MIN_ROWS or distinct <= ID_DISTINCT_SHARE * n:
+    if n < ID_MIN_ROWS:
+        return None
+    distinct = len(counts) if counts is not None else series.nunique()
+    if distinct <= ID_DISTINCT_SHARE * n:
         return None
     counted = f"{distinct:,} distinct values in {n:,} rows"
     if role == "categorical" and not pd.api.types.is_numeric_dtype(series):
         return counted
     if role != "numeric":
         return None
-    values = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
+    values = pd.to_numeric(series.dropna(), errors="coerce").to_numpy(dtype=float)
     if not np.all(np.isfinite(values)) or not np.all(values == np.floor(values)):
         return None  # measurements with decimals
     if np.all(np.diff(values) > 0):

@@ -113,6 +113,11 @@ def test_constant_column_is_refused(tmp_path):
         release_with(tmp_path, "a,b\n1,x\n2,x\n")
 
 
+def test_text_column_of_one_value_and_a_missing_cell_is_not_constant(tmp_path):
+    release = release_with(tmp_path, "a,b\n1,x\n2,\n3,x\n")
+    assert release.roles["b"] == "categorical"
+
+
 def test_empty_cells_are_missing_values(tmp_path):
     release = release_with(tmp_path, "a,b\n1,x\n,y\n3,\n")
     frame = release.original.frame

@@ -149,6 +149,13 @@ def test_numeric_column_with_a_few_odd_values_is_refused_not_retyped(tmp_path):
         build(tmp_path, frame)
 
 
+def test_odd_value_is_counted_when_another_file_holds_only_numbers(tmp_path):
+    original = pd.DataFrame({"a": [str(i % 40) for i in range(99)] + ["abc"], "b": ["x", "y"] * 50})
+    synthetic = pd.DataFrame({"a": [float(i % 40) for i in range(100)], "b": ["x", "y"] * 50})
+    with pytest.raises(InvalidInput, match=r"column 'a' is numbers except for 1 value\(s\), e.g. row 101: 'abc'"):
+        build(tmp_path, original, synthetic=synthetic)
+
+
 def test_column_missing_in_every_row_is_refused(tmp_path):
     (tmp_path / "o.csv").write_text("a,b\n1,\n2,\n")
     with pytest.raises(InvalidInput, match="column 'b' is missing in every row"):
