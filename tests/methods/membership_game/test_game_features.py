@@ -60,7 +60,7 @@ def test_the_compiled_distances_are_gowers_canonical_sums_bit_for_bit():
     from policycheck.methods.membership_game.features import _RADII_BOUNDS, _distances_and_matches
 
     rng = np.random.default_rng(7)
-    n = 2000
+    n = 10_000  # several of the compiled pass's blocks of records, the last one partial
     population = pd.DataFrame(
         {
             "c": rng.choice(list("abcd"), n),
@@ -74,10 +74,13 @@ def test_the_compiled_distances_are_gowers_canonical_sums_bit_for_bit():
     encoded = enc.encode(population)
     s = FeatureSpace(enc, encoded[:5], np.zeros(5, dtype=np.int64))
     synthetic = encoded[5:]  # the population's own values: every numeric term below the cap of 1
-    distance, closest, _, _ = _distances_and_matches(
+    distance, closest, within, same = _distances_and_matches(
         s.targets, np.ascontiguousarray(synthetic.T), enc.kinds == CATEGORY, _RADII_BOUNDS
     )
     for t in range(5):
         d = gower_sums(np.repeat(encoded[t : t + 1], len(synthetic), 0), synthetic, enc.kinds) / enc.p
         assert np.array_equal(distance[t], d)
         assert closest[t] == d.min()
+        assert within[t].tolist() == [int(np.sum(d <= bound)) for bound in _RADII_BOUNDS]
+        # a value held, two missing values alike (missing is -1 in every column)
+        assert same[t].tolist() == [int(np.sum(synthetic[:, k] == encoded[t, k])) for k in range(enc.p)]
