@@ -37,8 +37,12 @@ from policycheck.execution.executor import Executor, SerialExecutor
 from policycheck.methods.gower import CATEGORY, gower_sums
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
-#: Queries per executor task.
+#: Queries of the pilot task, which sizes the rest, and the fewest in any task.
 CHUNK = 256
+#: The most queries in one task: fewer, larger tasks spare this process a submit and a result each
+#: (at 600,000 queries, tasks of 256 kept it so busy that two workers scanned no faster than one),
+#: yet every worker gets several to even out their ends.
+TASK_QUERIES = 4096
 
 
 def k_nearest(
@@ -76,9 +80,13 @@ def k_nearest(
     kinds = np.ascontiguousarray(kinds, dtype=np.int8)
     groups = category_groups(reference, kinds)
     one_away = one_away_orders(groups[2])
+    rest = max(len(queries) - CHUNK, 0)
+    size = max(CHUNK, min(TASK_QUERIES, -(-rest // (4 * executor.workers))))
+    starts = [0, *range(CHUNK, len(queries), size)] if len(queries) else []
+    ends = [*starts[1:], len(queries)]
     tasks: list[ScanTask] = [
-        (np.ascontiguousarray(queries[s : s + CHUNK]), reference, kinds, k, *groups, one_away)
-        for s in range(0, len(queries), CHUNK)
+        (np.ascontiguousarray(queries[s:e]), reference, kinds, k, *groups, one_away)
+        for s, e in zip(starts, ends, strict=True)
     ]
     parts = []
     if tasks:
@@ -87,7 +95,7 @@ def k_nearest(
         _scan_chunk((tasks[0][0][:1], *tasks[0][1:]))
         started = time.perf_counter()
         parts.append(_scan_chunk(tasks[0]))
-        cost = (time.perf_counter() - started) * (len(tasks) - 1)
+        cost = (time.perf_counter() - started) * rest / min(CHUNK, len(queries))  # per query, for the rest
         if progress:
             progress(1, len(tasks))
         shifted = (lambda done, total: progress(done + 1, total + 1)) if progress else None
@@ -100,9 +108,12 @@ def k_nearest(
     index = np.concatenate(parts) if parts else np.empty((0, k), dtype=np.int64)
     p = queries.shape[1]
     distance = np.empty(index.shape, dtype=np.float64)
-    for j in range(k):
-        # The canonical formula, so distances equal those of every other search.
+
+    def canonical(j: int) -> None:
+        # The canonical formula, so distances equal those of every other search (NumPy: no GIL held).
         distance[:, j] = gower_sums(queries, reference[index[:, j]], kinds) / p
+
+    side_by_side(canonical, list(range(k)), executor.threads)
     return index, distance
 
 

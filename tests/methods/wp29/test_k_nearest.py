@@ -59,7 +59,8 @@ def test_a_scan_too_small_for_workers_runs_its_chunks_on_threads_with_the_full_s
     with LocalProcessExecutor(workers=2) as pool:
         index, distance = k_nearest(data, data, enc.kinds, 4, pool)
         assert pool._pool is None
-    assert threads == [2]  # three chunks of 256 queries, on the two workers' threads
+    # the chunks after the pilot (444 queries in two), then the 4 canonical distances: each on the two workers' threads
+    assert threads == [2, 2]
     for i in range(0, 700, 97):
         d = gower_sums(np.repeat(data[i : i + 1], len(data), 0), data, enc.kinds) / 2
         expected = np.lexsort((np.arange(len(data)), d))[:4]
@@ -149,3 +150,21 @@ def test_groups_one_value_away_come_from_every_categorical_column():
     # Without column 0 the values are (0, 1), (1, 0), (0, 0), (1, 1): sorted 2, 0, 1, 3; without column 1,
     # (0, 1), (0, 0), (1, 0), (1, 1): 1, 0, 2, 3; without column 2 they are in order already.
     assert orders.tolist() == [[2, 0, 1, 3], [1, 0, 2, 3], [0, 1, 2, 3]]
+
+
+def test_tasks_of_every_size_after_the_pilot_give_the_full_sort_answer(monkeypatch):
+    import policycheck.methods.k_nearest_neighbours as knn
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "c": rng.choice(list("abcd"), 300)})
+    enc = fit_gower([frame], {"x": ColumnType.NUMERIC, "c": ColumnType.CATEGORICAL}, {}, ["x", "c"])
+    data = enc.encode(frame)
+    scanned = []
+    scan = knn._scan_chunk
+    monkeypatch.setattr(knn, "_scan_chunk", lambda task: scanned.append(len(task[0])) or scan(task))
+    monkeypatch.setattr(knn, "CHUNK", 7)
+    monkeypatch.setattr(knn, "TASK_QUERIES", 40)
+    index, _ = k_nearest(data, data, enc.kinds, 3)
+    # a one-query warm-up, the pilot of 7, then 293 queries in tasks of 40 (7 of them) and the 13 left
+    assert scanned == [1, 7, *[40] * 7, 13]
+    assert index.tolist() == full_sort(data, data, enc.kinds, 3).tolist()
