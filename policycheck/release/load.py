@@ -41,6 +41,7 @@ from policycheck.release.metadata import read_sdv_metadata
 from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerInfo
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table
 from policycheck.release.roles import (
+    ANALYSED,
     check_present,
     identifier_evidence,
     infer_column,
@@ -186,7 +187,9 @@ def build_release(
     roles: dict[str, str] = {}
     for col in names:
         decl = declared.get(col)
-        original_counts = present_counts(orig_frame[col]) if col in orig_frame.columns else None
+        # Counted once for what needs it: inference, and the checks of an analysed column (not id, ignore).
+        counted_here = col in orig_frame.columns and (decl is None or decl.type in ANALYSED)
+        original_counts = present_counts(orig_frame[col]) if counted_here else None
         if decl is not None:
             roles[col] = decl.type
         else:
