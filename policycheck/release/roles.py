@@ -161,12 +161,11 @@ def _merged_counts(series: pd.Series, parts: list[pd.Series], counted: list[pd.S
     From the parts' own counts when every part is a text column (their sum
     per value: the counts of the whole), else by counting the whole.
     """
-    if len(parts) == 1 or not all(p.dtype == object for p in parts):
-        return series.dropna().value_counts(sort=False)
     each = counted if counted is not None else [present_counts(p) for p in parts]
-    if any(c is None for c in each):
+    present = [c for c in each if c is not None]
+    if len(present) < len(parts):  # a typed part: count the whole
         return series.dropna().value_counts(sort=False)
-    return pd.concat(each).groupby(level=0, sort=False).sum()
+    return present[0] if len(present) == 1 else pd.concat(present).groupby(level=0, sort=False).sum()
 
 
 def check_present(

@@ -23,6 +23,7 @@ import pandas as pd
 
 from policycheck.methods.membership_game.features import FeatureSpace, encode_synthetic_column
 from policycheck.methods.synthesizers import (
+    MEMBERSHIP_BUILTIN,
     HistogramBins,
     bin_codes,
     bootstrap_rows,
@@ -67,7 +68,7 @@ def encode_records(
     ``space.targets``). ``indhist_dp`` needs its domain, and every record's
     value in it (else the synthesizer's own DataFrame refuses the records).
     """
-    if spec.kind != "builtin" or spec.name not in ("nonprivate", "indhist", "indhist_dp"):
+    if spec.kind != "builtin" or spec.name not in MEMBERSHIP_BUILTIN:
         return None
     scan = space.encoding.scan_order
     columns = np.array([scan.index(c) for c in pool.columns], dtype=np.int64)
