@@ -252,6 +252,54 @@ def test_prepare_returns_while_the_modules_are_imported(tmp_path, monkeypatch):
     assert returned < 5.0  # the probe holds its import for up to 20 s
 
 
+def pid_releasing_at(item: tuple[int, int, str]) -> tuple[int, int]:
+    """The item's index and the pid that ran it; item ``at`` lets the probe's import end, then
+    waits until the zygote has had time to say it is ready."""
+    import os
+    import pathlib
+    import time
+
+    index, at, folder = item
+    if index == at:
+        here = pathlib.Path(folder)
+        (here / "release").write_text("")
+        deadline = time.monotonic() + 20
+        log = here / "log"
+        while not (log.exists() and "end" in log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+    return index, os.getpid()
+
+
+def test_a_map_ready_here_runs_its_first_items_here_while_the_zygote_imports(tmp_path, monkeypatch):
+    import os
+
+    probe_module(tmp_path, monkeypatch, "probe_ready_here", released=False)
+    seen = []
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_ready_here"])
+        items = [(i, 2, str(tmp_path)) for i in range(8)]
+        out = pool.map(pid_releasing_at, items, lambda d, t: seen.append((d, t)), ready_here=True)
+    assert [i for i, _ in out] == list(range(8))
+    # Items 0-2 ran here, the zygote still importing; then the workers, forked once it was done.
+    assert [pid == os.getpid() for _, pid in out] == [True] * 3 + [False] * 5
+    assert seen == [(d, 8) for d in range(1, 9)]
+
+
+def test_a_map_not_ready_here_leaves_every_item_to_the_workers(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    probe_module(tmp_path, monkeypatch, "probe_not_here", released=False)
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_not_here"])
+        timer = threading.Timer(0.5, lambda: (tmp_path / "release").write_text(""))
+        timer.start()
+        out = pool.map(has_module, ["probe_not_here"] * 4)
+        timer.join()
+    assert all(pid != os.getpid() and loaded for pid, loaded in out)
+
+
 def test_prepare_on_a_running_pool_forks_new_workers_that_have_the_modules(tmp_path, monkeypatch):
     log = probe_module(tmp_path, monkeypatch, "probe_running_pool")
     with LocalProcessExecutor(workers=2) as pool:

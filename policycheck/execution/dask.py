@@ -101,6 +101,7 @@ class DaskExecutor(Executor):
         progress: ProgressCallback | None = None,
         *,
         cost: float | None = None,
+        ready_here: bool = False,  # the cluster's workers are running: nothing to wait for
     ) -> list[R]:
         from distributed import as_completed
 

@@ -28,6 +28,9 @@ Two rules keep parallel work from costing more than it saves:
   meanwhile, on the cores that serial work leaves idle. The local pool
   imports them once, in a zygote its workers are then forked from
   (:mod:`policycheck.execution.zygote`); Dask workers import them each.
+- **No core waits for the workers to start.** While the local pool's zygote
+  still imports, a map whose items are ``ready_here`` runs its first items in
+  this process, and the workers take the rest once they can start.
 - **A step gets the workers its size pays for.** A caller that can estimate
   a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
   gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step
@@ -73,11 +76,15 @@ class Executor(ABC):
         progress: ProgressCallback | None = None,
         *,
         cost: float | None = None,
+        ready_here: bool = False,
     ) -> list[R]:
         """Apply ``fn`` to every item; results keep the order of ``items``.
 
         ``cost`` is the caller's estimate of the whole step's serial seconds
-        (``None``: unknown, use every worker).
+        (``None``: unknown, use every worker). ``ready_here``: the items need
+        nothing this process would have to import at length (their libraries
+        are loaded here, or load in a fraction of a second), so it may run the
+        first ones itself while the workers are still starting.
         """
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -138,6 +145,7 @@ class SerialExecutor(Executor):
         progress: ProgressCallback | None = None,
         *,
         cost: float | None = None,
+        ready_here: bool = False,
     ) -> list[R]:
         results = []
         for done, item in enumerate(items, start=1):

@@ -94,6 +94,7 @@ class LocalProcessExecutor(Executor):
         progress: ProgressCallback | None = None,
         *,
         cost: float | None = None,
+        ready_here: bool = False,
     ) -> list[R]:
         items = list(items)
         # NOTE: one item, or one worker, gains nothing from a pool and would
@@ -101,6 +102,31 @@ class LocalProcessExecutor(Executor):
         workers = min(self.workers_for(cost), len(items))
         if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
+        head = self._while_workers_start(fn, items, progress) if ready_here else []
+        if len(head) == len(items):
+            return head
+        rest = items[len(head) :]
+        if progress and head:
+            progress = _shifted(progress, len(head), len(items))
+        return head + self._on_pool(fn, rest, progress, min(workers, len(rest)))
+
+    def _while_workers_start(self, fn: Callable[[T], R], items: list[T], progress: ProgressCallback | None) -> list[R]:
+        """The first items, run here until the zygote can fork the workers (none once it can).
+
+        Starting the pool before then would block this process in ``submit`` until the zygote's
+        imports end (a second or so for scikit-learn), with one core idle.
+        """
+        done: list[R] = []
+        while self._pool is None and self._zygote is not None and not self._zygote.ready() and len(done) < len(items):
+            done.append(fn(items[len(done)]))
+            if progress:
+                progress(len(done), len(items))
+        return done
+
+    def _on_pool(
+        self, fn: Callable[[T], R], items: list[T], progress: ProgressCallback | None, workers: int
+    ) -> list[R]:
+        """``items`` on the pool, at most ``workers`` at a time, large shared inputs in shared memory."""
         pool = self._start_pool()
         if self._waiting_turns is not None:  # this process now waits for the pool: no core to keep free
             turns, waiting = self._waiting_turns
@@ -191,6 +217,11 @@ class LocalProcessExecutor(Executor):
         if self._zygote is not None:
             self._zygote.stop()
             self._zygote = None
+
+
+def _shifted(progress: ProgressCallback, done: int, total: int) -> ProgressCallback:
+    """``progress`` for the items after the first ``done`` of ``total``."""
+    return lambda finished, _: progress(done + finished, total)
 
 
 def _run_window(

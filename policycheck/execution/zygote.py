@@ -37,15 +37,36 @@ from typing import Any
 
 @dataclass
 class Zygote:
-    """A running zygote: its pid, and the fork server it is registered as."""
+    """A running zygote: its pid, the fork server it is registered as, and the pipe it says it is ready on."""
 
     pid: int
     address: str
+    #: Read end of the pipe the zygote writes to once its modules are imported (None once that is read).
+    ready_fd: int | None = None
+
+    def ready(self) -> bool:
+        """Whether the zygote has imported its modules (or ended): a worker forked now would not wait.
+
+        Never blocks: a pool started before this turns true waits in ``submit`` for the imports.
+        """
+        if self.ready_fd is None:
+            return True
+        import select
+
+        readable, _, _ = select.select([self.ready_fd], [], [], 0)
+        if not readable:
+            return False
+        os.close(self.ready_fd)  # a byte, or end of file should the zygote have died: either way, done
+        self.ready_fd = None
+        return True
 
     def stop(self) -> None:
         """End the zygote (its workers have ended with their pool) and unregister it."""
         from multiprocessing import util
 
+        if self.ready_fd is not None:
+            os.close(self.ready_fd)
+            self.ready_fd = None
         server = _fork_server()
         with server._lock:
             if server._forkserver_pid != self.pid:  # stopped already
@@ -130,6 +151,7 @@ def start_zygote(modules: Sequence[str]) -> Zygote | None:
                 os.chmod(address, 0o600)
             listener.listen()
             alive_r, alive_w = os.pipe()
+            ready_r, ready_w = os.pipe()
             # Unwritten output would be written again by the zygote's workers as they exit.
             for stream in (sys.stdout, sys.stderr):
                 if stream is not None:
@@ -139,10 +161,13 @@ def start_zygote(modules: Sequence[str]) -> Zygote | None:
                 code = 0
                 try:
                     os.close(alive_w)
+                    os.close(ready_r)
                     # Its workers hold the "alive" pipe open (the fork server gives it to each), so it
                     # would outlive a killed parent with them: killed with it instead, and they with it.
                     die_with_parent(parent)
                     import_modules(modules)  # "module:function" too, which the server's own preload is not
+                    os.write(ready_w, b"\1")
+                    os.close(ready_w)  # before serving: no worker holds it
                     forkserver.main(listener.fileno(), alive_r, [])
                 except SystemExit:
                     pass
@@ -151,9 +176,10 @@ def start_zygote(modules: Sequence[str]) -> Zygote | None:
                 finally:
                     os._exit(code)
             os.close(alive_r)
+            os.close(ready_w)
         finally:
             listener.close()
         server._forkserver_address = address
         server._forkserver_alive_fd = alive_w
         server._forkserver_pid = pid
-    return Zygote(pid, address)
+    return Zygote(pid, address, ready_r)

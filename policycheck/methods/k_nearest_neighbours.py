@@ -100,7 +100,8 @@ def k_nearest(
             progress(1, len(tasks))
         shifted = (lambda done, total: progress(done + 1, total + 1)) if progress else None
         if executor.workers_for(cost) > 1:
-            parts += executor.map(_scan_chunk, tasks[1:], shifted, cost=cost)
+            # The pilot loaded the compiled scan here: this process may scan while the workers start.
+            parts += executor.map(_scan_chunk, tasks[1:], shifted, cost=cost, ready_here=True)
         else:
             # A scan too small to pay for the workers runs here (each worker's first call would load the
             # compiled scan anew), on this process's threads: the scan holds no GIL.

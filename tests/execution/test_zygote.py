@@ -56,3 +56,54 @@ def test_a_zygote_whose_pipe_a_later_fork_still_holds_is_stopped_all_the_same():
     finally:
         os.kill(holder, 9)
         os.waitpid(holder, 0)
+
+
+#: A module whose import lasts until the file ``go`` exists beside it (at most 20 s).
+HELD = """
+import pathlib, time
+here = pathlib.Path(__file__).parent
+deadline = time.monotonic() + 20
+while not (here / "go").exists() and time.monotonic() < deadline:
+    time.sleep(0.01)
+"""
+
+
+@pytest.fixture
+def held_zygote(tmp_path, monkeypatch):
+    """A zygote importing a module that holds until ``go`` is written in ``tmp_path``; stopped after."""
+    (tmp_path / "probe_held.py").write_text(HELD)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    zygote = start_zygote(["probe_held"])
+    assert zygote is not None
+    yield zygote
+    zygote.stop()
+
+
+def _ready_within(zygote, seconds: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not zygote.ready():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_zygote_is_ready_once_its_modules_are_imported_and_not_before(held_zygote, tmp_path):
+    import time
+
+    time.sleep(0.3)
+    assert not held_zygote.ready()  # still importing
+    (tmp_path / "go").write_text("")
+    assert _ready_within(held_zygote, 10)
+    assert held_zygote.ready()  # and stays so
+
+
+def test_a_zygote_that_died_while_importing_counts_as_ready(held_zygote):
+    import signal
+
+    os.kill(
+        held_zygote.pid, signal.SIGKILL
+    )  # a pool started now would not wait for it (multiprocessing starts its own)
+    assert _ready_within(held_zygote, 10)

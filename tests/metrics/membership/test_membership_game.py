@@ -178,7 +178,7 @@ def test_the_game_has_the_workers_load_its_features_and_the_forests_library_befo
         def prepare(self, modules):
             self.calls.append(("prepare", tuple(modules)))
 
-        def map(self, fn, items, progress=None, *, cost=None):
+        def map(self, fn, items, progress=None, *, cost=None, ready_here=False):
             self.calls.append(("map", fn.__name__))
             return super().map(fn, items, progress, cost=cost)
 
