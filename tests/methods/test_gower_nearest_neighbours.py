@@ -281,7 +281,7 @@ def test_thirty_continuous_columns_are_searched_by_brute_force():
 
 
 def test_the_compiled_recompute_of_the_chosen_distance_is_gower_sums_bit_for_bit():
-    from policycheck.methods.nearest_neighbours import _sums_to
+    from policycheck.methods.nearest_neighbours import gower_sums_at
 
     rng = np.random.default_rng(5)
     n, kinds = 2000, np.array([1, 1, 0, 0, 0], dtype=np.int8)
@@ -293,9 +293,8 @@ def test_the_compiled_recompute_of_the_chosen_distance_is_gower_sums_bit_for_bit
 
     queries, reference = rows(n), rows(300)
     index = rng.integers(0, 300, n)
-    assert (
-        _sums_to(queries, reference, index, kinds).tobytes() == gower_sums(queries, reference[index], kinds).tobytes()
-    )
+    compiled = gower_sums_at(queries, reference, index, kinds)
+    assert compiled.tobytes() == gower_sums(queries, reference[index], kinds).tobytes()
 
 
 def test_prefix_tree_run_ends_are_the_next_run_start_at_every_depth():

@@ -104,9 +104,9 @@ from policycheck.methods.nearest_neighbours.search import (
     THREADS_FROM_ROWS,
     Neighbours,
     SearchJob,
-    _sums_to,
     closest_records,
     compile_search,
+    gower_sums_at,
 )
 
 __all__ = [
@@ -124,11 +124,11 @@ __all__ = [
     "PrefixTree",
     "SearchJob",
     "_Reference",
-    "_sums_to",
     "brute_force_search",
     "build_prefix_tree",
     "closest_records",
     "compile_search",
+    "gower_sums_at",
     "exact_copy_index",
     "projection_search",
     "search_chunk",

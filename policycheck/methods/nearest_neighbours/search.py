@@ -169,7 +169,7 @@ def closest_records(
         index[j][rows] = best
     # The canonical distances, a job per thread (compiled, GIL-free).
     sums = _side_by_side(
-        lambda j: _sums_to(jobs[j].queries, jobs[j].reference, index[j], kinds), list(range(len(jobs))), threads
+        lambda j: gower_sums_at(jobs[j].queries, jobs[j].reference, index[j], kinds), list(range(len(jobs))), threads
     )
     return [
         Neighbours(distance=total / job.queries.shape[1], index=idx, method=method)
@@ -178,7 +178,7 @@ def closest_records(
 
 
 @numba.njit(cache=True, nogil=True)
-def _sums_to(  # pragma: no cover - compiled
+def gower_sums_at(  # pragma: no cover - compiled
     queries: np.ndarray, reference: np.ndarray, index: np.ndarray, kinds: np.ndarray
 ) -> np.ndarray:
     """``gower_sums(queries, reference[index], kinds)`` in one pass, without gathering the rows.
@@ -265,4 +265,4 @@ def compile_search() -> None:
     _gather(rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))
     _most_children(np.ones(1, np.bool_), np.ones(1, np.bool_))
     _counting_sort(np.zeros(1, np.int64), np.zeros(1, np.int64), 1)
-    _sums_to(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
+    gower_sums_at(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
