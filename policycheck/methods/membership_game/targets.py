@@ -63,9 +63,11 @@ def rarest_value_counts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """
     counts = np.empty((len(frame), len(frame.columns)), dtype=np.int64)
     for k, column in enumerate(frame.columns):
-        values = frame[column]
-        counts[:, k] = values.map(values.value_counts(dropna=False)).to_numpy(dtype=np.int64, na_value=0)
-        missing = values.isna().to_numpy()
+        # Codes of equal values (missing: -1), counted by code: value_counts' groups without its mapping back.
+        codes, _ = frame[column].factorize(use_na_sentinel=True)
+        holders = np.bincount(codes[codes >= 0]) if codes.size else np.zeros(0, dtype=np.int64)
+        missing = codes < 0
+        counts[:, k] = holders[np.where(missing, 0, codes)] if holders.size else 0
         counts[missing, k] = int(missing.sum())
     column = np.argmin(counts, axis=1)
     return counts[np.arange(len(frame)), column], column
@@ -87,19 +89,34 @@ def choose_targets(
     choice is a function of the population and the seed only.
     """
     named = [int(r) for r in dict.fromkeys(int(r) for r in named_rows)]
-    taken = set(named)
-    order = [int(r) for r in np.argsort(-scores, kind="stable") if int(r) not in taken]
-    most = order[:vulnerable]
-    taken.update(most)
+    most = _first_untaken((-scores,), named, vulnerable)
     rarest: list[int] = []
     if rare and rarity is not None:
-        by_rarity = np.lexsort((np.arange(scores.size), -scores, rarity))
-        rarest = [int(r) for r in by_rarity if int(r) not in taken][:rare]
-        taken.update(rarest)
-    rest = np.array([r for r in range(scores.size) if r not in taken], dtype=np.int64)
+        rarest = _first_untaken((-scores, rarity), [*named, *most], rare)
+    untaken = np.ones(scores.size, dtype=bool)
+    untaken[[*named, *most, *rarest]] = False
+    rest = np.flatnonzero(untaken)
     drawn: list[int] = (
         [int(r) for r in rng.choice(rest, size=min(random, rest.size), replace=False)] if rest.size and random else []
     )
     rows = np.array([*named, *most, *rarest, *drawn], dtype=np.int64)
     reasons = ("id",) * len(named) + ("vulnerable",) * len(most) + ("rare",) * len(rarest) + ("random",) * len(drawn)
     return TargetChoice(rows, reasons, scores[rows] if rows.size else np.zeros(0))
+
+
+def _first_untaken(keys: tuple[np.ndarray, ...], taken: list[int], count: int) -> list[int]:
+    """The first ``count`` rows not in ``taken``, ordered by ``keys`` (the last first, as ``np.lexsort``), then row.
+
+    Only the rows that can be among them are sorted: those whose last key is at most the
+    ``count + len(taken)``-th smallest (sorting every population record took 0.4 s at 600,000).
+    """
+    primary = keys[-1]
+    need = count + len(taken)
+    if need == 0:
+        return []
+    rows = np.arange(primary.size)
+    if need < primary.size:
+        cut = np.partition(primary, need - 1)[need - 1]
+        rows = np.flatnonzero(~(primary > cut))  # "not above": a NaN cut keeps every row
+    order = rows[np.lexsort((rows, *(key[rows] for key in keys)))]
+    return [int(r) for r in order[~np.isin(order, taken)][:count]]

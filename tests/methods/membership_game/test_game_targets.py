@@ -41,3 +41,12 @@ def test_named_then_vulnerable_then_rare_then_random_targets_never_repeat():
     assert choice.rows[:4].tolist() == [3, 1, 2, 4]
     assert choice.reasons == ("id", "vulnerable", "vulnerable", "rare", "random", "random")
     assert set(choice.rows[4:]) <= {0, 5} and len(set(choice.rows)) == 6
+
+
+def test_ties_go_to_the_earlier_row_and_rare_ties_to_the_more_isolated():
+    scores = np.array([0.5, 0.9, 0.9, 0.9, 0.2, 0.9])
+    rarity = np.array([1, 3, 1, 1, 1, 2])
+    choice = choose_targets(scores, 2, 0, np.array([], dtype=np.int64), np.random.default_rng(0), rare=2, rarity=rarity)
+    # vulnerable: rows 1 and 2 of the four at 0.9; rare: of rows 0, 3, 4 (count 1; 2 is taken) the
+    # most isolated first, 3 (0.9) then 0 (0.5)
+    assert choice.rows.tolist() == [1, 2, 3, 0]
