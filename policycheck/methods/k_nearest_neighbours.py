@@ -133,13 +133,37 @@ def category_groups(reference: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarra
     n = reference.shape[0]
     # Sort keys, the last one first (np.lexsort): the categorical values, then the pivot. Stable: ties keep index order.
     sort_by = reference[:, : min(n_cat + 1, reference.shape[1])].T[::-1]
-    order = np.lexsort(sort_by).astype(np.int64) if len(sort_by) else np.arange(n, dtype=np.int64)
     if n_cat == 0 or n == 0:
+        order = np.lexsort(sort_by).astype(np.int64) if len(sort_by) else np.arange(n, dtype=np.int64)
         return order, np.array([0, n], dtype=np.int64), np.empty((1, 0), dtype=np.float64)
-    ordered = reference[order, :n_cat]
-    change = np.flatnonzero(np.any(ordered[1:] != ordered[:-1], axis=1)) + 1
+    group = _group_numbers(reference[:, :n_cat])
+    if group is None:  # too many value combinations for one integer: every column a key
+        order = np.lexsort(sort_by).astype(np.int64)
+        ordered = reference[order, :n_cat]
+        change = np.flatnonzero(np.any(ordered[1:] != ordered[:-1], axis=1)) + 1
+    else:  # one integer key for the categorical values (sorting by it is sorting by them), then the pivot
+        keys = (reference[:, n_cat], group) if n_cat < reference.shape[1] else (group,)
+        order = np.lexsort(keys).astype(np.int64)
+        ordered = group[order]
+        change = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
     starts = np.concatenate([[0], change, [n]]).astype(np.int64)
-    return order, starts, np.ascontiguousarray(ordered[starts[:-1]])
+    return order, starts, np.ascontiguousarray(reference[order[starts[:-1]], :n_cat])
+
+
+def _group_numbers(codes: np.ndarray) -> np.ndarray | None:
+    """Each row's categorical codes as one integer that orders rows as their codes do, column by column.
+
+    Digits are the codes plus one (missing, -1, first as among the codes) in mixed radix.
+    None when the value combinations do not fit in 62 bits.
+    """
+    digits = codes.astype(np.int64) + 1
+    radix = digits.max(axis=0) + 1
+    if float(np.prod(radix.astype(np.float64))) >= 2.0**62:
+        return None
+    number = np.zeros(len(codes), dtype=np.int64)
+    for c in range(codes.shape[1]):
+        number = number * radix[c] + digits[:, c]
+    return number
 
 
 def one_away_orders(keys: np.ndarray) -> np.ndarray:

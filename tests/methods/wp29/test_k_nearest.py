@@ -122,6 +122,30 @@ def test_the_reference_rows_group_by_their_leading_categorical_values():
     assert order.tolist() == [1, 3, 4, 0, 2] and starts.tolist() == [0, 5] and keys.shape == (1, 0)
 
 
+def test_rows_group_the_same_when_their_values_are_too_many_for_one_integer_key():
+    from policycheck.methods.k_nearest_neighbours import category_groups
+
+    # Ten columns of up to 1,000 codes: 1,001 ** 10 combinations, past 62 bits, so every column is a key.
+    rng = np.random.default_rng(4)
+    reference = np.column_stack([rng.integers(0, 2, 60) * 999 - 1 for _ in range(10)] + [rng.random(60)]).astype(float)
+    order, starts, keys = category_groups(reference, np.array([1] * 10 + [0], dtype=np.int8))
+    assert order.tolist() == np.lexsort(reference.T[::-1]).tolist()
+    values = [tuple(r) for r in reference[order, :10]]
+    assert starts.tolist() == [0, *(i for i in range(1, 60) if values[i] != values[i - 1]), 60]
+    assert keys.tolist() == [list(values[i]) for i in starts[:-1]]
+
+
+def test_missing_categorical_values_group_first_in_each_column():
+    from policycheck.methods.k_nearest_neighbours import category_groups
+
+    reference = np.array([[1, 0, 0.5], [-1, 1, 0.2], [1, -1, 0.9], [0, -1, 0.1], [-1, 1, 0.05]], dtype=float)
+    order, starts, keys = category_groups(reference, np.array([1, 1, 0], dtype=np.int8))
+    # (-1, 1): rows 4, 1 by pivot; (0, -1): row 3; (1, -1): row 2; (1, 0): row 0
+    assert order.tolist() == [4, 1, 3, 2, 0]
+    assert starts.tolist() == [0, 2, 3, 4, 5]
+    assert keys.tolist() == [[-1, 1], [0, -1], [1, -1], [1, 0]]
+
+
 def test_many_small_groups_and_a_pivot_with_missing_values_still_equal_a_full_sort():
     # Four categorical columns of many levels (most groups hold a few rows: the scan goes to the groups
     # one value away, and past them when those are too few), then a pivot of few values, missing for a
