@@ -13,6 +13,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 def side_by_side(fn: Callable[[T], R], items: Sequence[T], threads: int) -> list[R]:
@@ -23,3 +24,17 @@ def side_by_side(fn: Callable[[T], R], items: Sequence[T], threads: int) -> list
 
     with ThreadPoolExecutor(min(threads, len(items))) as pool:
         return list(pool.map(fn, items))
+
+
+def beside(main: Callable[[], R], other: Callable[[], S], threads: int) -> tuple[R, S]:
+    """``(main(), other())``, ``other`` on a thread of its own while ``main`` runs here (one thread: in turn).
+
+    For a step whose ``main`` mostly waits (on workers, or GIL-free work): ``other`` fills the wait.
+    """
+    if threads <= 1:
+        return main(), other()
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as aside:
+        later = aside.submit(other)
+        return main(), later.result()

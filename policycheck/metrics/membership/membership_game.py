@@ -188,7 +188,8 @@ def _setup(
     """The game's set-up: population, targets and the feature space (shared by the game and ``plan``)."""
     import numpy as np
 
-    from policycheck.methods.gower import fit_gower
+    from policycheck.core.threads import beside
+    from policycheck.methods.gower import fit_and_encode
     from policycheck.methods.membership_game.builtin_rounds import encode_records
     from policycheck.methods.membership_game.features import FeatureSpace
     from policycheck.methods.membership_game.rounds import GameSetup
@@ -196,9 +197,16 @@ def _setup(
 
     features = list(columns) if columns else release.columns
     frame, labels, id_values = population(release, features)
-    encoding = fit_gower([frame], release.column_types, release.orders, features)
-    encoded = encoding.encode(frame)
-    scores = vulnerability_scores(encoded, encoding.kinds, executor)
+    # Fitted and encoded in one pass: the fit's level numbers are the categorical codes.
+    threads = executor.threads if executor is not None else 1
+    encoding, (encoded,) = fit_and_encode(
+        [frame], release.column_types, release.orders, features, [frame], threads=threads
+    )
+    # The rarest values need only the records: counted on a thread of their own while this process
+    # waits for the isolation scan's workers.
+    scores, (rarity, rarest_column) = beside(
+        lambda: vulnerability_scores(encoded, encoding.kinds, executor), lambda: rarest_value_counts(frame), threads
+    )
     named = []
     for value in ids:
         rows = [i for i, v in enumerate(id_values) if v == str(value)]
@@ -210,7 +218,6 @@ def _setup(
             )
             raise EvaluationError(f"target id {value!r} is {where} id column")
         named.append(rows[0])
-    rarity, rarest_column = rarest_value_counts(frame)
     choice = choose_targets(scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity)
     keep = np.setdiff1d(np.arange(len(frame)), choice.rows)
     targets = frame.iloc[choice.rows].reset_index(drop=True)
