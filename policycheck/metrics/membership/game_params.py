@@ -6,6 +6,7 @@ same game share one run of it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -56,25 +57,46 @@ def unknown_builtin(release: Release, index: int, name: str) -> str:
     )
 
 
-def synthesizer_problem(name: str, synthesizer_epsilon: float | None, release: Release) -> str | None:
-    """Why the game cannot run what the param ``synthesizer`` names on ``release``; None when it can.
+@dataclass(frozen=True)
+class GameSynthesizer:
+    """What the param ``synthesizer`` resolves to on a release.
 
-    Asked before anything runs (:func:`check_game_params`) and by the game itself.
+    ``builtin`` is the built-in's name, or None for the release's own Python entry point or
+    command; ``index`` and ``info`` name the synthetic set it came from (None for a built-in
+    named in the param).
     """
-    index = None
+
+    builtin: str | None
+    index: int | None = None
+    info: SynthesizerInfo | None = None
+
+
+def game_synthesizer(name: str, synthesizer_epsilon: float | None, release: Release) -> GameSynthesizer | str:
+    """What the game runs for the param ``synthesizer`` on ``release``, or why it cannot run it.
+
+    Asked before anything runs (:func:`check_game_params`) and by the game itself, which
+    builds the rounds' synthesizer from it.
+    """
+    index, info = None, None
     if name == "release":
         found = release_synthesizer(release)
         if found is None:
             return NO_SYNTHESIZER_TO_RERUN
         index, info = found
         if info.entry is not None or not info.params.get("builtin"):
-            return None  # a Python entry point or a command
+            return GameSynthesizer(None, index, info)  # a Python entry point or a command
         name = str(info.params["builtin"])
         if name not in MEMBERSHIP_BUILTIN:
             return unknown_builtin(release, index, name)
     if name == "indhist_dp" and declared_epsilon(release, index, synthesizer_epsilon) is None:
         return NO_EPSILON_FOR_INDHIST_DP
-    return None
+    return GameSynthesizer(name, index, info)
+
+
+def synthesizer_problem(name: str, synthesizer_epsilon: float | None, release: Release) -> str | None:
+    """Why the game cannot run what the param ``synthesizer`` names on ``release``; None when it can."""
+    found = game_synthesizer(name, synthesizer_epsilon, release)
+    return found if isinstance(found, str) else None
 
 
 class TargetsParam(BaseModel):

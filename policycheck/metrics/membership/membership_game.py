@@ -30,9 +30,9 @@ from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.game_params import (
     declared_epsilon,
     default_sample_size,
+    game_synthesizer,
     population_sets,
     release_synthesizer,
-    synthesizer_problem,
 )
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
@@ -100,26 +100,22 @@ def resolve_synthesizer(
     """What a round runs for the param ``synthesizer``; EvaluationError when the release gives no way to run it."""
     from policycheck.methods.membership_game.synthesizer_spec import SynthesizerSpec
 
-    release = ctx.release
-    problem = synthesizer_problem(name, epsilon, release)
-    if problem is not None:
-        raise EvaluationError(problem)
-    index = None
-    if name == "release":
-        found = release_synthesizer(release)
-        assert found is not None  # else synthesizer_problem said so
-        index, info = found
+    found = game_synthesizer(name, epsilon, ctx.release)
+    if isinstance(found, str):
+        raise EvaluationError(found)
+    info = found.info
+    if found.builtin is None:  # the release's own
+        assert info is not None
         if info.entry is not None:
             label = getattr(info.entry, "__qualname__", None) or type(info.entry).__name__
             return SynthesizerSpec("entry", f"{info.name} ({label})", entry=info.entry)
-        if not info.params.get("builtin"):
-            return SynthesizerSpec(
-                "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
-            )
-        name = str(info.params["builtin"])
-    if name == "indhist_dp":
-        return SynthesizerSpec("builtin", name, epsilon=declared_epsilon(release, index, epsilon), domain=domain)
-    return SynthesizerSpec("builtin", name)
+        return SynthesizerSpec(
+            "command", info.name, command=info.command, workdir=str(ctx.base_dir), time_limit=time_limit
+        )
+    if found.builtin == "indhist_dp":
+        given = declared_epsilon(ctx.release, found.index, epsilon)
+        return SynthesizerSpec("builtin", found.builtin, epsilon=given, domain=domain)
+    return SynthesizerSpec("builtin", found.builtin)
 
 
 def _spec_factory(
