@@ -34,6 +34,7 @@ import numpy as np
 
 from policycheck.core.threads import side_by_side
 from policycheck.execution.executor import Executor, SerialExecutor
+from policycheck.methods.distinct_rows import code_keys
 from policycheck.methods.gower import CATEGORY
 from policycheck.methods.nearest_neighbours import SearchJob, closest_records, gower_sums_at
 
@@ -136,7 +137,7 @@ def category_groups(reference: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarra
     if n_cat == 0 or n == 0:
         order = np.lexsort(sort_by).astype(np.int64) if len(sort_by) else np.arange(n, dtype=np.int64)
         return order, np.array([0, n], dtype=np.int64), np.empty((1, 0), dtype=np.float64)
-    group = _group_numbers(reference[:, :n_cat])
+    group = code_keys(reference[:, :n_cat])
     if group is None:  # too many value combinations for one integer: every column a key
         order = np.lexsort(sort_by).astype(np.int64)
         ordered = reference[order, :n_cat]
@@ -148,22 +149,6 @@ def category_groups(reference: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarra
         change = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
     starts = np.concatenate([[0], change, [n]]).astype(np.int64)
     return order, starts, np.ascontiguousarray(reference[order[starts[:-1]], :n_cat])
-
-
-def _group_numbers(codes: np.ndarray) -> np.ndarray | None:
-    """Each row's categorical codes as one integer that orders rows as their codes do, column by column.
-
-    Digits are the codes plus one (missing, -1, first as among the codes) in mixed radix.
-    None when the value combinations do not fit in 62 bits.
-    """
-    digits = codes.astype(np.int64) + 1
-    radix = digits.max(axis=0) + 1
-    if float(np.prod(radix.astype(np.float64))) >= 2.0**62:
-        return None
-    number = np.zeros(len(codes), dtype=np.int64)
-    for c in range(codes.shape[1]):
-        number = number * radix[c] + digits[:, c]
-    return number
 
 
 def one_away_orders(keys: np.ndarray) -> np.ndarray:

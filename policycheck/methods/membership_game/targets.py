@@ -63,12 +63,10 @@ def rarest_value_counts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """
     counts = np.empty((len(frame), len(frame.columns)), dtype=np.int64)
     for k, column in enumerate(frame.columns):
-        # Codes of equal values (missing: -1), counted by code: value_counts' groups without its mapping back.
-        codes, _ = frame[column].factorize(use_na_sentinel=True)
-        holders = np.bincount(codes[codes >= 0]) if codes.size else np.zeros(0, dtype=np.int64)
-        missing = codes < 0
-        counts[:, k] = holders[np.where(missing, 0, codes)] if holders.size else 0
-        counts[missing, k] = int(missing.sum())
+        # Codes of equal values, missing -1 (a value of its own), counted by code shifted to start at 0:
+        # value_counts' groups without its mapping back.
+        shifted = frame[column].factorize(use_na_sentinel=True)[0] + 1
+        counts[:, k] = np.bincount(shifted)[shifted]
     column = np.argmin(counts, axis=1)
     return counts[np.arange(len(frame)), column], column
 

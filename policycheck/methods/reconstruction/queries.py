@@ -21,6 +21,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from policycheck.methods.distinct_rows import code_keys
 from policycheck.methods.reconstruction.encoding import UNSEEN
 
 
@@ -329,12 +330,9 @@ def _slot(key: int, bits: int) -> np.int64:  # pragma: no cover - compiled
 
 def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of a small-integer table (codes >= -1) and their counts."""
-    radix = table.max(axis=0).astype(np.int64) + 2  # codes shifted by one: -1 becomes 0
-    if np.sum(np.log2(radix)) < 62:
+    key = code_keys(table)
+    if key is not None:
         # NOTE: one int64 key per row sorts far faster than np.unique(axis=0).
-        key = np.zeros(table.shape[0], dtype=np.int64)
-        for j in range(table.shape[1]):
-            key = key * radix[j] + (table[:, j] + 1)
         _, first, weight = np.unique(key, return_index=True, return_counts=True)
         return table[first], weight
     return np.unique(table, axis=0, return_counts=True)

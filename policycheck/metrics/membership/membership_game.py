@@ -215,7 +215,9 @@ def _setup(
             raise EvaluationError(f"target id {value!r} is {where} id column")
         named.append(rows[0])
     choice = choose_targets(scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity)
-    keep = np.setdiff1d(np.arange(len(frame)), choice.rows)
+    kept = np.ones(len(frame), dtype=bool)
+    kept[choice.rows] = False  # a mask, not setdiff1d: that hashes every population row
+    keep = np.flatnonzero(kept)
     targets = frame.iloc[choice.rows].reset_index(drop=True)
     domain = {c: list(dict.fromkeys(frame[c].tolist())) for c in features}
     spec = spec_of(domain)
