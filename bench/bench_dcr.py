@@ -76,6 +76,18 @@ def peak_mb() -> tuple[float, float]:
     return own, kids
 
 
+def cpu_ceiling(one_worker_seconds: float, cpu_seconds: float, workers: int) -> float:
+    """The most ``workers`` workers can speed up a run that took ``one_worker_seconds`` on one.
+
+    However the run's ``cpu_seconds`` (every process and thread of it) are laid out, at most
+    ``min(workers, cores)`` of them pass per second of wall time: no schedule beats
+    ``one_worker_seconds / (cpu_seconds / min(workers, cores))``. Unlike a bound from the parent's
+    share of the CPU, it holds when the parent works beside its workers (threads, ``ready_here``).
+    """
+    parallel = min(workers, os.cpu_count() or 1)
+    return round(one_worker_seconds / (cpu_seconds / parallel), 2)
+
+
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process and its live children.
 

@@ -71,7 +71,7 @@ def _timed_command(args: list[str]) -> dict:
 
 
 def run_whole_check(spec: dict) -> dict:
-    from bench.bench_dcr import make_population, noisy_bootstrap
+    from bench.bench_dcr import cpu_ceiling, make_population, noisy_bootstrap
 
     ext = spec.get("shape") or "csv"
     rng = np.random.default_rng(20261121)
@@ -120,6 +120,7 @@ def run_whole_check(spec: dict) -> dict:
         "cpu_2": round(two["cpu"], 2),
         "speedup": round(speedup, 2),
         "serial_fraction": round(2 / speedup - 1, 2),
+        "ceiling": cpu_ceiling(one["wall"], two["cpu"], 2),
         "rss_self": max(one["rss_peak"], two["rss_peak"]),
         "rss_worker": 0.0,
         "value": [round(v, 6) for v in value],

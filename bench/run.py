@@ -525,8 +525,8 @@ def run_membership_game(spec: dict) -> dict:
     parent = time.process_time() - cpu0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = parent + children.ru_utime + children.ru_stime
-    # This process's share of the CPU: the serial part (it waits while the workers play), from which
-    # main() derives the most a second worker can buy, whatever the load (which stretches every wall time).
+    # The CPU of every process (main() derives from it the most a second worker can buy, whatever the
+    # load, which stretches every wall time), and this process's share of it.
     return {
         **out,
         "cpu": round(cpu, 2),
@@ -566,6 +566,7 @@ WHOLE_CHECK_NOTES = (
     "cpu_2",
     "speedup",
     "serial_fraction",
+    "ceiling",
     "old_wall",
     "old_cpu",
     "new_wall_1",
@@ -731,7 +732,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         runs = [_run_in_new_process(spec) for _ in range(DCR_REPEATS if spec["case"] in REPEATED_CASES else 1)]
         out = runs[0] if len(runs) == 1 else _median_run(runs)
-        out.update(spec, load=round(load, 2))
+        out.update(spec, load=round(load, 2), versions=VERSIONS)
         out.pop("peer_python", None)
         key = (spec["case"], spec["shape"], spec["rows"])
         ratio = None
@@ -753,11 +754,11 @@ def main() -> None:
             if spec["workers"] == 1:
                 mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
                 mine[("membership-game-1-cpu", spec["shape"], spec["rows"])] = out["cpu"]
-            elif one_cpu and out["parent_cpu_share"] is not None:
-                # On an idle machine one worker takes its CPU time; two at least the parent's CPU (it waits
-                # while they work) plus half the workers': the most two workers can buy, whatever the load.
-                parent = out["parent_cpu_share"] * out["cpu"]
-                out["ceiling"] = round(one_cpu / (parent + (out["cpu"] - parent) / spec["workers"]), 2)
+            elif one_cpu:
+                from bench.bench_dcr import cpu_ceiling
+
+                # Against one worker's CPU time: what it would take on an idle machine.
+                out["ceiling"] = cpu_ceiling(one_cpu, out["cpu"], spec["workers"])
             out["note"] = (
                 f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
                 f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
@@ -796,6 +797,24 @@ def main() -> None:
         )
     write_results(args.json, results)
     print(f"written: {args.json}")
+
+
+def library_versions() -> dict[str, str]:
+    """The versions the figures were measured with: Python and the libraries the timed steps run in."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": sys.version.split()[0]}
+    for name in ("numpy", "pandas", "pyarrow", "scipy", "numba", "scikit-learn", "highspy"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+#: Recorded on every row: rows of different runs are merged into one file, and pandas 2 and 3
+#: differ by a second on the whole check (docs/scale-out.md).
+VERSIONS = library_versions()
 
 
 def _row_key(row: dict) -> tuple:
