@@ -76,16 +76,16 @@ def peak_mb() -> tuple[float, float]:
     return own, kids
 
 
-def cpu_ceiling(one_worker_seconds: float, cpu_seconds: float, workers: int) -> float:
-    """The most ``workers`` workers can speed up a run that took ``one_worker_seconds`` on one.
+def cpu_ceiling(one_worker_seconds: float, cpu_seconds: float) -> float:
+    """The most any number of workers can speed up a run that took ``one_worker_seconds`` on one.
 
-    However the run's ``cpu_seconds`` (every process and thread of it) are laid out, at most
-    ``min(workers, cores)`` of them pass per second of wall time: no schedule beats
-    ``one_worker_seconds / (cpu_seconds / min(workers, cores))``. Unlike a bound from the parent's
-    share of the CPU, it holds when the parent works beside its workers (threads, ``ready_here``).
+    However the run's ``cpu_seconds`` (every process and thread of it) are laid out, at most one
+    CPU-second per core passes per second of wall time: no schedule beats
+    ``one_worker_seconds / (cpu_seconds / cores)``. Unlike a bound from the parent's share of the
+    CPU, it holds when the parent works beside its workers (threads, ``ready_here``); it is tight
+    where the workers are as many as the cores (the bench's two on this machine's two).
     """
-    parallel = min(workers, os.cpu_count() or 1)
-    return round(one_worker_seconds / (cpu_seconds / parallel), 2)
+    return round(one_worker_seconds / (cpu_seconds / (os.cpu_count() or 1)), 2)
 
 
 def cpu_seconds() -> float:

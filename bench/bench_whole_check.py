@@ -120,7 +120,7 @@ def run_whole_check(spec: dict) -> dict:
         "cpu_2": round(two["cpu"], 2),
         "speedup": round(speedup, 2),
         "serial_fraction": round(2 / speedup - 1, 2),
-        "ceiling": cpu_ceiling(one["wall"], two["cpu"], 2),
+        "ceiling": cpu_ceiling(one["wall"], two["cpu"]),
         "rss_self": max(one["rss_peak"], two["rss_peak"]),
         "rss_worker": 0.0,
         "value": [round(v, 6) for v in value],

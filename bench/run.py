@@ -758,7 +758,7 @@ def main() -> None:
                 from bench.bench_dcr import cpu_ceiling
 
                 # Against one worker's CPU time: what it would take on an idle machine.
-                out["ceiling"] = cpu_ceiling(one_cpu, out["cpu"], spec["workers"])
+                out["ceiling"] = cpu_ceiling(one_cpu, out["cpu"])
             out["note"] = (
                 f"synth {out['synthesizer_s']:.2f} s, features {out['features_s'] + out['training_sets_s']:.2f} s, "
                 f"setup {out['setup_wall']:.2f} s, attacks {out['attacks_wall']:.2f} s"
