@@ -312,6 +312,7 @@ def write_from_data(
     holdout: Path | None = None,
     out_dir: Path | None = None,
     schema: Path | str | None = None,
+    population: Path | None = None,
 ) -> tuple[Path, Path, Release]:
     """Write ``NAME.policy.yaml`` and ``NAME.release.yaml`` into ``out_dir`` for these data files.
 
@@ -328,9 +329,9 @@ def write_from_data(
     for path in (policy_path, manifest_path):
         if path.exists():
             raise InvalidInput(Problem(display_path(path), "already exists; not overwritten (choose another --name)"))
-    release, settled = settled_release(name, original, synthetic, holdout)
+    release, settled = settled_release(name, original, synthetic, holdout, population)
     folder.mkdir(parents=True, exist_ok=True)
-    manifest = manifest_text(name, folder, original, synthetic, holdout, release, settled)
+    manifest = manifest_text(name, folder, original, synthetic, holdout, release, settled, population)
     policy = starter_policy(
         policy_path, schema, name, f"{name} synthetic data release", manifest_path.name, holdout is not None, release
     )
@@ -340,9 +341,12 @@ def write_from_data(
 
 
 def settled_release(
-    name: str, original: Path, synthetic: list[Path], holdout: Path | None
+    name: str, original: Path, synthetic: list[Path], holdout: Path | None, population: Path | None = None
 ) -> tuple[Release, dict[str, str]]:
-    """The release of these files, each column the loader could not decide declared as it advises."""
+    """The release of these files, each column the loader could not decide declared as it advises.
+
+    A ``population`` file is read as the check will read it, so its values count in every inferred role.
+    """
     from policycheck.release.load import UndecidedColumns, build_release
     from policycheck.release.manifest import ColumnDecl
     from policycheck.release.model import SynthesizerInfo
@@ -352,7 +356,7 @@ def settled_release(
     while True:
         columns = {c: ColumnDecl(type=t) for c, t in settled.items()}  # type: ignore[arg-type]
         try:
-            return build_release(name, Path(original), sets, holdout, columns), settled
+            return build_release(name, Path(original), sets, holdout, columns, population=population), settled
         except UndecidedColumns as exc:
             if set(exc.settle) <= set(settled):
                 raise  # declaring did not settle it: a problem no declaration settles
@@ -367,6 +371,7 @@ def manifest_text(
     holdout: Path | None,
     release: Release,
     settled: dict[str, str],
+    population: Path | None = None,
 ) -> str:
     """The release manifest for these files, paths relative to ``folder``, every column's role declared."""
 
@@ -385,6 +390,8 @@ def manifest_text(
     ]
     if holdout is not None:
         lines.append(f"holdout: {path(holdout)}               # real records the synthesizer never saw")
+    if population is not None:
+        lines.append(f"population: {path(population)}            # where the membership game draws its records from")
     lines.append("synthetic:")
     for p in synthetic:
         lines += [

@@ -136,6 +136,36 @@ def test_without_a_holdout_the_starter_rule_needs_none(files):
     assert 'original: "../data/train.csv"' in Path("cfg/nohold.release.yaml").read_text()
 
 
+def test_init_from_data_writes_the_population_into_the_manifest(files):
+    survey = pd.concat([pd.read_csv(files / "data" / f) for f in ("train.csv", "holdout.csv")], ignore_index=True)
+    census = pd.concat([survey, survey.head(100).assign(respondent=np.arange(9000, 9100))], ignore_index=True)
+    census.to_csv(files / "data" / "census.csv", index=False)
+    release_files = ("data/train.csv", "data/syn.csv", "--holdout", "data/holdout.csv")
+    result = invoke(
+        "init", "--from-data", *release_files, "--population", "data/census.csv", "--name", "survey", "-o", "cfg"
+    )
+    assert result.exit_code == 0, result.output
+    manifest = Path("cfg/survey.release.yaml").read_text().splitlines()
+    assert manifest[5:7] == [
+        'holdout: "../data/holdout.csv"               # real records the synthesizer never saw',
+        'population: "../data/census.csv"            # where the membership game draws its records from',
+    ]
+    assert "  sex: categorical             # inferred from train.csv, holdout.csv, syn.csv, census.csv" in manifest
+    from policycheck.release.load import load_manifest
+
+    release = load_manifest(Path("cfg/survey.release.yaml"))
+    assert release.population is not None and release.population.n_rows == 400
+
+
+def test_init_population_without_from_data_is_a_usage_error(files):
+    result = invoke("init", "--population", "data/train.csv")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: usage: --synthetic, --holdout, --population, --name and --output go with --from-data "
+        "(see `policycheck init --help`)\n"
+    )
+
+
 def test_init_from_data_never_overwrites(files):
     Path("survey.release.yaml").write_text("keep me\n")
     result = invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--name", "survey")

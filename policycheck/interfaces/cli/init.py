@@ -26,6 +26,12 @@ from policycheck.interfaces.cli.common import echo, guard
 @click.option(
     "--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."
 )
+@click.option(
+    "--population",
+    type=click.Path(path_type=Path),
+    help="Records the membership game draws training sets and targets from (a census, a register); "
+    "default: the original and holdout records.",
+)
 @click.option("--name", help="With --from-data: the policy's and release's id and the files' stem [default: release].")
 @click.option(
     "-o",
@@ -41,12 +47,13 @@ def init(
     from_data: bool,
     synthetic: tuple[Path, ...],
     holdout: Path | None,
+    population: Path | None,
     name: str | None,
     out_dir: Path | None,
 ) -> None:
     """Write a commented starter policy at PATH (default: release.policy.yaml); never overwrites.
 
-    With --from-data ORIGINAL SYNTHETIC... [--holdout H] --name NAME, write
+    With --from-data ORIGINAL SYNTHETIC... [--holdout H] [--population P] --name NAME, write
     NAME.policy.yaml and NAME.release.yaml, which `policycheck validate -r
     NAME.release.yaml NAME.policy.yaml` accepts as written.
     """
@@ -58,15 +65,17 @@ def init(
         sets = [*paths[1:], *synthetic]
         if not sets:
             raise click.UsageError("--from-data needs at least one synthetic file after ORIGINAL (or --synthetic)")
-        policy, manifest, release = write_from_data(name or "release", paths[0], sets, holdout, out_dir, schema)
+        policy, manifest, release = write_from_data(
+            name or "release", paths[0], sets, holdout, out_dir, schema, population
+        )
         roles = ", ".join(f"{n} {sum(1 for r in release.roles.values() if r == n)}" for n in _present(release.roles))
         echo(f"wrote {display_path(manifest)}: {len(release.roles)} columns ({roles})")
         echo(f"wrote {display_path(policy)}: its levels are placeholders; choose them for this release")
         echo(f"next: policycheck validate -r {display_path(manifest)} {display_path(policy)}")
         written = policy
     else:
-        if synthetic or holdout or name or out_dir:
-            raise click.UsageError("--synthetic, --holdout, --name and --output go with --from-data")
+        if synthetic or holdout or population or name or out_dir:
+            raise click.UsageError("--synthetic, --holdout, --population, --name and --output go with --from-data")
         if len(paths) > 1:
             raise click.UsageError("give one PATH (or --from-data ORIGINAL SYNTHETIC...)")
         written = write_starter(paths[0] if paths else None, schema)
