@@ -555,6 +555,19 @@ def _cell(rates: dict[str, float] | None) -> str:
     return text + (f" (error {rates['error']:.2g})" if rates["error"] else "")
 
 
+def _manifest_modes(modes: dict[str, int]) -> str:
+    """How the releases' manifests declared their columns; ``legacy`` explained only where it occurred."""
+    if set(modes) == {"roles"}:
+        return (
+            f"- Manifests: every column's role declared (`type: id`, `type: datetime`), all {modes['roles']} releases."
+        )
+    counts = ", ".join(f"{k}: {v}" for k, v in modes.items())
+    return (
+        f"- Manifest modes: {counts} (`legacy`: the installed policycheck refused `type: id` / `type: datetime`, "
+        "so those columns were left to inference)."
+    )
+
+
 def render_markdown(summary: dict[str, Any]) -> str:
     sweep, env = summary["sweep"], summary["environment"]
     lines = [
@@ -590,8 +603,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
         ),
         "- Policies: " + ", ".join(f"policies/calibration-{d}.policy.yaml" for d in sweep["datasets"]) + "; releases",
         "  that declare an epsilon also get policies/calibration-dp.policy.yaml's dp-claim rule.",
-        f"- Manifest modes: {', '.join(f'{k}: {v}' for k, v in summary['modes'].items())} (`legacy`: the installed",
-        "  policycheck refused `type: id` / `type: datetime`, so those columns were left to inference).",
+        _manifest_modes(summary["modes"]),
         f"- Versions: Python {env['python']}, policycheck {env['policycheck_revision']}, "
         + ", ".join(f"{k} {v}" for k, v in env["versions"].items())
         + ".",
