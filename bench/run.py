@@ -58,6 +58,11 @@ Rows:
 SURE is heavy (Streamlit, LightGBM, XGBoost, NumPy < 2), so it lives in a venv of its
 own: ``python3 -m venv /tmp/sure && /tmp/sure/bin/pip install clearbox-sure==0.2.16``.
 
+Every row records the Python and library versions it ran with (``versions``: pandas 2 and 3 differ
+by a second on the whole check). Rows comparing one worker with two print ``ceiling``: one worker's
+time over the two-worker run's CPU seconds spread on the machine's cores, the most any schedule of
+that CPU could give (``bench.bench_dcr.cpu_ceiling``).
+
 Run from the repository root::
 
     .venv/bin/python -m bench.run [--quick] [--peer-python /tmp/sure/bin/python] [--json bench/results.json]
