@@ -85,7 +85,9 @@ def cpu_ceiling(one_worker_seconds: float, cpu_seconds: float) -> float:
     CPU, it holds when the parent works beside its workers (threads, ``ready_here``); it is tight
     where the workers are as many as the cores (the bench's two on this machine's two).
     """
-    return round(one_worker_seconds / (cpu_seconds / (os.cpu_count() or 1)), 2)
+    # The cores this process may run on: os.cpu_count() counts all the machine's, taskset or not.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return round(one_worker_seconds / (cpu_seconds / cores), 2)
 
 
 def cpu_seconds() -> float:
