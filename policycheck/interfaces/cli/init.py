@@ -8,6 +8,7 @@ import click
 
 from policycheck.core.errors import display_path
 from policycheck.interfaces.cli.common import echo, guard
+from policycheck.interfaces.cli.release_options import POPULATION_HELP
 
 
 @click.command()
@@ -26,12 +27,7 @@ from policycheck.interfaces.cli.common import echo, guard
 @click.option(
     "--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."
 )
-@click.option(
-    "--population",
-    type=click.Path(path_type=Path),
-    help="Records the membership game draws training sets and targets from (a census, a register); "
-    "default: the original and holdout records.",
-)
+@click.option("--population", type=click.Path(path_type=Path), help=POPULATION_HELP)
 @click.option("--name", help="With --from-data: the policy's and release's id and the files' stem [default: release].")
 @click.option(
     "-o",

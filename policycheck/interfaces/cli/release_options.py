@@ -18,6 +18,12 @@ if TYPE_CHECKING:  # pandas loads only when a command reads data
 #: The roles ``--column-type NAME=TYPE`` may give.
 COLUMN_ROLES = ("numeric", "categorical", "datetime", "id", "ignore")
 
+#: The --population option's help, also init --from-data's.
+POPULATION_HELP = (
+    "Records the membership game draws training sets and targets from (a census, a register); "
+    "default: the original and holdout records."
+)
+
 OPTIONS = (
     click.option("--release", "-r", "manifest", type=click.Path(path_type=Path), help="Release manifest (YAML)."),
     click.option("--original", type=click.Path(path_type=Path), help="Original (training) data, CSV or Parquet."),
@@ -25,12 +31,7 @@ OPTIONS = (
     click.option(
         "--holdout", type=click.Path(path_type=Path), help="Holdout data: real records the synthesizer never saw."
     ),
-    click.option(
-        "--population",
-        type=click.Path(path_type=Path),
-        help="Records the membership game draws training sets and targets from (a census, a register); "
-        "default: the original and holdout records.",
-    ),
+    click.option("--population", type=click.Path(path_type=Path), help=POPULATION_HELP),
     click.option(
         "--column-type",
         "column_types",
