@@ -8,7 +8,6 @@ checks and coercions.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +48,7 @@ class InMemoryTable:
         the same data by the same hash.
         """
         if "sha256" not in self._hash:
-            text = self.frame.to_csv(index=False, lineterminator="\n")
-            self._hash["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            from policycheck.release.csv_text import csv_sha256
+
+            self._hash["sha256"] = csv_sha256(self.frame)
         return self._hash["sha256"]
