@@ -37,9 +37,10 @@ Rows:
   Parquet file and streamed through the search shard by shard
   (``policycheck/methods/streamed_dcr.py``); the note lists every process's peak
   RSS (MB), the parent's first.
-- ``whole-check``, ``mi-bootstrap``, ``demo-policy``, ``lp-sizes``: the whole check beyond the
+- ``whole-check``, ``mi-bootstrap``, ``api-release``, ``demo-policy``, ``lp-sizes``: the whole check beyond the
   DCR search (``bench/bench_whole_check.py``): ``check`` with dcr_share + mi_risk on 1 and 2
-  workers and its serial fraction; the MI bootstrap before and after counting; the demo policy
+  workers and its serial fraction; the MI bootstrap before and after counting; the Python API's
+  ``Release`` of the same sets as DataFrames and their CSV hash, composed against pandas'; the demo policy
   on bootstrapped Adult (3,000 to 10^6 rows, ``--million`` for 10^6); the reconstruction LP's
   size as posed and as solved.
 - ``game``: ``check`` of a policy with one attribute-inference game rule
@@ -581,6 +582,9 @@ WHOLE_CHECK_NOTES = (
     "cpu_speedup",
     "wall_speedup_2",
     "same_counts",
+    "pandas_hash_s",
+    "hash_s",
+    "same_hashes",
     "vs_30k",
     "cpu_vs_30k",
     "source",
@@ -602,6 +606,7 @@ WHOLE_CHECK_CASES = {
     "mi-bootstrap": "run_mi_bootstrap",
     "demo-policy": "run_demo_policy",
     "lp-sizes": "run_lp_sizes",
+    "api-release": "run_api_release",
 }
 
 
@@ -615,6 +620,7 @@ def whole_check_rows(quick: bool, big: bool) -> list[dict]:
     sizes = [3_000, 30_000] + ([] if quick else [300_000]) + ([1_000_000] if big else [])
     rows = [row("whole-check", large, shape=ext) for ext in (("csv",) if quick else ("csv", "parquet"))]
     rows.append(row("mi-bootstrap", large, 1, "serial"))
+    rows.append(row("api-release", large, 1, "serial"))
     # The demo policy without the membership game's rules at every size (the issue's policy), with them up
     # to 30,000 rows (the game's 300 rounds each synthesize a set as large as the release: --case for 300,000).
     rows += [row("demo-policy", n, shape="no-game") for n in sizes]
@@ -708,8 +714,8 @@ def main() -> None:
     parser.add_argument(
         "--case",
         help="run only rows of exactly this case (dcr, dcr-share, linkage, lp, game, membership-game, "
-        "check-stream, dcr-stream, whole-check, mi-bootstrap, demo-policy, lp-sizes), its large sizes included (DCR "
-        "and linkage at 10^6, the LP stress case, the demo policy at 10^6)",
+        "check-stream, dcr-stream, whole-check, mi-bootstrap, api-release, demo-policy, lp-sizes), its large sizes "
+        "included (DCR and linkage at 10^6, the LP stress case, the demo policy at 10^6)",
     )
     parser.add_argument("--rows", type=int, help="with --case: only rows of this size")
     parser.add_argument("--shape", help="with --case: only rows of this shape ('' for none)")
