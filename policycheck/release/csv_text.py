@@ -45,14 +45,15 @@ def csv_text(frame: Any) -> str:
 
 def write_csv(frame: Any, write: Callable[[str], Any]) -> None:
     """Pass ``frame.to_csv(index=False, lineterminator="\\n")``'s text to ``write``, piece by piece."""
-    if not _composable(frame):
+    kinds = _kinds(frame)
+    if kinds is None:
         frame.to_csv(_Sink(write), index=False, lineterminator="\n")
         return
     write(",".join(frame.columns) + "\n")
     for start in range(0, len(frame), CHUNK_ROWS):
         rows = frame.iloc[start : start + CHUNK_ROWS]
-        columns = [_fields(rows.iloc[:, i]) for i in range(rows.shape[1])]
-        if any(_quoted(fields) for fields, kind in zip(columns, rows.dtypes, strict=True) if _is_text(kind)):
+        columns = [_fields(rows.iloc[:, i], kind) for i, kind in enumerate(kinds)]
+        if any(_quoted(fields) for fields, kind in zip(columns, kinds, strict=True) if kind == "text"):
             rows.to_csv(_Sink(write), index=False, header=False, lineterminator="\n")
         else:
             write("\n".join(map(",".join, zip(*columns, strict=True))) + "\n")
@@ -68,46 +69,45 @@ class _Sink:
         return None
 
 
-def _composable(frame: Any) -> bool:
-    """Whether every column is one whose fields are composed here, under plain-text names."""
+def _kinds(frame: Any) -> list[str] | None:
+    """Each column's kind of fields (``float``, ``plain``: integers, booleans; ``text``), or None where
+    the frame is left to pandas: a column of another kind, or names that are not plain text."""
     import numpy as np
     import pandas as pd
 
     names = list(frame.columns)
     # One column: pandas quotes a row's lone empty field. No rows: nothing to gain.
     if len(names) < 2 or len(frame) == 0 or not all(isinstance(n, str) for n in names) or _quoted(names):
-        return False
-    for i in range(len(names)):
-        kind = frame.dtypes.iloc[i]
-        if isinstance(kind, pd.StringDtype) or (
-            isinstance(kind, np.dtype) and (kind == np.float64 or kind.kind in "iub")
-        ):
-            continue
+        return None
+    kinds = []
+    for i, dtype in enumerate(frame.dtypes):
+        if isinstance(dtype, pd.StringDtype):
+            kinds.append("text")
+        elif not isinstance(dtype, np.dtype):
+            return None  # categories, nullable numbers, Arrow types...
+        elif dtype == np.float64:
+            kinds.append("float")
+        elif dtype.kind in "iub":
+            kinds.append("plain")
         # Objects only when every value present is text (dates, numbers, mixtures go to pandas).
-        is_object = isinstance(kind, np.dtype) and kind.kind == "O"
-        if not is_object or pd.api.types.infer_dtype(frame.iloc[:, i], skipna=True) not in ("string", "empty"):
-            return False
-    return True
+        elif dtype.kind == "O" and pd.api.types.infer_dtype(frame.iloc[:, i], skipna=True) in ("string", "empty"):
+            kinds.append("text")
+        else:
+            return None
+    return kinds
 
 
-def _is_text(kind: Any) -> bool:
+def _fields(series: Any, kind: str) -> list[str]:
+    """The fields pandas writes for a column of ``kind`` (:func:`_kinds`)."""
     import numpy as np
 
-    return not isinstance(kind, np.dtype) or kind.kind == "O"
-
-
-def _fields(series: Any) -> list[str]:
-    """The fields pandas writes for a column :func:`_composable` accepted."""
-    import numpy as np
-
-    kind = series.dtype
-    if isinstance(kind, np.dtype) and kind == np.float64:
+    if kind == "float":
         values = series.to_numpy()
         fields = list(map(repr, values.tolist()))
         for row in np.flatnonzero(np.isnan(values)).tolist():
             fields[row] = ""
         return fields
-    if isinstance(kind, np.dtype) and kind.kind in "iub":
+    if kind == "plain":
         return list(map(str, series.to_numpy().tolist()))
     text: list[str] = series.astype(object).where(series.notna(), "").tolist()
     return text
