@@ -75,11 +75,28 @@ def to_numbers(
 
 def to_labels(series: pd.Series) -> np.ndarray:
     """Category labels as text (object array, None for missing), one conversion per distinct value."""
+    return _labels_of(label_categories(series))
+
+
+def label_categories(series: pd.Series) -> pd.Categorical:
+    """:func:`to_labels`' labels as a Categorical: each distinct label once, a code per value (-1 missing).
+
+    What the loader knows of a column once it has labelled it, so that what
+    hashes its rows need not number its values again (:func:`~policycheck.release.checks.row_hashes`).
+    """
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    labels = np.empty(len(uniques) + 1, dtype=object)
-    labels[:-1] = [label(v) for v in uniques]
+    # 3.0 and 3 are one label: the distinct values' labels numbered again, and each value's code with them.
+    renumbered, labels = pd.factorize(np.array([label(v) for v in uniques], dtype=object))
+    codes = np.append(renumbered, -1)[codes]  # -1 stays -1 (missing): the appended last slot
+    return pd.Categorical.from_codes(codes, categories=pd.Index(labels, dtype=object))
+
+
+def _labels_of(categories: pd.Categorical) -> np.ndarray:
+    """The object array of a :func:`label_categories`' labels, None where a value is missing."""
+    labels = np.empty(len(categories.categories) + 1, dtype=object)
+    labels[:-1] = categories.categories
     labels[-1] = None  # code -1: missing
-    out: np.ndarray = labels[codes]
+    out: np.ndarray = labels[categories.codes]
     return out
 
 
@@ -137,6 +154,7 @@ def coerce_frame(
     label_: str,
     first_row: int = 0,
     problems: list[tuple[str, Problem]] | None = None,
+    categories: dict[str, pd.Categorical] | None = None,
 ) -> pd.DataFrame:
     """The analysed columns ``types`` of ``frame`` as evaluators see them (see the module docstring).
 
@@ -144,12 +162,14 @@ def coerce_frame(
     ``first_row`` as in :func:`to_numbers`. Given ``problems``, a column that
     cannot be converted adds ``(column, problem)`` there (and is left
     missing) instead of stopping the others: every column's problem in one pass.
+    Given ``categories``, each labelled (categorical, ordinal) column's
+    :func:`label_categories` is kept there.
     """
     out = {}
     for col in types:
         try:
             out[col] = _coerce_column(
-                path, frame[col], col, types[col], roles, orders, formats, notes, label_, first_row
+                path, frame[col], col, types[col], roles, orders, formats, notes, label_, first_row, categories
             )
         except InvalidInput as exc:
             if problems is None:
@@ -174,6 +194,7 @@ def _coerce_column(
     notes: list[str],
     label_: str,
     first_row: int,
+    categories: dict[str, pd.Categorical] | None = None,
 ) -> Any:
     """One column of :func:`coerce_frame`."""
     name = display_path(path)
@@ -181,7 +202,8 @@ def _coerce_column(
         return to_days(path, col, s, formats.get(col), first_row)
     if kind is ColumnType.NUMERIC:
         return to_numbers(path, col, s, notes, label_, first_row)
-    labels = to_labels(s)
+    categorical = label_categories(s)
+    labels = _labels_of(categorical)
     if kind is ColumnType.ORDINAL:
         allowed = {label(v) for v in orders[col]}
         unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
@@ -194,6 +216,8 @@ def _coerce_column(
                     + (", ..." if len(unknown) > 5 else ""),
                 )
             )
+    if categories is not None:
+        categories[col] = categorical
     return pd.Series(labels, dtype=object)  # object: pandas would make None a NaN in a str column
 
 

@@ -230,7 +230,10 @@ def build_release(
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         notes: list[str] = []
         failed: list[tuple[str, Problem]] = []
-        coerced = coerce_frame(path, frame, types, roles, orders, formats, notes, named, problems=failed)
+        categories: dict[str, pd.Categorical] = {}  # the text columns' labels, numbered: for the row hashes
+        coerced = coerce_frame(
+            path, frame, types, roles, orders, formats, notes, named, problems=failed, categories=categories
+        )
         if failed:
             return _Prepared(notes=notes, failed=failed)
         present_ids = [c for c in ids if c in frame.columns]
@@ -251,7 +254,7 @@ def build_release(
             # holdout against the original: hashed here, on this file's thread, when they will be asked for
             # (never for the population, which no check compares).
             hashed=(
-                checks.hashed_rows(coerced)
+                checks.hashed_rows(coerced, categories)
                 if role != "population" and (role in paired or sizes.count(len(frame)) > 1)
                 else None
             ),

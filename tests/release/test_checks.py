@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 
 from policycheck.core.errors import InvalidInput
+from policycheck.release.checks import row_hashes
+from policycheck.release.convert import label_categories, to_labels
 from policycheck.release.load import build_release
 from policycheck.release.manifest import ColumnDecl
 from policycheck.release.model import SynthesizerInfo
@@ -133,3 +135,10 @@ def test_integer_beyond_64_bits_is_reported(tmp_path):
         "original: column 'big' row 2 holds 100000000000000000000, an integer beyond 64 "
         "bits (4 such value(s)): read as the floating-point number 1e+20, rounded"
     )
+
+
+def test_row_hashes_from_the_loaders_categories_are_pandas_hashes_of_the_labels():
+    read = pd.Series(["b", 3.0, None, "a", 3, "b", np.nan], dtype=object)
+    labels = pd.DataFrame({"x": np.arange(7.0), "c": pd.Series(to_labels(read), dtype=object)})
+    expected = pd.util.hash_pandas_object(labels, index=False).to_numpy()
+    assert row_hashes(labels, {"c": label_categories(read)}).tolist() == expected.tolist()

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from policycheck.core.errors import InvalidInput
-from policycheck.release.convert import label, to_labels
+from policycheck.release.convert import label, label_categories, to_labels
 from policycheck.release.load import build_release, read_table
 from policycheck.release.model import SynthesizerInfo
 
@@ -83,6 +83,13 @@ def test_labels_are_those_of_one_conversion_per_cell(tmp_path):
     series = pd.Series([3.0, 3, 2.5, None, np.nan, "3", True, 10**20], dtype=object)
     assert to_labels(series).tolist() == ["3", "3", "2.5", None, None, "3", "True", "100000000000000000000"]
     assert [label(v) for v in (3.0, 3, 2.5)] == ["3", "3", "2.5"]
+
+
+def test_label_categories_number_each_label_once_in_order_of_first_appearance():
+    # 3.0, 3 and "3" are one label; missing values (None, NaN) are code -1.
+    categories = label_categories(pd.Series([3.0, "x", None, 3, np.nan, "3", "y", "x"], dtype=object))
+    assert categories.categories.tolist() == ["3", "x", "y"]
+    assert categories.codes.tolist() == [0, 1, -1, 0, -1, 0, 2, 1]
 
 
 def test_float_and_integer_synthetic_columns_share_labels(tmp_path):

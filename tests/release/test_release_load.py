@@ -210,6 +210,12 @@ def test_a_holdout_column_missing_in_every_row_is_refused(tmp_path):
     )
 
 
+def test_a_holdout_column_missing_only_in_its_first_rows_is_taken(tmp_path):
+    original, synthetic, holdout = _files(tmp_path, h={"income": [None, None, ">50K"] * 10})
+    release = build_release("r", original, synthetic, holdout)
+    assert release.holdout.frame["income"].tolist()[:3] == [None, None, ">50K"]
+
+
 @pytest.mark.parametrize("columns", [12, 120])
 def test_a_loaded_frame_takes_a_new_column_without_a_fragmentation_warning(tmp_path, columns):
     # A narrow file keeps each column as its own block (no copy on load); a wide one is stacked, since
