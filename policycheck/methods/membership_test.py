@@ -171,24 +171,31 @@ def membership_inference_test(
 
     from policycheck.core import stats
 
+    from policycheck.core.threads import beside
+    from policycheck.methods.membership_bootstrap import bootstrap_counts
+
     dcr_members = np.asarray(dcr_members, dtype=float)
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size
-    thresholds = membership_thresholds(np.concatenate([dcr_members, dcr_non_members]), levels)
-    guessed, tp = guesses_at(dcr_members, dcr_non_members, thresholds)
-    precision = tp / guessed
-    recall = tp / n_m
+
+    def attack() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], float]:
+        thresholds = membership_thresholds(np.concatenate([dcr_members, dcr_non_members]), levels)
+        guessed, tp = guesses_at(dcr_members, dcr_non_members, thresholds)
+        # Higher score = more likely a member: minus the DCR.
+        roc = stats.roc_curve(-dcr_members, -dcr_non_members)
+        return thresholds, guessed, tp, roc, stats.roc_auc(-dcr_members, -dcr_non_members)
 
     # NOTE: members and non-members are resampled separately, so every resample stays balanced
-    # and 0.5 stays the blind-guess precision. Counted over one sorted order, not re-sorted.
-    from policycheck.methods.membership_bootstrap import bootstrap_counts
-
-    boot_guessed, boot_hits = bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads)
+    # and 0.5 stays the blind-guess precision. Counted over one sorted order, not re-sorted. With
+    # threads the attack's sorts run while the resamples are drawn (``rng`` is the bootstrap's alone).
+    (boot_guessed, boot_hits), (thresholds, guessed, tp, (fpr, tpr), auc) = beside(
+        lambda: bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads), attack, threads
+    )
+    precision = tp / guessed
+    recall = tp / n_m
     boot = np.array([mi_risk_score(hits / g) for g, hits in zip(boot_guessed, boot_hits, strict=True)])
     alpha = 1.0 - confidence
     risk_interval = (float(np.quantile(boot, alpha / 2)), float(np.quantile(boot, 1 - alpha / 2)))
-    # Higher score = more likely a member: minus the DCR.
-    fpr, tpr = stats.roc_curve(-dcr_members, -dcr_non_members)
     return MembershipTest(
         levels=np.asarray(levels, dtype=float),
         thresholds=thresholds,
@@ -204,7 +211,7 @@ def membership_inference_test(
         recall_interval=[stats.clopper_pearson(int(k), n_m, confidence) for k in tp],
         risk=mi_risk_score(precision),
         risk_interval=risk_interval,
-        auc=stats.roc_auc(-dcr_members, -dcr_non_members),
+        auc=auc,
         roc=(fpr, tpr),
         confidence=confidence,
     )

@@ -30,8 +30,9 @@ def test_a_record_at_the_threshold_is_guessed_a_member():
     assert hits.tolist() == [2, 2]
 
 
-def test_precision_recall_risk_and_auc_match_hand_computation():
-    test = membership_inference_test(MEMBERS, NON_MEMBERS, [0.5, 1 / 3], np.random.default_rng(0))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_precision_recall_risk_and_auc_match_hand_computation(threads):
+    test = membership_inference_test(MEMBERS, NON_MEMBERS, [0.5, 1 / 3], np.random.default_rng(0), threads=threads)
     assert test.precision.tolist() == pytest.approx([2 / 3, 1.0])
     assert test.recall.tolist() == pytest.approx([2 / 3, 2 / 3])
     # (mean(2/3, 1) - 0.5) * 2 = 2/3.
@@ -87,6 +88,19 @@ def test_same_seed_gives_the_same_interval():
     a = membership_inference_test(members, non_members, [0.5, 0.25], np.random.default_rng(11))
     b = membership_inference_test(members, non_members, [0.5, 0.25], np.random.default_rng(11))
     assert a.risk_interval == b.risk_interval
+
+
+def test_two_threads_give_the_numbers_of_one():
+    # 25,000 + 25,000 records: the bootstrap pipelines its resamples, and the attack runs beside it.
+    rng = np.random.default_rng(6)
+    members, non_members = rng.random(25_000).round(3) * 0.9, rng.random(25_000).round(3)
+    one, two = (
+        membership_inference_test(members, non_members, [0.1, 0.5], np.random.default_rng(2), resamples=20, threads=t)
+        for t in (1, 2)
+    )
+    assert (one.risk, one.risk_interval, one.auc) == (two.risk, two.risk_interval, two.auc)
+    assert one.thresholds.tolist() == two.thresholds.tolist() and one.guessed.tolist() == two.guessed.tolist()
+    assert [r.tolist() for r in one.roc] == [r.tolist() for r in two.roc]
 
 
 def test_adversary_set_is_balanced_and_without_repeats():
