@@ -170,7 +170,6 @@ def membership_inference_test(
     import numpy as np
 
     from policycheck.core import stats
-
     from policycheck.core.threads import beside
     from policycheck.methods.membership_bootstrap import bootstrap_counts
 
