@@ -9,7 +9,8 @@ fresh process runs it; see ``bench/run.py``):
   bootstrap), CSV or Parquet (``shape``), with 1 and with 2 workers, each the
   median of three runs; the serial fraction is Amdahl's,
   ``f = 2 T2 / T1 - 1`` (the share of one worker's time that a second
-  worker does not shorten).
+  worker does not shorten). ``steps_1``, ``steps_2``: where the median run of each spent its
+  time (:func:`run_steps`).
 - ``mi-bootstrap``: the MI risk's bootstrap (200 resamples) on ``rows`` +
   ``rows`` DCRs, the sort-based one it replaced (transcribed below) against
   the counting one on 1 and 2 threads: CPU and wall seconds, and whether
@@ -70,6 +71,14 @@ def _timed_command(args: list[str]) -> dict:
     return {"wall": wall, "cpu": cpu, "rss_peak": after.ru_maxrss / 1024}
 
 
+def run_steps(report: dict, wall: float) -> dict[str, float]:
+    """Where a check's wall seconds went, from its report: each intermediate and each rule (their own
+    seconds), and ``rest``, the command's other seconds (start-up, loading, the compiled plan, the reports)."""
+    steps = {name: float(s) for name, s in report["provenance"]["intermediate_seconds"].items()}
+    steps.update({rule["id"]: float(rule["seconds"]) for rule in report["rules"]})
+    return {"rest": round(wall - sum(steps.values()), 2), **{k: round(v, 2) for k, v in steps.items()}}
+
+
 def run_whole_check(spec: dict) -> dict:
     from bench.bench_dcr import cpu_ceiling, make_population, noisy_bootstrap
 
@@ -107,7 +116,9 @@ def run_whole_check(spec: dict) -> dict:
                     "--format",
                     "json",
                 ]
-                runs[workers].append(_timed_command(args))
+                run = _timed_command(args)
+                run["steps"] = run_steps(json.loads((root / f"out{workers}" / "report.json").read_text()), run["wall"])
+                runs[workers].append(run)
         value = [r["value"] for r in json.loads((root / "out2" / "report.json").read_text())["rules"]]
     one, two = (sorted(runs[w], key=lambda r: r["wall"])[1] for w in (1, 2))
     speedup = one["wall"] / two["wall"]
@@ -121,6 +132,8 @@ def run_whole_check(spec: dict) -> dict:
         "speedup": round(speedup, 2),
         "serial_fraction": round(2 / speedup - 1, 2),
         "ceiling": cpu_ceiling(one["wall"], two["cpu"]),
+        "steps_1": one["steps"],
+        "steps_2": two["steps"],
         "rss_self": max(one["rss_peak"], two["rss_peak"]),
         "rss_worker": 0.0,
         "value": [round(v, 6) for v in value],

@@ -573,6 +573,8 @@ WHOLE_CHECK_NOTES = (
     "speedup",
     "serial_fraction",
     "ceiling",
+    "steps_1",
+    "steps_2",
     "old_wall",
     "old_cpu",
     "new_wall_1",
