@@ -39,8 +39,9 @@ MAX_TERMS = 500_000_000
 MAX_NEAREST = 2_000_000
 #: Relabellings drawn; the spread's standard deviation is then known to about 2% of itself.
 ROUNDS = 1_000
-#: Rows sampled to bound the distinct rows from below before any set is sorted whole.
-_SAMPLE_ROWS = 50_000
+#: Rows sampled to bound the distinct rows from below before any set is sorted whole: a few
+#: thousand first (fine data passes the bound on them, in milliseconds), then more.
+_SAMPLE_ROWS = (5_000, 50_000)
 #: Counts held at once by the relabellings (block of relabellings x profiles or nearest pairs).
 _BLOCK_CELLS = 1_000_000
 
@@ -87,12 +88,17 @@ def nearest_sets(
     the order the search adds them, so "as close" means what it means to the DCR share's ties.
     """
     # The distinct rows of a sample bound the distinct rows from below, cheaply: on fine data the
-    # bound is passed at once, before any set is sorted whole.
+    # bound is passed at once, before any set is sorted whole (past it, the sets would not be built).
     max_pairs = max_terms // max(training.shape[1], 1)
-    least_pool = len(distinct_rows(np.vstack([_sample(training), _sample(holdout)]))[0])
-    if isinstance(synthetic, np.ndarray):
-        if least_pool * len(distinct_rows(_sample(synthetic))[0]) > max_pairs:
+    least_pool = 1
+    for size in _SAMPLE_ROWS:
+        least_pool = len(distinct_rows(np.vstack([_sample(training, size), _sample(holdout, size)]))[0])
+        if (
+            isinstance(synthetic, np.ndarray)
+            and least_pool * len(distinct_rows(_sample(synthetic, size))[0]) > max_pairs
+        ):
             return None
+    if isinstance(synthetic, np.ndarray):
         synthetic = [synthetic]
     distinct = _distinct_with_weights(synthetic, max_pairs // max(least_pool, 1))
     if distinct is None:
@@ -156,9 +162,9 @@ def _at_smallest_sum(  # pragma: no cover - compiled
     return indptr, out[:used].copy()
 
 
-def _sample(rows: np.ndarray) -> np.ndarray:
-    """Every k-th row, at most :data:`_SAMPLE_ROWS` of them."""
-    return rows[:: max(1, len(rows) // _SAMPLE_ROWS)][:_SAMPLE_ROWS]
+def _sample(rows: np.ndarray, size: int) -> np.ndarray:
+    """Every k-th row, at most ``size`` of them."""
+    return rows[:: max(1, len(rows) // size)][:size]
 
 
 def _distinct_with_weights(chunks: Iterable[np.ndarray], most: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -85,6 +85,30 @@ def test_nearest_sets_are_not_built_past_the_pair_bound():
     assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_terms=16) is not None
 
 
+@pytest.mark.parametrize(
+    ("max_terms", "sorted_rows"), [(10**7, [10_000, 5_000]), (10**8, [10_000, 5_000, 40_000, 20_000])]
+)
+def test_fine_data_past_the_pair_bound_is_refused_on_samples_the_smallest_that_shows_it(
+    monkeypatch, max_terms, sorted_rows
+):
+    # 20,000 distinct values in each set. The first samples (5,000 of each set) bound the pairs below by
+    # 10,000 x 5,000 = 5e7, the second (every row) by 40,000 x 20,000 = 8e8: a bound of 1e7 is passed
+    # on the first, 1e8 on the second; no set is sorted whole beyond the samples.
+    from policycheck.methods import dcr_relabelling
+
+    sorted_sizes = []
+
+    def distinct_rows(rows):
+        sorted_sizes.append(len(rows))
+        return real_distinct_rows(rows)
+
+    real_distinct_rows = dcr_relabelling.distinct_rows
+    monkeypatch.setattr(dcr_relabelling, "distinct_rows", distinct_rows)
+    values = np.arange(60_000, dtype=float)[:, None] / 60_000
+    assert nearest_sets(values[:20_000], values[20_000:40_000], values[40_000:], max_terms=max_terms) is None
+    assert sorted_sizes == sorted_rows
+
+
 def test_nearest_sets_are_not_built_past_the_bound_on_their_size():
     # Five (row, profile) pairs at the smallest distances: 0 -> r0, 0.125 -> r0 and r2, 0.5 -> r1, 1 -> r3.
     assert nearest_sets(SYNTHETIC, POOL[:2], POOL[2:], max_nearest=4) is None
