@@ -90,7 +90,6 @@ def nearest_sets(
     # The distinct rows of a sample bound the distinct rows from below, cheaply: on fine data the
     # bound is passed at once, before any set is sorted whole (past it, the sets would not be built).
     max_pairs = max_terms // max(training.shape[1], 1)
-    least_pool = 1
     for size in _SAMPLE_ROWS:
         least_pool = len(distinct_rows(np.vstack([_sample(training, size), _sample(holdout, size)]))[0])
         if (
