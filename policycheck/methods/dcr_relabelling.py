@@ -90,15 +90,14 @@ def nearest_sets(
     # The distinct rows of a sample bound the distinct rows from below, cheaply: on fine data the
     # bound is passed at once, before any set is sorted whole (past it, the sets would not be built).
     max_pairs = max_terms // max(training.shape[1], 1)
-    for size in _SAMPLE_ROWS:
+    whole = synthetic if isinstance(synthetic, np.ndarray) else None
+    # A streamed set's chunks are bounded as they come: only the largest pool sample serves it.
+    for size in _SAMPLE_ROWS if whole is not None else _SAMPLE_ROWS[-1:]:
         least_pool = len(distinct_rows(np.vstack([_sample(training, size), _sample(holdout, size)]))[0])
-        if (
-            isinstance(synthetic, np.ndarray)
-            and least_pool * len(distinct_rows(_sample(synthetic, size))[0]) > max_pairs
-        ):
+        if whole is not None and least_pool * len(distinct_rows(_sample(whole, size))[0]) > max_pairs:
             return None
-    if isinstance(synthetic, np.ndarray):
-        synthetic = [synthetic]
+    if whole is not None:
+        synthetic = [whole]
     distinct = _distinct_with_weights(synthetic, max_pairs // max(least_pool, 1))
     if distinct is None:
         return None

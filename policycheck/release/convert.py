@@ -206,7 +206,7 @@ def _coerce_column(
     labels = _labels_of(categorical)
     if kind is ColumnType.ORDINAL:
         allowed = {label(v) for v in orders[col]}
-        unknown = sorted(set(pd.unique(labels[pd.notna(labels)])) - allowed)
+        unknown = sorted(set(categorical.categories) - allowed)  # the column's distinct labels, already counted
         if unknown:
             raise InvalidInput(
                 Problem(

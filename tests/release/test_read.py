@@ -285,3 +285,27 @@ def test_a_uuid_column_declared_ignore_is_not_read(tmp_path):
         columns={"id": ColumnDecl(type="ignore")},
     )
     assert list(release.original.frame.columns) == ["age", "sex"]
+
+
+def test_an_ordinal_value_outside_the_declared_order_is_named():
+    from pathlib import Path
+
+    from policycheck.release.convert import coerce_frame
+    from policycheck.release.model import ColumnType
+
+    frame = pd.DataFrame({"edu": ["low", "mid", "x", None, "zz", "low", 3.0]}, dtype=object)
+    with pytest.raises(InvalidInput) as exc:
+        coerce_frame(
+            Path("d.csv"),
+            frame,
+            {"edu": ColumnType.ORDINAL},
+            {"edu": "ordinal"},
+            {"edu": ["low", "mid", "high"]},
+            {},
+            [],
+            "original",
+        )
+    assert (
+        str(exc.value.problems[0])
+        == "d.csv: ordinal column 'edu' holds values not in its declared order: '3', 'x', 'zz'"
+    )
