@@ -185,18 +185,32 @@ def fit_and_encode(
     targets: Sequence[pd.DataFrame],
     empty: Callable[..., np.ndarray] = np.empty,
     threads: int = 1,
+    numbered: Sequence[Mapping[str, pd.Categorical]] = (),
 ) -> tuple[GowerEncoding, list[np.ndarray]]:
     """``enc = fit_gower(frames, ...)`` and ``enc.encode(t, empty)`` of each frame ``t`` of ``targets``.
 
     A categorical feature's fit numbers its levels in order of first
     appearance over ``frames``, the very codes its encoding gives: a target
     that is one of ``frames`` (the same object) takes its codes from the fit
-    instead of looking every value up again. The same encoding and the same
-    matrices as fitting and encoding apart; ``threads`` columns at once.
+    instead of looking every value up again. ``numbered`` (optional, one per
+    frame: :attr:`Dataset.numbered <policycheck.release.model.Dataset.numbered>`)
+    holds the loader's numbering of each frame's categorical columns, which
+    the fit joins instead of hashing every label. The same encoding and the
+    same matrices as fitting and encoding apart; ``threads`` columns at once.
     """
+
+    def numbering(name: str) -> list[pd.Categorical] | None:
+        found = [n[name] for n in numbered if name in n]
+        return found if len(found) == len(frames) else None  # every frame's, or the labels are hashed
+
     fitted = side_by_side(
         lambda name: _fit_values(
-            [f[name] for f in frames], ColumnType(column_types[name]), orders, name, keep_codes=True
+            [f[name] for f in frames],
+            ColumnType(column_types[name]),
+            orders,
+            name,
+            keep_codes=True,
+            numbered=numbering(name),
         ),
         features,
         threads,
@@ -253,23 +267,25 @@ def _fit_values(
     orders: Mapping[str, list[Any]],
     name: str,
     keep_codes: bool = False,
+    numbered: Sequence[pd.Categorical] | None = None,
 ) -> tuple[ColumnType, tuple[float, float] | None, list[Any] | None, float, np.ndarray | None]:
     """One feature's fit over the union of its ``columns`` (one per set).
 
     Its kind, ``(min, max)`` (numeric), levels (categorical, ordinal), spread
     (the chance two records differ on it, for the scan order) and, asked to
     ``keep_codes``, a categorical feature's encoded values over the union.
+    ``numbered``, the loader's numbering of each of ``columns`` (categorical), spares hashing the labels.
     """
+    if kind is ColumnType.CATEGORICAL and numbered is not None:
+        codes, joined = joined_codes(numbered)
+        return kind, None, joined, _spread_of_codes(codes), codes if keep_codes else None
     values = pd.concat(list(columns), ignore_index=True)
     if kind is ColumnType.CATEGORICAL and values.dtype == object:
         # Labels (the loader's text, None for missing) numbered once: the levels in order of first
         # appearance, missing -1, each value's share counted on the codes. The same levels, missing
         # share and shares, in the same order, as pd.unique, isna and value_counts of the labels.
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        missing = float(pd.Series(codes < 0).mean())
-        shares = pd.Series(codes).value_counts(normalize=True, dropna=False).to_numpy()
-        spread = 1.0 - float(np.sum(shares**2))
-        return kind, None, list(uniques), spread, codes if keep_codes else None
+        return kind, None, list(uniques), _spread_of_codes(codes), codes if keep_codes else None
     missing = float(values.isna().mean())
     # Chance that two records differ on this feature only through missingness.
     missing_mismatch = 2.0 * missing * (1.0 - missing)
@@ -291,6 +307,39 @@ def _fit_values(
         x = (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
     spread = (1.0 - missing) ** 2 * _mean_absolute_difference(x) + missing_mismatch
     return kind, value_range, levels, spread, None
+
+
+def joined_codes(parts: Sequence[pd.Categorical]) -> tuple[np.ndarray, list[Any]]:
+    """``pd.factorize`` of the labels of ``parts`` one after another, from their numberings alone.
+
+    Each part numbers its labels in order of first appearance (the loader's
+    ``label_categories``), so the levels of the whole, in order of first
+    appearance, are the first part's, then each next part's new ones in its
+    own order; a value's code is its label's place there (-1 missing, as
+    factorize gives). Only the few distinct labels are looked up, not every value.
+    """
+    levels = pd.Index(parts[0].categories, dtype=object)
+    for part in parts[1:]:
+        known = part.categories.isin(levels)
+        if not known.all():
+            levels = levels.append(part.categories[~known])
+    codes = np.empty(sum(len(p) for p in parts), dtype=np.intp)
+    start = 0
+    for part in parts:
+        # Each category's code in the whole, and -1 in the last slot for a missing value (code -1).
+        recode = np.append(levels.get_indexer(part.categories), -1).astype(np.intp)
+        codes[start : start + len(part)] = recode[part.codes]
+        start += len(part)
+    return codes, list(levels)
+
+
+def _spread_of_codes(codes: np.ndarray) -> float:
+    """The chance two records differ on a categorical feature: 1 - sum of squared shares (missing a value of its own).
+
+    Counted as ``value_counts`` orders the shares, so the sum, and with it the scan order, is the same float.
+    """
+    shares = pd.Series(codes).value_counts(normalize=True, dropna=False).to_numpy()
+    return 1.0 - float(np.sum(shares**2))
 
 
 def gower_sums(a: np.ndarray, b: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -247,6 +247,7 @@ def build_release(
         return _Prepared(
             notes=notes,
             coerced=coerced,
+            numbered={c: v for c, v in categories.items() if types[c] is ColumnType.CATEGORICAL},
             id_frame=id_frame,
             sha256=sha256,
             kinds=kinds,
@@ -283,6 +284,7 @@ def build_release(
             sha256=prepared.sha256,
             synthesizer=info,
             id_frame=prepared.id_frame,
+            numbered=prepared.numbered,
         )
         if prepared.hashed is not None:
             hashes.put(data, *prepared.hashed)
@@ -377,6 +379,7 @@ class _Prepared:
     notes: list[str] = field(default_factory=list)  # findings of its conversion
     failed: list[tuple[str, Problem]] = field(default_factory=list)  # columns that could not be converted
     coerced: pd.DataFrame | None = None
+    numbered: dict[str, pd.Categorical] = field(default_factory=dict)  # its categorical columns' numbering
     id_frame: pd.DataFrame | None = None
     sha256: str | None = None
     kinds: dict[str, str | None] | None = None  # each analysed column's kind of value

@@ -7,7 +7,7 @@ never modified: evaluators copy before they transform.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -61,6 +61,11 @@ class Dataset:
     #: The values of the id columns (no analysed column), row by row; empty
     #: when the release declares no id column. Read only by the id-leak check.
     id_frame: pd.DataFrame | None = None
+    #: Each categorical column's labels as the loader numbered them (``label_categories``): the
+    #: column is these categories at these codes, so what numbers its values (the Gower fit) need
+    #: not hash every label again. Only for ``frame`` as loaded: a data set made with another frame
+    #: has none (empty: every column is numbered from its values).
+    numbered: Mapping[str, pd.Categorical] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n_rows(self) -> int:

@@ -185,3 +185,30 @@ def test_levels_are_numbered_in_order_of_first_appearance_and_a_fitted_set_keeps
     enc, (first,) = fit_and_encode(sets, types, {}, ["sex", "age"], [sets[1]])
     assert enc.levels["sex"] == ["F", "M"]
     np.testing.assert_array_equal(first, [[-1.0, 0.0], [1.0, 0.5]])  # missing; M, age 1 of range 0-2
+
+
+def test_joined_numberings_are_pandas_factorize_of_the_labels_one_after_another():
+    from policycheck.methods.gower import joined_codes
+    from policycheck.release.convert import label_categories
+
+    parts = [["b", None, "a", "b"], [], ["c", "a", None], ["d", "c", "b"]]
+    codes, levels = joined_codes([label_categories(pd.Series(p, dtype=object)) for p in parts])
+    expected_codes, expected_levels = pd.factorize(
+        pd.Series([v for p in parts for v in p], dtype=object), use_na_sentinel=True
+    )
+    assert levels == list(expected_levels) == ["b", "a", "c", "d"]
+    np.testing.assert_array_equal(codes, expected_codes)
+    np.testing.assert_array_equal(codes, [0, -1, 1, 0, 2, 1, -1, 3, 2, 0])
+
+
+def test_fitting_on_the_loaders_numbering_gives_what_fitting_on_the_labels_gives():
+    from policycheck.release.convert import label_categories
+
+    for seed, sizes in ((1, (500, 300, 400)), (3, (1, 2, 1))):
+        sets = mixed_sets(seed, sizes)
+        numbered = [{"sex": label_categories(s["sex"])} for s in sets]
+        expected, expected_matrices = fit_and_encode(sets, TYPES, ORDERS, list(TYPES), sets)
+        enc, matrices = fit_and_encode(sets, TYPES, ORDERS, list(TYPES), sets, numbered=numbered)
+        assert (enc.scan_order, enc.levels) == (expected.scan_order, expected.levels)
+        for matrix, expected_matrix in zip(matrices, expected_matrices, strict=True):
+            np.testing.assert_array_equal(matrix, expected_matrix)

@@ -216,6 +216,18 @@ def test_a_holdout_column_missing_only_in_its_first_rows_is_taken(tmp_path):
     assert release.holdout.frame["income"].tolist()[:3] == [None, None, ">50K"]
 
 
+def test_each_loaded_set_keeps_the_numbering_of_its_categorical_columns_alone(tmp_path):
+    original, synthetic, holdout = _files(tmp_path, h={"income": [None, ">50K", "<=50K"] * 10})
+    release = build_release(
+        "r", original, synthetic, holdout, columns={"income": ColumnDecl(type="ordinal", order=["<=50K", ">50K"])}
+    )
+    numbered = release.holdout.numbered
+    assert list(numbered) == ["sex"]  # the ordinal and the numeric columns are not numbered
+    assert list(numbered["sex"].categories) == ["M", "F"]  # in order of first appearance
+    assert numbered["sex"].codes.tolist() == [0, 1, 1] * 10
+    assert numbered["sex"].categories[numbered["sex"].codes].tolist() == release.holdout.frame["sex"].tolist()
+
+
 @pytest.mark.parametrize("columns", [12, 120])
 def test_a_loaded_frame_takes_a_new_column_without_a_fragmentation_warning(tmp_path, columns):
     # A narrow file keeps each column as its own block (no copy on load); a wide one is stacked, since

@@ -174,6 +174,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             [release.original.frame, release.holdout.frame, syn.frame],
             ctx.executor.empty,
             threads,
+            [d.numbered for d in (release.original, release.holdout, *release.synthetic)],
         )
     # The subsample does not depend on the synthetic set: every set faces the same real records.
     sub = equal_size_subsample(len(x_train), len(x_hold), ctx.rng("gower_dcr", "equal-size subsample"))
