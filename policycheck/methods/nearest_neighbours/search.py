@@ -263,6 +263,7 @@ def compile_search() -> None:
     _row_hashes(rows.view(np.uint64))
     _walk_keys(rows, np.zeros(1, np.int64), np.zeros(1, np.int64))
     _gather(rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))
+    _gather(frozen_rows, np.zeros(1, np.int64), np.zeros(2, np.int64), np.empty((1, 2)))  # a chunk of shared queries
     _most_children(np.ones(1, np.bool_), np.ones(1, np.bool_))
     _counting_sort(np.zeros(1, np.int64), np.zeros(1, np.int64), 1)
     gower_sums_at(rows, rows, np.zeros(1, np.int64), np.zeros(2, np.int8))
