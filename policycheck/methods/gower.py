@@ -278,20 +278,19 @@ def _fit_values(
     """
     if kind is ColumnType.CATEGORICAL and numbered is not None:
         codes, joined = joined_codes(numbered)
-        return kind, None, joined, _spread_of_codes(codes), codes if keep_codes else None
+        return kind, None, joined, _spread_of(codes), codes if keep_codes else None
     values = pd.concat(list(columns), ignore_index=True)
     if kind is ColumnType.CATEGORICAL and values.dtype == object:
         # Labels (the loader's text, None for missing) numbered once: the levels in order of first
         # appearance, missing -1, each value's share counted on the codes. The same levels, missing
         # share and shares, in the same order, as pd.unique, isna and value_counts of the labels.
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        return kind, None, list(uniques), _spread_of_codes(codes), codes if keep_codes else None
+        return kind, None, list(uniques), _spread_of(codes), codes if keep_codes else None
     missing = float(values.isna().mean())
     # Chance that two records differ on this feature only through missingness.
     missing_mismatch = 2.0 * missing * (1.0 - missing)
     if kind is ColumnType.CATEGORICAL:
-        shares = values.value_counts(normalize=True, dropna=False).to_numpy()
-        return kind, None, list(pd.unique(values.dropna())), 1.0 - float(np.sum(shares**2)), None
+        return kind, None, list(pd.unique(values.dropna())), _spread_of(values), None
     value_range = None
     levels = None
     if kind is ColumnType.ORDINAL:
@@ -315,30 +314,22 @@ def joined_codes(parts: Sequence[pd.Categorical]) -> tuple[np.ndarray, list[Any]
     Each part numbers its labels in order of first appearance (the loader's
     ``label_categories``), so the levels of the whole, in order of first
     appearance, are the first part's, then each next part's new ones in its
-    own order; a value's code is its label's place there (-1 missing, as
-    factorize gives). Only the few distinct labels are looked up, not every value.
+    own order: what pandas' ``union_categoricals`` gives, recoding each part's
+    codes (-1 missing, as factorize gives). Only the few distinct labels are looked up.
     """
-    levels = pd.Index(parts[0].categories, dtype=object)
-    for part in parts[1:]:
-        known = part.categories.isin(levels)
-        if not known.all():
-            levels = levels.append(part.categories[~known])
-    codes = np.empty(sum(len(p) for p in parts), dtype=np.intp)
-    start = 0
-    for part in parts:
-        # Each category's code in the whole, and -1 in the last slot for a missing value (code -1).
-        recode = np.append(levels.get_indexer(part.categories), -1).astype(np.intp)
-        codes[start : start + len(part)] = recode[part.codes]
-        start += len(part)
-    return codes, list(levels)
+    from pandas.api.types import union_categoricals
+
+    joined = union_categoricals(list(parts))
+    return joined.codes.astype(np.intp), list(joined.categories)
 
 
-def _spread_of_codes(codes: np.ndarray) -> float:
+def _spread_of(values: np.ndarray | pd.Series) -> float:
     """The chance two records differ on a categorical feature: 1 - sum of squared shares (missing a value of its own).
 
-    Counted as ``value_counts`` orders the shares, so the sum, and with it the scan order, is the same float.
+    Counted as ``value_counts`` orders the shares, so the sum, and with it the scan order, is the same float
+    from codes as from the values they number.
     """
-    shares = pd.Series(codes).value_counts(normalize=True, dropna=False).to_numpy()
+    shares = pd.Series(values).value_counts(normalize=True, dropna=False).to_numpy()
     return 1.0 - float(np.sum(shares**2))
 
 

@@ -230,7 +230,7 @@ def build_release(
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         notes: list[str] = []
         failed: list[tuple[str, Problem]] = []
-        categories: dict[str, pd.Categorical] = {}  # the text columns' labels, numbered: for the row hashes
+        categories: dict[str, pd.Categorical] = {}  # text columns numbered: row hashes, Gower fit
         coerced = coerce_frame(
             path, frame, types, roles, orders, formats, notes, named, problems=failed, categories=categories
         )
