@@ -52,6 +52,46 @@ def bonferroni_note(
     )
 
 
+def borrowed_ends_note(
+    what: str, names: Sequence[str], estimates: Sequence[Estimate], shown: int, worst: str = "max"
+) -> str | None:
+    """Where the worst-of interval takes an end from another estimate than the one shown, say whose.
+
+    The interval of the worst of several quantities runs from the worst lower
+    end to the worst upper end (:func:`policycheck.core.stats.worst_interval`),
+    so an end may come from an estimate other than ``estimates[shown]``: read
+    beside that estimate alone it would look like its own interval. None
+    when both ends are the shown estimate's.
+    """
+    pick = max if worst == "max" else min
+    # On a tie the shown estimate keeps the end: it sorts last for max, first for min.
+    sources = [
+        pick(range(len(estimates)), key=lambda i: (estimates[i].interval[side], (i == shown) == (pick is max)))
+        for side in (0, 1)
+    ]
+    if sources == [shown, shown]:
+        return None
+
+    def whose(i: int) -> str:
+        lo, hi = estimates[i].interval
+        return f"the {names[i]} {what}'s (estimate {estimates[i].value:.4g}, interval [{lo:.4g}, {hi:.4g}])"
+
+    if sources[0] == sources[1]:
+        ends = f"both its ends are {whose(sources[0])}"
+    else:
+        ends = " and ".join(
+            f"its {end} end {estimates[i].interval[side]:.4g} is {whose(i)}"
+            for side, (end, i) in enumerate(zip(("lower", "upper"), sources, strict=True))
+            if i != shown
+        )
+    lo, hi = estimates[shown].interval
+    return (
+        f"The interval holds for the {'larger' if pick is max else 'smaller'} of the {len(names)} {what}s' values, "
+        f"whichever it is: {ends}; the estimate shown is the {names[shown]} {what}'s (its own interval "
+        f"[{lo:.4g}, {hi:.4g}])."
+    )
+
+
 #: What a metric measures on one synthetic set (see :func:`worst_of_sets`).
 T = TypeVar("T")
 

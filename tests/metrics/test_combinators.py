@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from policycheck.metrics.combinators import Estimate, against_control, worst_of, worst_of_sets
+from policycheck.metrics.combinators import Estimate, against_control, borrowed_ends_note, worst_of, worst_of_sets
 
 
 def _ctx(*names):
@@ -124,3 +124,50 @@ def test_a_baseline_reported_but_not_compared_leaves_the_value_and_level_alone()
 def test_an_attack_without_any_baseline_is_refused():
     with pytest.raises(ValueError, match="no baseline"):
         against_control(_attack(0.9), lambda r: r, _difference, 0.95)
+
+
+# The range narrowing of affairs on a Fair-data release (an independent check's rerun): the released
+# mapping's excess is the larger, the reverse mapping's interval reaches higher.
+MAPPINGS = ["reverse", "released"]
+FAIR = [Estimate(-0.032, (-0.176, 0.116)), Estimate(-0.0034, (-0.025, 0.014))]
+
+
+def test_an_interval_end_taken_from_another_estimate_is_named_with_that_estimate():
+    assert borrowed_ends_note("mapping", MAPPINGS, FAIR, shown=1) == (
+        "The interval holds for the larger of the 2 mappings' values, whichever it is: its upper end 0.116 is "
+        "the reverse mapping's (estimate -0.032, interval [-0.176, 0.116]); the estimate shown is the released "
+        "mapping's (its own interval [-0.025, 0.014])."
+    )
+
+
+def test_no_note_when_both_ends_are_the_shown_estimates():
+    # The demo's nonprivate age narrowing: the released mapping's interval holds both ends.
+    estimates = [Estimate(0.0937, (0.0622, 0.1351)), Estimate(0.1383, (0.0957, 0.1939))]
+    assert borrowed_ends_note("mapping", MAPPINGS, estimates, shown=1) is None
+
+
+def test_both_ends_taken_from_one_other_estimate_name_it_once():
+    estimates = [Estimate(0.138, (-0.0897, 0.582)), Estimate(-0.0137, (-0.0137, 0.652))]
+    assert borrowed_ends_note("mapping", MAPPINGS, estimates, shown=0) == (
+        "The interval holds for the larger of the 2 mappings' values, whichever it is: both its ends are the "
+        "released mapping's (estimate -0.0137, interval [-0.0137, 0.652]); the estimate shown is the reverse "
+        "mapping's (its own interval [-0.0897, 0.582])."
+    )
+
+
+def test_for_the_smaller_value_the_smaller_ends_are_compared():
+    # A protection: the smaller value is the worse; its interval's ends are the smallest lower and upper.
+    estimates = [Estimate(0.25, (0.05, 0.40)), Estimate(0.30, (0.02, 0.60))]
+    assert borrowed_ends_note("mapping", MAPPINGS, estimates, shown=0, worst="min") == (
+        "The interval holds for the smaller of the 2 mappings' values, whichever it is: its lower end 0.02 is "
+        "the released mapping's (estimate 0.3, interval [0.02, 0.6]); the estimate shown is the reverse "
+        "mapping's (its own interval [0.05, 0.4])."
+    )
+
+
+def test_an_end_tied_with_the_shown_estimates_stays_its_own():
+    estimates = [Estimate(0.1, (0.0, 0.5)), Estimate(0.2, (0.05, 0.5))]
+    assert borrowed_ends_note("mapping", MAPPINGS, estimates, shown=1) is None
+    assert (
+        borrowed_ends_note("mapping", MAPPINGS, [Estimate(0.3, (0.0, 0.5)), estimates[1]], shown=0, worst="min") is None
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from policycheck.metrics.base import EvaluationContext, MetricResult, Need
-from policycheck.metrics.combinators import bonferroni_note, worst_of
+from policycheck.metrics.combinators import Estimate, bonferroni_note, borrowed_ends_note, worst_of
 from policycheck.metrics.linkage.baseline import Compared
 from policycheck.metrics.linkage.evidence import LinkageDetails, MappingRow, attack_evidence, notes
 from policycheck.metrics.linkage.linkage_attack import attacks_by_mapping
@@ -69,7 +69,15 @@ def worse_mapping(
     chosen = found.worst
     assert chosen is not None  # every mapping has a value
     compared = chosen.compared
-    interval = stats.worst_interval([o.compared.interval for o in found.each], "max" if higher_is_riskier else "min")
+    worst = "max" if higher_is_riskier else "min"
+    interval = stats.worst_interval([o.compared.interval for o in found.each], worst)
+    borrowed = borrowed_ends_note(
+        "mapping",
+        list(runs),
+        [Estimate(o.compared.value, o.compared.interval) for o in found.each],
+        next(i for i, o in enumerate(found.each) if o is chosen),
+        worst,
+    )
     evidence = details(
         **attack_evidence(ctx, chosen.attack),
         **chosen.evidence,
@@ -90,7 +98,7 @@ def worse_mapping(
         confidence=params.confidence,
         details=evidence,
         charts=chosen.charts,
-        notes=notes(chosen.attack),
+        notes=(*notes(chosen.attack), *([borrowed] if borrowed else [])),
         baseline=compared.baseline,
         raw=compared.raw,
         baseline_label=compared.label,
