@@ -37,8 +37,7 @@ class CalibrationData:
     date_column: str | None  # None: the dataset has no date column
     categorical: tuple[str, ...]
     integer: tuple[str, ...]  # numeric columns whose values are whole numbers
-    policy: Path  # rules for every release
-    dp_policy: Path  # the same plus the DP-claim rule, for releases that declare an epsilon
+    policy: Path  # rules for every release (calibration.run adds the DP-claim rule where a release declares one)
 
     @property
     def analysed(self) -> list[str]:
@@ -96,7 +95,6 @@ def adult(n: int) -> CalibrationData:
         categorical=("workclass", "education", "marital_status", "race", "sex", "income"),
         integer=("age", "hours_per_week"),
         policy=POLICIES / "calibration-adult.policy.yaml",
-        dp_policy=POLICIES / "calibration-adult-dp.policy.yaml",
     )
 
 
@@ -119,7 +117,6 @@ def randhie(n: int) -> CalibrationData:
         categorical=("coinsurance", "deductible", "health"),
         integer=("mdvis",),
         policy=POLICIES / "calibration-randhie.policy.yaml",
-        dp_policy=POLICIES / "calibration-randhie-dp.policy.yaml",
     )
 
 
@@ -142,7 +139,6 @@ def anes96(n: int) -> CalibrationData:
         categorical=("PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"),
         integer=("age", "TVnews"),
         policy=POLICIES / "calibration-anes96.policy.yaml",
-        dp_policy=POLICIES / "calibration-anes96-dp.policy.yaml",
     )
 
 
