@@ -64,11 +64,15 @@ def borrowed_ends_note(
     when both ends are the shown estimate's.
     """
     pick = max if worst == "max" else min
-    # On a tie the shown estimate keeps the end: it sorts last for max, first for min.
-    sources = [
-        pick(range(len(estimates)), key=lambda i: (estimates[i].interval[side], (i == shown) == (pick is max)))
-        for side in (0, 1)
-    ]
+
+    def source(side: int) -> int:
+        """The estimate whose interval gives this end: the shown one wherever it ties."""
+        end = pick(e.interval[side] for e in estimates)
+        if estimates[shown].interval[side] == end:
+            return shown
+        return next(i for i, e in enumerate(estimates) if e.interval[side] == end)
+
+    sources = [source(0), source(1)]
     if sources == [shown, shown]:
         return None
 
