@@ -61,3 +61,62 @@ def test_the_game_says_how_large_an_epsilon_its_rounds_could_certify():
     # 100 test rounds, about 50 each way: even a perfect attack bounds epsilon at about 2.6 (membership-game guide)
     rules = checked("nonprivate")
     assert 2.3 < rules["claim"]["details"]["largest_certifiable_epsilon"] < 2.9
+
+
+def _game(distances_by_target, coins, train, test):
+    """A played game of two or more targets, each scored by the closest-distance attack ("higher means in")."""
+    import numpy as np
+
+    from policycheck.methods.membership_game.attacks import ATTACKS
+    from policycheck.methods.membership_game.game import MembershipGame
+
+    distance = np.column_stack(distances_by_target)
+    scores = dict.fromkeys(ATTACKS, -distance)
+    targets = distance.shape[1]
+    return MembershipGame(
+        coins=np.column_stack([coins] * targets),
+        scores=scores,
+        train=np.asarray(train),
+        test=np.asarray(test),
+        chosen=("closest_distance",) * targets,
+        training_auc={},
+        targets=[],
+        params={},
+        seconds={},
+    )
+
+
+def test_the_audit_bounds_the_target_whose_test_holds_from_one_half_of_the_training_rounds_to_the_other():
+    import numpy as np
+
+    from policycheck.methods.dp.lower_bound import selected_bound, tpr_fpr_bound
+    from policycheck.metrics.dp.dp_epsilon_excess_membership import game_bound, held_out_score
+
+    # 200 rounds, in, in, out, out, ...; rounds 0-99 train (halves: even and odd positions, 25 in and 25 out
+    # each), 100-199 test (50 in, 50 out).
+    coins = np.tile([1, 1, 0, 0], 50)
+    train, test = np.arange(100), np.arange(100, 200)
+    inside = coins == 1
+    # Target 0 separates perfectly on each training half, but at different distances: in 0 / out 1 on the
+    # first half, in 0.5 / out 0.6 on the second. On all training rounds together "in when <= 0.5" is
+    # perfect, so its in-sample bound is the largest; chosen on the first half, "in when <= 0" finds no
+    # member on the second, so its held-out score is 0. On its test rounds in and out look alike.
+    first_half = np.isin(np.arange(200), train[0::2])
+    lucky = np.where(first_half, np.where(inside, 0.0, 1.0), np.where(inside, 0.5, 0.6))
+    lucky[test] = 0.3
+    # Target 1: in at 0, out at 1, but for one out-round at 0 in each training half (rounds 2 and 3).
+    steady = np.where(inside, 0.0, 1.0)
+    steady[[2, 3]] = 0.0
+    game = _game([lucky, steady], coins, train, test)
+
+    def in_sample(d):
+        members, others = d[train][inside[train]], d[train][~inside[train]]
+        return selected_bound(members, others, members, others).epsilon_lower
+
+    assert in_sample(lucky) > in_sample(steady)  # what chose the target before
+    assert held_out_score(lucky, inside, train, 0.95, 0.0) == 0.0
+    assert held_out_score(steady, inside, train, 0.95, 0.0) > 0.0
+    bound, target, _ = game_bound(game, 0.95, 0.0)
+    assert target == 1
+    # Its test rounds: every one of 50 in-rounds at 0, every one of 50 out-rounds at 1.
+    assert bound.epsilon_lower == pytest.approx(tpr_fpr_bound(50, 50, 0, 50, 0.95, 0.0).epsilon_lower)
