@@ -838,9 +838,14 @@ GAME_NOTES = [
     "- indhist-claims-eps1 is the noise-free built-in declaring epsilon 1: no release-level rule fails it (it copies",
     "  nothing), and only the game's epsilon audit can refute the claim, through a record holding a value no other",
     "  population record holds.",
-    "- Against this page as measured at 1af5677, every AUC and epsilon bound is the same number; verdict cells",
-    "  moved where rules now decide on their intervals (issue 28, merged after it): most passes of the game on",
-    "  copula, privbayes-eps1 and indhist-dp-eps1, and of dcr-share on the safe releases, are now inconclusive.",
+    "- Against this page as measured at 1af5677, every AUC is the same number; verdict cells moved where rules",
+    "  now decide on their intervals (issue 28, merged after it): most passes of the game on copula,",
+    "  privbayes-eps1 and indhist-dp-eps1, and of dcr-share on the safe releases, are now inconclusive.",
+    "- The epsilon audit now bounds the target whose test holds best from one half of the training rounds to the",
+    "  other, not the one whose bound was largest on the rounds that chose its threshold (docs/metrics.md,",
+    "  `dp_epsilon_excess_membership`); its lower bounds moved with it. The page at 45d0727 had, on the releases",
+    "  with a false claim, medians 1.95 (indhist-claims-eps1), 1.87 (copied-20pct) and 1.97 (bootstrap), every",
+    "  one refuted, and 0.00 (at most 0.09) on indhist-dp-eps1 and privbayes-eps1.",
 ]
 
 
