@@ -179,7 +179,7 @@ def game_bound(game: MembershipGame, confidence: float, delta: float) -> tuple[E
     for t in range(game.coins.shape[1]):
         distance = -game.scores[game.chosen[t]][:, t]  # "lower means in", as the bound reads it
         inside = game.coins[:, t] == 1
-        sel_in, sel_out = distance[train][inside[train]], distance[train][~inside[train]]
+        sel_in, sel_out = in_and_out(distance, inside, train)
         if sel_in.size == 0 or sel_out.size == 0:
             continue
         in_sample = lower_bound.selected_bound(sel_in, sel_out, sel_in, sel_out, confidence, delta)
@@ -191,12 +191,7 @@ def game_bound(game: MembershipGame, confidence: float, delta: float) -> tuple[E
     distance = -game.scores[game.chosen[best]][:, best]
     inside = game.coins[:, best] == 1
     bound = lower_bound.selected_bound(
-        distance[train][inside[train]],
-        distance[train][~inside[train]],
-        distance[test][inside[test]],
-        distance[test][~inside[test]],
-        confidence,
-        delta,
+        *in_and_out(distance, inside, train), *in_and_out(distance, inside, test), confidence, delta
     )
     n_in, n_out = int(np.sum(inside[test])), int(np.sum(~inside[test]))
     most = max(
@@ -221,14 +216,19 @@ def held_out_score(
 
     bounds = []
     for chosen_on, counted_on in ((train[0::2], train[1::2]), (train[1::2], train[0::2])):
-        pick_in, pick_out = distance[chosen_on][inside[chosen_on]], distance[chosen_on][~inside[chosen_on]]
+        pick_in, pick_out = in_and_out(distance, inside, chosen_on)
         if pick_in.size == 0 or pick_out.size == 0:
             return 0.0
-        count_in, count_out = distance[counted_on][inside[counted_on]], distance[counted_on][~inside[counted_on]]
+        count_in, count_out = in_and_out(distance, inside, counted_on)
         bounds.append(
             lower_bound.selected_bound(pick_in, pick_out, count_in, count_out, confidence, delta).epsilon_lower
         )
     return float(min(bounds))
+
+
+def in_and_out(distance: np.ndarray, inside: np.ndarray, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A target's distances in ``rounds``: those of the rounds it was in, then of those it was out."""
+    return distance[rounds][inside[rounds]], distance[rounds][~inside[rounds]]
 
 
 def _game_excess(ctx: EvaluationContext, params: MembershipExcessParams, game: MembershipGame) -> MetricResult:
