@@ -254,9 +254,9 @@ def test_prepare_returns_while_the_modules_are_imported(tmp_path, monkeypatch):
     assert returned < 5.0  # the probe holds its import for up to 20 s
 
 
-def pid_releasing_at(item: tuple[int, int, str]) -> tuple[int, int]:
-    """The item's index and the pid that ran it; item ``at`` lets the probe's import end, then
-    waits until the zygote has had time to say it is ready."""
+def pid_releasing_at(item: tuple[int, int, str]) -> tuple[int, int, int]:
+    """The item's index, the pid that ran it and its parent's; item ``at`` lets the probe's import
+    end, then waits until the zygote has had time to say it is ready."""
     import os
     import pathlib
     import time
@@ -270,7 +270,7 @@ def pid_releasing_at(item: tuple[int, int, str]) -> tuple[int, int]:
         while not (log.exists() and "end" in log.read_text()) and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(0.3)
-    return index, os.getpid()
+    return index, os.getpid(), os.getppid()
 
 
 def test_a_map_ready_here_runs_its_first_items_here_while_the_zygote_imports(tmp_path, monkeypatch):
@@ -282,10 +282,42 @@ def test_a_map_ready_here_runs_its_first_items_here_while_the_zygote_imports(tmp
         pool.prepare(["probe_ready_here"])
         items = [(i, 2, str(tmp_path)) for i in range(8)]
         out = pool.map(pid_releasing_at, items, lambda d, t: seen.append((d, t)), ready_here=True)
-    assert [i for i, _ in out] == list(range(8))
-    # Items 0-2 ran here, the zygote still importing; then the workers, forked once it was done.
-    assert [pid == os.getpid() for _, pid in out] == [True] * 3 + [False] * 5
+    assert [i for i, _, _ in out] == list(range(8))
+    # Items 0-2 ran here, the zygote still importing; then workers, forked once it was done.
+    assert [pid == os.getpid() for _, pid, _ in out] == [True] * 3 + [False] * 5
     assert seen == [(d, 8) for d in range(1, 9)]
+
+
+def test_a_map_ready_here_runs_on_workers_forked_from_this_process_with_what_it_imported(tmp_path, monkeypatch):
+    import importlib
+    import os
+    import time
+
+    probe_module(tmp_path, monkeypatch, "probe_for_the_zygote")
+    (tmp_path / "probe_imported_here.py").write_text("")
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_for_the_zygote"])
+        importlib.import_module("probe_imported_here")  # after the zygote was forked: it lacks the module
+        assert pool._zygote is not None
+        deadline = time.monotonic() + 20
+        while not pool._zygote.ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        out = pool.map(slow_origin, ["probe_imported_here"] * 4, ready_here=True)
+    assert all(parent == os.getpid() and loaded for _, parent, loaded in out)
+    assert len({pid for pid, _, _ in out}) == 2
+
+
+def test_a_map_ready_here_runs_on_the_zygotes_workers_once_they_run(tmp_path, monkeypatch):
+    import os
+
+    probe_module(tmp_path, monkeypatch, "probe_zygote_running")
+    with LocalProcessExecutor(workers=2) as pool:
+        pool.prepare(["probe_zygote_running"])
+        before = pool.map(slow_origin, ["probe_zygote_running"] * 4)
+        after = pool.map(slow_origin, ["probe_zygote_running"] * 4, ready_here=True)
+    zygote = {parent for _, parent, _ in before}
+    assert len(zygote) == 1 and os.getpid() not in zygote
+    assert {parent for _, parent, _ in after} == zygote and all(loaded for _, _, loaded in after)
 
 
 def test_a_map_not_ready_here_leaves_every_item_to_the_workers(tmp_path, monkeypatch):

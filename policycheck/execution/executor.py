@@ -28,9 +28,11 @@ Two rules keep parallel work from costing more than it saves:
   meanwhile, on the cores that serial work leaves idle. The local pool
   imports them once, in a zygote its workers are then forked from
   (:mod:`policycheck.execution.zygote`); Dask workers import them each.
-- **No core waits for the workers to start.** While the local pool's zygote
-  still imports, a map whose items are ``ready_here`` runs its first items in
-  this process, and the workers take the rest once they can start.
+- **No core waits for the workers to start, and no worker imports what this
+  process has.** While the local pool's zygote still imports, a map whose
+  items are ``ready_here`` runs its first items in this process; the rest go
+  to workers forked from this process (until the zygote's pool runs), which
+  start with everything loaded here, such as the game's compiled features.
 - **A step gets the workers its size pays for.** A caller that can estimate
   a step's serial seconds passes them as ``cost``; :meth:`Executor.workers_for`
   gives one worker per :data:`SECONDS_PER_WORKER` of work, so a small step
@@ -84,7 +86,8 @@ class Executor(ABC):
         (``None``: unknown, use every worker). ``ready_here``: the items need
         nothing this process would have to import at length (their libraries
         are loaded here, or load in a fraction of a second), so it may run the
-        first ones itself while the workers are still starting.
+        first ones itself while the workers are still starting, and workers
+        forked from it need not import them.
         """
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:

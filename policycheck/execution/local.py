@@ -58,6 +58,8 @@ class LocalProcessExecutor(Executor):
         self._waiting_turns: tuple[Any, int] | None = None
         #: The process the workers are forked from once :meth:`prepare` has named their modules.
         self._zygote: Zygote | None = None
+        #: Workers forked from this process for maps ``ready_here`` before the zygote's pool starts.
+        self._here_pool: ProcessPoolExecutor | None = None
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         from multiprocessing import shared_memory
@@ -102,32 +104,55 @@ class LocalProcessExecutor(Executor):
         workers = min(self.workers_for(cost), len(items))
         if workers <= 1:
             return SerialExecutor().map(fn, items, progress)
-        head = self._while_workers_start(fn, items, progress) if ready_here else []
-        if len(head) == len(items):
-            return head
+        if not (ready_here and self._zygote is not None and self._pool is None):
+            return self._on_pool(fn, items, progress, workers, self._start_pool())
+        # The zygote's pool has not started: the first items run here while the zygote imports (one
+        # core each), the rest on workers forked from this process, which have what the items need,
+        # where the zygote's would each import what it lacks (the game's rounds: compiled features).
+        head = self._while_zygote_imports(fn, items, progress)
         rest = items[len(head) :]
+        if not rest:
+            return head
         if progress and head:
             progress = _shifted(progress, len(head), len(items))
-        return head + self._on_pool(fn, rest, progress, min(workers, len(rest)))
+        return head + self._on_pool(fn, rest, progress, min(workers, len(rest)), self._start_here_pool())
 
-    def _while_workers_start(self, fn: Callable[[T], R], items: list[T], progress: ProgressCallback | None) -> list[R]:
-        """The first items, run here until the zygote can fork the workers (none once it can).
+    def _while_zygote_imports(self, fn: Callable[[T], R], items: list[T], progress: ProgressCallback | None) -> list[R]:
+        """The first items, run here until the zygote has imported its modules (none once it has).
 
-        Starting the pool before then would block this process in ``submit`` until the zygote's
-        imports end (a second or so for scikit-learn), with one core idle.
+        Forking workers before then would leave three processes to two cores, and slow the zygote
+        that the steps after this map wait for.
         """
         done: list[R] = []
-        while self._pool is None and self._zygote is not None and not self._zygote.ready() and len(done) < len(items):
+        while self._zygote is not None and not self._zygote.ready() and len(done) < len(items):
             done.append(fn(items[len(done)]))
             if progress:
                 progress(len(done), len(items))
         return done
 
+    def _start_here_pool(self) -> ProcessPoolExecutor:
+        """Workers forked from this process as it is now (started once, then reused)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._here_pool is None:
+            self._here_pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=start_worker,
+                initargs=(os.getpid(), (), None),
+            )
+        return self._here_pool
+
     def _on_pool(
-        self, fn: Callable[[T], R], items: list[T], progress: ProgressCallback | None, workers: int
+        self,
+        fn: Callable[[T], R],
+        items: list[T],
+        progress: ProgressCallback | None,
+        workers: int,
+        pool: ProcessPoolExecutor,
     ) -> list[R]:
-        """``items`` on the pool, at most ``workers`` at a time, large shared inputs in shared memory."""
-        pool = self._start_pool()
+        """``items`` on ``pool``, at most ``workers`` at a time, large shared inputs in shared memory."""
         if self._waiting_turns is not None:  # this process now waits for the pool: no core to keep free
             turns, waiting = self._waiting_turns
             for _ in range(waiting):
@@ -211,9 +236,11 @@ class LocalProcessExecutor(Executor):
 
     def close(self) -> None:
         self._waiting_turns = None
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._here_pool):
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        self._pool = self._here_pool = None
+        # After the workers forked from here have ended: they hold the zygote's "alive" pipe too.
         if self._zygote is not None:
             self._zygote.stop()
             self._zygote = None
