@@ -23,8 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from policycheck.methods.membership_game.features import CLOSEST, DENSITY, RAREST
+from policycheck.methods.membership_game.feature_rows import CLOSEST, DENSITY, RAREST
 
+#: What the attacks load where they run, for :meth:`Executor.prepare`: this module (which needs
+#: neither numba nor the compiled features) and the forests' library (0.75-0.95 CPU-s). Not the
+#: rounds' compiled features (0.4 CPU-s with numba's import): the set-up loads them here, and the
+#: rounds' map is ``ready_here``, so a local pool forks their workers from this process, which has
+#: them (Dask workers load them on their first round).
+WORKER_MODULES = (__name__, "sklearn.ensemble")
 #: Attacks in order of preference when their training-half AUCs tie.
 ATTACKS = ("closest_distance", "density", "rarest_value", "classifier")
 ATTACK_WORDS = {

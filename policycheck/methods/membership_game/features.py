@@ -31,15 +31,10 @@ import numpy as np
 import pandas as pd
 
 from policycheck.methods.gower import CATEGORY, GowerEncoding
+from policycheck.methods.membership_game.feature_rows import CLOSEST, DENSITY, RADII, RAREST, TARGET_FEATURES
 
-#: Radii of the near-record counts (Gower distance); 0 counts exact copies.
-RADII = (0.0, 0.02, 0.05, 0.1)
 #: The radii as compared: a distance within 1e-12 of a radius counts as within it.
 _RADII_BOUNDS = np.array([r + 1e-12 for r in RADII])
-#: Names of the per-target features, before one frequency per column.
-TARGET_FEATURES = ("closest_distance", *(f"share_within_{r:g}" for r in RADII), "density", "share_of_rarest_value")
-#: Column of the closest distance, the density and the rarest value's share in a target's feature row.
-CLOSEST, DENSITY, RAREST = 0, len(TARGET_FEATURES) - 2, len(TARGET_FEATURES) - 1
 #: Code of a category the population never holds (the encoding gives -1, which is also "missing").
 UNSEEN = -2.0
 

@@ -15,11 +15,6 @@ from policycheck.methods.membership_game.rounds import GameSetup, play_rounds
 if TYPE_CHECKING:
     from policycheck.execution.executor import Executor
 
-#: What the rounds and the attacks load where they run, for :meth:`Executor.prepare`: the rounds'
-#: compiled features (loading them from numba's cache costs a process 0.2 CPU-s) and the forests'
-#: library (0.65 CPU-s).
-WORKER_MODULES = ("policycheck.methods.membership_game.features:load_compiled", "sklearn.ensemble")
-
 
 @dataclass(frozen=True)
 class MembershipGame:

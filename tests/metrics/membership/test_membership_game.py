@@ -161,7 +161,7 @@ def test_plan_estimates_the_game_from_one_timed_round_and_runs_no_command(policy
     assert plain.exit_code == 0 and not marker.exists()
 
 
-def test_the_game_has_the_workers_load_its_features_and_the_forests_library_before_it_sets_up():
+def test_the_game_has_the_workers_import_its_attacks_and_the_forests_library_before_it_sets_up():
     from policycheck.execution.executor import SerialExecutor
     from policycheck.metrics import registry
     from policycheck.metrics.base import AttackerView, EvaluationContext
@@ -193,9 +193,8 @@ def test_the_game_has_the_workers_load_its_features_and_the_forests_library_befo
     executor = Recording()
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", (), ()), seed=3, executor=executor)
     registry.compute_intermediate(ctx, game_need(AdvantageParams(synthesizer="nonprivate", repetitions=8), release))
-    # The rounds' compiled features (loaded, not only imported) and the forests' library.
-    assert executor.calls[0] == (
-        "prepare",
-        ("policycheck.methods.membership_game.features:load_compiled", "sklearn.ensemble"),
-    )
+    # What the attacks need: their module (without numba) and the forests' library. The rounds' compiled
+    # features load here, in the set-up, and reach the workers forked from here (`ready_here`).
+    assert executor.calls[0] == ("prepare", ("policycheck.methods.membership_game.attacks", "sklearn.ensemble"))
+    assert ("map", "play_round") in executor.calls
     assert ("map", "attack_scores") in executor.calls
