@@ -96,6 +96,17 @@ def borrowed_ends_note(
     )
 
 
+def worst_interval_noted(
+    what: str, names: Sequence[str], estimates: Sequence[Estimate], shown: int, worst: str = "max"
+) -> tuple[tuple[float, float], str | None]:
+    """The interval of the worst of ``estimates`` (:func:`policycheck.core.stats.worst_interval`), and the
+    :func:`borrowed_ends_note` that says whose its ends are where they are not ``estimates[shown]``'s."""
+    from policycheck.core.stats import worst_interval
+
+    interval = worst_interval([e.interval for e in estimates], worst)
+    return interval, borrowed_ends_note(what, names, estimates, shown, worst)
+
+
 #: What a metric measures on one synthetic set (see :func:`worst_of_sets`).
 T = TypeVar("T")
 

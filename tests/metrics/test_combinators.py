@@ -4,7 +4,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from policycheck.metrics.combinators import Estimate, against_control, borrowed_ends_note, worst_of, worst_of_sets
+from policycheck.metrics.combinators import (
+    Estimate,
+    against_control,
+    borrowed_ends_note,
+    worst_interval_noted,
+    worst_of,
+    worst_of_sets,
+)
 
 
 def _ctx(*names):
@@ -171,3 +178,12 @@ def test_an_end_tied_with_the_shown_estimates_stays_its_own():
     assert (
         borrowed_ends_note("mapping", MAPPINGS, [Estimate(0.3, (0.0, 0.5)), estimates[1]], shown=0, worst="min") is None
     )
+
+
+def test_the_worst_interval_comes_with_the_note_on_its_ends():
+    assert worst_interval_noted("mapping", MAPPINGS, FAIR, shown=1) == (
+        (-0.025, 0.116),
+        borrowed_ends_note("mapping", MAPPINGS, FAIR, shown=1),
+    )
+    demo = [Estimate(0.0937, (0.0622, 0.1351)), Estimate(0.1383, (0.0957, 0.1939))]
+    assert worst_interval_noted("mapping", MAPPINGS, demo, shown=1) == ((0.0957, 0.1939), None)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from policycheck.metrics.base import EvaluationContext, MetricResult, Need
-from policycheck.metrics.combinators import Estimate, bonferroni_note, borrowed_ends_note, worst_of
+from policycheck.metrics.combinators import Estimate, bonferroni_note, worst_interval_noted, worst_of
 from policycheck.metrics.linkage.baseline import Compared
 from policycheck.metrics.linkage.evidence import LinkageDetails, MappingRow, attack_evidence, notes
 from policycheck.metrics.linkage.linkage_attack import attacks_by_mapping
@@ -54,8 +54,6 @@ def worse_mapping(
     confidence whichever mapping turns out worse. The evidence shown is the
     worse mapping's; every mapping's value is in ``details.mappings``.
     """
-    from policycheck.core import stats
-
     runs = attacks_by_mapping(needs)
 
     def evaluate(by_records: dict[str, LinkageAttack], level: float) -> MappingOutcome:
@@ -69,14 +67,12 @@ def worse_mapping(
     chosen = found.worst
     assert chosen is not None  # every mapping has a value
     compared = chosen.compared
-    worst = "max" if higher_is_riskier else "min"
-    interval = stats.worst_interval([o.compared.interval for o in found.each], worst)
-    borrowed = borrowed_ends_note(
+    interval, borrowed = worst_interval_noted(
         "mapping",
         list(runs),
         [Estimate(o.compared.value, o.compared.interval) for o in found.each],
         next(i for i, o in enumerate(found.each) if o is chosen),
-        worst,
+        "max" if higher_is_riskier else "min",
     )
     evidence = details(
         **attack_evidence(ctx, chosen.attack),

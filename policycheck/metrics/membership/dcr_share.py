@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import BonferroniNote, bonferroni_note, worst_of_sets
+from policycheck.metrics.combinators import (
+    BonferroniNote,
+    Estimate,
+    bonferroni_note,
+    worst_interval_noted,
+    worst_of_sets,
+)
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
@@ -203,8 +209,6 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     Clopper-Pearson interval over the untied records. With several synthetic
     sets the value is the largest share.
     """
-    from policycheck.core import stats
-
     dcrs = dcrs_in_set_order(needs)
 
     def measure(i: int, ds: Any, level: float) -> tuple[DcrShareSet, DcrShareCounts, GowerDcr]:
@@ -214,7 +218,13 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     assert sets.worst is not None  # every set has a share
     worst, counts, dcr = sets.worst
     per_set = [row for row, _, _ in sets.per_set]
-    notes = [dcr.equal_size_note()]
+    interval, borrowed = worst_interval_noted(
+        "synthetic set",
+        [repr(row.synthetic) for row in per_set],
+        [Estimate(row.share, row.interval) for row in per_set],
+        next(i for i, row in enumerate(per_set) if row is worst),
+    )
+    notes = [dcr.equal_size_note(), *([borrowed] if borrowed else [])]
     if counts.ties:
         notes.append(
             f"{counts.ties} of {counts.total} synthetic records are exactly as close to a holdout record as to a "
@@ -235,7 +245,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
         )
     return MetricResult(
         value=worst.share,
-        interval=stats.worst_interval([row.interval for row in per_set]),
+        interval=interval,
         confidence=params.confidence,
         details=DcrShareDetails(
             ideal=0.5,

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, MetricResult, Need
-from policycheck.metrics.combinators import BonferroniNote, worst_of_sets
+from policycheck.metrics.combinators import BonferroniNote, Estimate, worst_interval_noted, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params, metric
 from policycheck.release.model import ColumnType, Dataset, Release
@@ -312,15 +312,23 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
     assert sets.worst is not None  # every set has a finite AUC over all its records
     worst = sets.worst.row
     per_set = [m.row for m in sets.per_set]
-    interval = stats.worst_interval(
-        [row.interval_all if row.worst_subset == "all records" else row.interval_isolated for row in per_set]
+    # Each set's worse subset: the interval of its value.
+    interval, borrowed = worst_interval_noted(
+        "synthetic set",
+        [repr(row.synthetic) for row in per_set],
+        [
+            Estimate(row.value, row.interval_all if row.worst_subset == "all records" else row.interval_isolated)
+            for row in per_set
+        ],
+        next(i for i, row in enumerate(per_set) if row is worst),
     )
     alternatives = 2 * len(per_set)
     notes = [
         f"Worst: {worst.worst_subset} of {worst.synthetic}: 2 AUC - 1 = {worst.value:.3f} "
         f"({prepared.isolated_count} most isolated records of {len(prepared.members)} make the isolated "
         "share). No shadow model and no re-run: a synthesizer whose leak does not show as local overfitting "
-        "(one it spreads over many records) passes this attack; the membership game tests the synthesizer."
+        "(one it spreads over many records) passes this attack; the membership game tests the synthesizer.",
+        *([borrowed] if borrowed else []),
     ]
     return MetricResult(
         value=worst.value,

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import BonferroniNote, bonferroni_note, worst_of_sets
+from policycheck.metrics.combinators import (
+    BonferroniNote,
+    Estimate,
+    bonferroni_note,
+    worst_interval_noted,
+    worst_of_sets,
+)
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, columns_used, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
@@ -242,7 +248,6 @@ def copies_result(
     Shared by ``exact_copy_share`` (``within`` 0) and ``near_copy_share``; ``details`` makes the
     metric's details from the fields they share.
     """
-    from policycheck.core import stats
 
     dcrs = dcrs_in_set_order(needs)
     sets = worst_of_sets(
@@ -255,6 +260,12 @@ def copies_result(
     worst, dcr = sets.worst
     per_set = [row for row, _ in sets.per_set]
     names = [row.synthetic for row in per_set]
+    interval, borrowed = worst_interval_noted(
+        "synthetic set",
+        [repr(name) for name in names],
+        [Estimate(row.value, row.interval) for row in per_set],
+        next(i for i, row in enumerate(per_set) if row is worst),
+    )
     copies = "copies" if within == 0 else "near"
     chart = {
         "kind": "bar",
@@ -275,7 +286,7 @@ def copies_result(
     )
     return MetricResult(
         value=worst.value,
-        interval=stats.worst_interval([row.interval for row in per_set]),
+        interval=interval,
         confidence=params.confidence,
         details=details(
             worst_set=dcr.synthetic_name,
@@ -285,7 +296,7 @@ def copies_result(
             gower=dcr.gower,
         ),
         charts=(chart,),
-        notes=(dcr.equal_size_note(),),
+        notes=(dcr.equal_size_note(), *([borrowed] if borrowed else [])),
         baseline=worst.share_copying_holdout,
         raw=worst.share_copying_training if params.baseline == "holdout" else None,
         baseline_label=f"the share of synthetic records {'identical to' if within == 0 else 'near'} a holdout record "

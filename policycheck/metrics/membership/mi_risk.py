@@ -10,7 +10,13 @@ from pydantic import Field
 from policycheck.core.errors import EvaluationError
 from policycheck.methods.membership_test import DEFAULT_LEVELS
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import BonferroniNote, bonferroni_note, worst_of_sets
+from policycheck.metrics.combinators import (
+    BonferroniNote,
+    Estimate,
+    bonferroni_note,
+    worst_interval_noted,
+    worst_of_sets,
+)
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
 from policycheck.metrics.membership.gower_dcr import dcrs_in_set_order
@@ -242,7 +248,6 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     0 (see :mod:`policycheck.methods.membership_test`). With several
     synthetic sets the value is the largest risk.
     """
-    from policycheck.core import stats
     from policycheck.methods.membership_test import membership_inference_test, sample_adversary_set
 
     dcrs = dcrs_in_set_order(needs)
@@ -271,9 +276,15 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     assert sets.worst is not None  # every set has a risk
     test, worst = sets.worst
     dcr = dcrs[worst]
+    interval, borrowed = worst_interval_noted(
+        "synthetic set",
+        [repr(dcrs[i].synthetic_name) for _, i in sets.per_set],
+        [Estimate(t.risk, t.risk_interval) for t, _ in sets.per_set],
+        worst,
+    )
     return MetricResult(
         value=test.risk,
-        interval=stats.worst_interval([t.risk_interval for t, _ in sets.per_set]),
+        interval=interval,
         confidence=params.confidence,
         details=MiRiskDetails(
             worst_set=dcr.synthetic_name,
@@ -291,6 +302,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
             gower=dcr.gower,
         ),
         charts=(roc_chart(test.roc, dcr.synthetic_name, test.auc),),
+        notes=(borrowed,) if borrowed else (),
         baseline=0.0,
         baseline_label="a blind guess (precision 0.5 on the balanced adversary set): the risk's expectation "
         "under no leakage",

@@ -22,6 +22,7 @@ from policycheck.metrics.combinators import (
     Records,
     against_control,
     bonferroni_note,
+    worst_interval_noted,
     worst_of,
 )
 from policycheck.metrics.details import Details, detail
@@ -37,7 +38,7 @@ from policycheck.metrics.reconstruction.evidence import (
 )
 from policycheck.metrics.reconstruction.params import ALL_ATTACKS, AttackName, AttackParams
 from policycheck.metrics.reconstruction.reconstruction_attacks import ReconstructionRun, attacks_need
-from policycheck.metrics.reconstruction.rows import AttackRow, attack_row, majority_guesses
+from policycheck.metrics.reconstruction.rows import AttackRow, attack_row, majority_guesses, pair_names
 from policycheck.metrics.registry import Method
 from policycheck.release.model import Release
 
@@ -113,7 +114,6 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     (:func:`policycheck.metrics.combinators.against_control`, reported, not
     subtracted).
     """
-    from policycheck.core import stats
 
     run: ReconstructionRun = needs[attacks_need(params, "original", tuple(params.attacks))]
     control: ReconstructionRun | None = needs.get(attacks_need(params, "holdout", tuple(params.attacks)))
@@ -122,7 +122,12 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     )
     rows, worst = pairs.each, pairs.worst
     assert worst is not None  # every pair has an accuracy
-    interval = stats.worst_interval([r.interval for r in rows])
+    interval, borrowed = worst_interval_noted(
+        "attack",
+        pair_names(rows),
+        [Estimate(r.accuracy, r.interval) for r in rows],
+        next(i for i, r in enumerate(rows) if r is worst),
+    )
     majority = majority_guesses(run, synthetic_secrets(ctx, run.secret))
     majority_of_worst = next(m.accuracy for m in majority if m.set == worst.set)
     against = _against_the_better_baseline(worst, majority_of_worst, params)
@@ -145,7 +150,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
             rule="the larger of the majority guess and the worst attack on holdout records",
         ),
     )
-    notes = []
+    notes = [borrowed] if borrowed else []
     if interval[0] <= baseline:
         notes.append(
             f"No attack is clearly more accurate than {label} ({baseline:.3f}); the value mostly reflects "

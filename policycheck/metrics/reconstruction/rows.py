@@ -9,6 +9,7 @@ family's statistic for the holdout-control combinator
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,12 @@ class AttackRow(Details):
     individual_interval: tuple[float, float] | None = detail(
         "Individual part interval", default=None, help="Koopman's score interval of the error ratio, mapped"
     )
+
+
+def pair_names(rows: Sequence[AttackRow]) -> list[str]:
+    """How a note names each row's (set, attack) pair: its attack, and its set where the release has several."""
+    several = len({row.set for row in rows}) > 1
+    return [f"{row.attack} (set {row.set!r})" if several else row.attack for row in rows]
 
 
 @dataclass(frozen=True)

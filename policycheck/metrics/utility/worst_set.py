@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Literal
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import EvaluationContext, MetricResult
-from policycheck.metrics.combinators import BonferroniNote, bonferroni_note, worst_of_sets
+from policycheck.metrics.combinators import (
+    BonferroniNote,
+    Estimate,
+    bonferroni_note,
+    worst_interval_noted,
+    worst_of_sets,
+)
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.utility.charts import error_histogram
 from policycheck.metrics.utility.common import MarginalParams, analysed_columns
@@ -66,6 +72,8 @@ class WorstSet:
     #: The rule's confidence, when it has an interval.
     confidence: float | None
     bonferroni: BonferroniNote | None
+    #: Whose sets' intervals the rule's interval takes an end from, where not the worst set's.
+    borrowed: str | None = None
 
 
 def worst_set_error(
@@ -99,10 +107,19 @@ def worst_set_error(
             f"no 3-way marginal cell of the original has more than min_count={params.min_count} records: "
             "lower min_count"
         )
-    interval, confidence, bonferroni = None, None, None
+    interval, confidence, bonferroni, borrowed = None, None, None, None
     if sampled:
-        intervals = [s.interval for s in sets.per_set if s.interval is not None and not np.isnan(s.interval[0])]
-        interval = stats.worst_interval(intervals)
+        measured = [
+            (s, Estimate(s.value, s.interval))
+            for s in sets.per_set
+            if s.interval is not None and not np.isnan(s.interval[0])
+        ]
+        names, estimates = [repr(s.synthetic) for s, _ in measured], [estimate for _, estimate in measured]
+        shown = next((i for i, (s, _) in enumerate(measured) if s is sets.worst), None)
+        if shown is None:  # the worst set's resamples gave no interval: the others' ends, with nothing to compare
+            interval = stats.worst_interval([e.interval for e in estimates])
+        else:
+            interval, borrowed = worst_interval_noted("synthetic set", names, estimates, shown)
         confidence = params.confidence
         bonferroni = bonferroni_note(params.confidence, len(per_set))
     return WorstSet(
@@ -111,6 +128,7 @@ def worst_set_error(
         interval=interval,
         confidence=confidence,
         bonferroni=bonferroni,
+        borrowed=borrowed,
     )
 
 
@@ -147,4 +165,5 @@ def marginal_result(worst: WorstSet, which: Which, details: Details) -> MetricRe
         details=details,
         charts=error_histogram(worst.worst.errors, which, worst.worst.synthetic),
         sample_size=len(worst.worst.errors.triples) if worst.interval is not None else None,
+        notes=(worst.borrowed,) if worst.borrowed else (),
     )
