@@ -231,6 +231,8 @@ class AgainstControl(Generic[M]):
     level: float | None
     value: float
     interval: tuple[float, float]
+    #: Against several baselines: whose comparison gave an end of the interval, where not the shown one's.
+    borrowed: str | None = None
 
 
 def against_control(
@@ -264,7 +266,7 @@ def against_control(
     ``compare=False`` reports the baseline without measuring against it: the
     value is ``statistic(main, None, confidence)``.
     """
-    from policycheck.core.stats import bonferroni, worst_interval
+    from policycheck.core.stats import bonferroni
 
     main = attack("original")
     if main is None:
@@ -286,5 +288,11 @@ def against_control(
     level = bonferroni(confidence, len(considered))
     estimates = [statistic(main, b, level) for b in considered]
     value = estimates[chosen].value
-    interval = worst_interval([e.interval for e in estimates], "min" if higher_is_worse else "max")
-    return AgainstControl(main, control, raw, baseline, considered, level, value, interval)
+    interval, borrowed = worst_interval_noted(
+        "baseline comparison",
+        [b.name for b in considered],
+        estimates,
+        chosen,
+        "min" if higher_is_worse else "max",
+    )
+    return AgainstControl(main, control, raw, baseline, considered, level, value, interval, borrowed)

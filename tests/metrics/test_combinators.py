@@ -187,3 +187,31 @@ def test_the_worst_interval_comes_with_the_note_on_its_ends():
     )
     demo = [Estimate(0.0937, (0.0622, 0.1351)), Estimate(0.1383, (0.0957, 0.1939))]
     assert worst_interval_noted("mapping", MAPPINGS, demo, shown=1) == ((0.0957, 0.1939), None)
+
+
+def _wider_against_the_holdout(main, baseline, level):
+    """:func:`_difference`, but against the holdout eight times as wide (its own sampling error adds)."""
+    found = _difference(main, baseline, level)
+    if baseline is None or baseline.name != "holdout":
+        return found
+    half = 8 * (1 - level)
+    return Estimate(found.value, (found.value - half, found.value + half))
+
+
+def test_an_interval_end_from_the_other_baseline_comparison_is_named_with_it():
+    # Against chance (0.7, the attacker's better baseline): 0.2 +- 0.025; against the holdout (0.6): 0.3 +- 0.2.
+    # The interval of the smaller difference takes the holdout comparison's lower end.
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _wider_against_the_holdout, 0.95, chance=0.7, pick="better")
+    assert found.baseline.name == "chance" and found.value == pytest.approx(0.2)
+    assert found.interval == pytest.approx((0.1, 0.225))
+    assert found.borrowed == (
+        "The interval holds for the smaller of the 2 baseline comparisons' values, whichever it is: its lower end "
+        "0.1 is the holdout baseline comparison's (estimate 0.3, interval [0.1, 0.5]); the estimate shown is the "
+        "chance baseline comparison's (its own interval [0.175, 0.225])."
+    )
+
+
+def test_no_comparison_note_against_one_baseline_or_when_the_shown_comparison_gives_both_ends():
+    assert against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7).borrowed is None
+    found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7, pick="better")
+    assert found.borrowed is None

@@ -135,6 +135,8 @@ class Compared:
     label: str
     details: BaselineDetails
     sample_size: int
+    #: Whose baseline comparison gave an end of the interval, where not the one the value is measured against.
+    borrowed: str | None = None
 
 
 def against_baseline(
@@ -204,7 +206,7 @@ def against_baseline(
     else:
         label = f"the same attack on the {versus.records} holdout records, which the synthesizer never saw"
     raw = None if params.baseline == "none" else found.raw
-    return Compared(found.value, found.interval, raw, found.baseline.rate, label, details, main.records)
+    return Compared(found.value, found.interval, raw, found.baseline.rate, label, details, main.records, found.borrowed)
 
 
 def marginal_and_counts(attack: LinkageAttack) -> tuple[chance.SecretMarginal, np.ndarray, np.ndarray]:

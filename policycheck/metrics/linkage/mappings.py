@@ -94,7 +94,7 @@ def worse_mapping(
         confidence=params.confidence,
         details=evidence,
         charts=chosen.charts,
-        notes=(*notes(chosen.attack), *([borrowed] if borrowed else [])),
+        notes=(*notes(chosen.attack), *(note for note in (borrowed, compared.borrowed) if note)),
         baseline=compared.baseline,
         raw=compared.raw,
         baseline_label=compared.label,
