@@ -114,11 +114,6 @@ def target_features(space: FeatureSpace, synthetic: np.ndarray) -> np.ndarray:
     return rows
 
 
-def load_compiled() -> None:
-    """Load the compiled features from numba's cache (0.2 CPU-s), for workers to start with (``Executor.prepare``)."""
-    _distances_and_matches(np.zeros((1, 2)), np.zeros((2, 1)), np.array([True, False]), np.zeros(1))
-
-
 #: Synthetic records a block of :func:`_distances_and_matches` holds, a column's slice of each side by side:
 #: about this many values in all (128 KB), so the block stays in a core's L2 cache while every target reads it.
 _BLOCK_VALUES = 16_384
