@@ -107,6 +107,13 @@ def worst_interval_noted(
     return interval, borrowed_ends_note(what, names, estimates, shown, worst)
 
 
+def worst_set_interval(
+    names: Sequence[str], estimates: Sequence[Estimate], shown: int
+) -> tuple[tuple[float, float], str | None]:
+    """:func:`worst_interval_noted` over synthetic sets (the largest value is the worst), each named in quotes."""
+    return worst_interval_noted("synthetic set", [repr(name) for name in names], estimates, shown)
+
+
 #: What a metric measures on one synthetic set (see :func:`worst_of_sets`).
 T = TypeVar("T")
 
@@ -120,6 +127,8 @@ class WorstOfSets(Generic[T]):
     per_set: list[T]
     #: None when no set could be measured.
     worst: T | None
+    #: The worst set's position in ``per_set`` (None with ``worst``).
+    index: int | None = None
 
 
 def worst_of_sets(
@@ -142,7 +151,7 @@ def worst_of_sets(
     """
     sets = list(enumerate(ctx.release.synthetic))
     found = worst_of(sets, confidence, lambda item, level: measure(item[0], item[1], level), score, higher_is_worse)
-    return WorstOfSets(found.level, found.each, found.worst)
+    return WorstOfSets(found.level, found.each, found.worst, found.index)
 
 
 #: One of the alternatives a rule takes the worst of (see :func:`worst_of`).
@@ -158,6 +167,8 @@ class WorstOf(Generic[T]):
     each: list[T]
     #: None when no alternative could be measured.
     worst: T | None
+    #: The worst alternative's position in ``each`` (None with ``worst``).
+    index: int | None = None
 
 
 def worst_of(
@@ -180,12 +191,12 @@ def worst_of(
 
     level = bonferroni(confidence, len(alternatives))
     each = [measure(alternative, level) for alternative in alternatives]
-    scored = [(value, m) for m in each if (value := score(m)) is not None]
+    scored = [(value, i) for i, m in enumerate(each) if (value := score(m)) is not None]
     if not scored:
         return WorstOf(level, each, None)
     values = [value for value, _ in scored]
-    worst = np.argmax(values) if higher_is_worse else np.argmin(values)
-    return WorstOf(level, each, scored[int(worst)][1])
+    index = scored[int(np.argmax(values) if higher_is_worse else np.argmin(values))][1]
+    return WorstOf(level, each, each[index], index)
 
 
 # ---------------------------------------------------------------- an attack against its control

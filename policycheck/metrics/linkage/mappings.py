@@ -65,13 +65,13 @@ def worse_mapping(
         list(runs.values()), params.confidence, evaluate, lambda o: o.compared.value, higher_is_worse=higher_is_riskier
     )
     chosen = found.worst
-    assert chosen is not None  # every mapping has a value
+    assert chosen is not None and found.index is not None  # every mapping has a value
     compared = chosen.compared
     interval, borrowed = worst_interval_noted(
         "mapping",
         list(runs),
         [Estimate(o.compared.value, o.compared.interval) for o in found.each],
-        next(i for i, o in enumerate(found.each) if o is chosen),
+        found.index,
         "max" if higher_is_riskier else "min",
     )
     evidence = details(

@@ -12,8 +12,8 @@ from policycheck.metrics.combinators import (
     BonferroniNote,
     Estimate,
     bonferroni_note,
-    worst_interval_noted,
     worst_of_sets,
+    worst_set_interval,
 )
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
@@ -218,11 +218,9 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     assert sets.worst is not None  # every set has a share
     worst, counts, dcr = sets.worst
     per_set = [row for row, _, _ in sets.per_set]
-    interval, borrowed = worst_interval_noted(
-        "synthetic set",
-        [repr(row.synthetic) for row in per_set],
-        [Estimate(row.share, row.interval) for row in per_set],
-        next(i for i, row in enumerate(per_set) if row is worst),
+    assert sets.index is not None
+    interval, borrowed = worst_set_interval(
+        [row.synthetic for row in per_set], [Estimate(row.share, row.interval) for row in per_set], sets.index
     )
     notes = [dcr.equal_size_note(), *([borrowed] if borrowed else [])]
     if counts.ties:

@@ -12,8 +12,8 @@ from policycheck.metrics.combinators import (
     BonferroniNote,
     Estimate,
     bonferroni_note,
-    worst_interval_noted,
     worst_of_sets,
+    worst_set_interval,
 )
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, columns_used, membership_metric
@@ -260,12 +260,8 @@ def copies_result(
     worst, dcr = sets.worst
     per_set = [row for row, _ in sets.per_set]
     names = [row.synthetic for row in per_set]
-    interval, borrowed = worst_interval_noted(
-        "synthetic set",
-        [repr(name) for name in names],
-        [Estimate(row.value, row.interval) for row in per_set],
-        next(i for i, row in enumerate(per_set) if row is worst),
-    )
+    assert sets.index is not None
+    interval, borrowed = worst_set_interval(names, [Estimate(row.value, row.interval) for row in per_set], sets.index)
     copies = "copies" if within == 0 else "near"
     chart = {
         "kind": "bar",

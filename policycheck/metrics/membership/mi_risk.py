@@ -14,8 +14,8 @@ from policycheck.metrics.combinators import (
     BonferroniNote,
     Estimate,
     bonferroni_note,
-    worst_interval_noted,
     worst_of_sets,
+    worst_set_interval,
 )
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
@@ -276,9 +276,8 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     assert sets.worst is not None  # every set has a risk
     test, worst = sets.worst
     dcr = dcrs[worst]
-    interval, borrowed = worst_interval_noted(
-        "synthetic set",
-        [repr(dcrs[i].synthetic_name) for _, i in sets.per_set],
+    interval, borrowed = worst_set_interval(
+        [dcrs[i].synthetic_name for _, i in sets.per_set],
         [Estimate(t.risk, t.risk_interval) for t, _ in sets.per_set],
         worst,
     )

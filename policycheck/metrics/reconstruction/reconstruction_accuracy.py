@@ -22,7 +22,6 @@ from policycheck.metrics.combinators import (
     Records,
     against_control,
     bonferroni_note,
-    worst_interval_noted,
     worst_of,
 )
 from policycheck.metrics.details import Details, detail
@@ -38,7 +37,7 @@ from policycheck.metrics.reconstruction.evidence import (
 )
 from policycheck.metrics.reconstruction.params import ALL_ATTACKS, AttackName, AttackParams
 from policycheck.metrics.reconstruction.reconstruction_attacks import ReconstructionRun, attacks_need
-from policycheck.metrics.reconstruction.rows import AttackRow, attack_row, majority_guesses, pair_names
+from policycheck.metrics.reconstruction.rows import AttackRow, attack_row, majority_guesses
 from policycheck.metrics.registry import Method
 from policycheck.release.model import Release
 
@@ -114,6 +113,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     (:func:`policycheck.metrics.combinators.against_control`, reported, not
     subtracted).
     """
+    from policycheck.core import stats
 
     run: ReconstructionRun = needs[attacks_need(params, "original", tuple(params.attacks))]
     control: ReconstructionRun | None = needs.get(attacks_need(params, "holdout", tuple(params.attacks)))
@@ -122,12 +122,9 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
     )
     rows, worst = pairs.each, pairs.worst
     assert worst is not None  # every pair has an accuracy
-    interval, borrowed = worst_interval_noted(
-        "attack",
-        pair_names(rows),
-        [Estimate(r.accuracy, r.interval) for r in rows],
-        next(i for i, r in enumerate(rows) if r is worst),
-    )
+    # Every pair is scored on the same records: the most accurate's Clopper-Pearson interval has both the
+    # largest ends, so no end comes from another pair (the note other worst-of rules add cannot arise).
+    interval = stats.worst_interval([r.interval for r in rows])
     majority = majority_guesses(run, synthetic_secrets(ctx, run.secret))
     majority_of_worst = next(m.accuracy for m in majority if m.set == worst.set)
     against = _against_the_better_baseline(worst, majority_of_worst, params)
@@ -150,7 +147,7 @@ def reconstruction_accuracy(ctx: EvaluationContext, params: AccuracyParams, need
             rule="the larger of the majority guess and the worst attack on holdout records",
         ),
     )
-    notes = [borrowed] if borrowed else []
+    notes = []
     if interval[0] <= baseline:
         notes.append(
             f"No attack is clearly more accurate than {label} ({baseline:.3f}); the value mostly reflects "

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import EvaluationContext, MetricResult, Need
-from policycheck.metrics.combinators import Estimate, bonferroni_note, worst_interval_noted, worst_of
+from policycheck.metrics.combinators import bonferroni_note, worst_interval_noted, worst_of
 from policycheck.metrics.details import detail
 from policycheck.metrics.reconstruction.charts import individual_risk_chart
 from policycheck.metrics.reconstruction.evidence import (
@@ -30,7 +30,13 @@ from policycheck.metrics.reconstruction.evidence import (
 )
 from policycheck.metrics.reconstruction.params import ALL_ATTACKS, AttackName, AttackParams
 from policycheck.metrics.reconstruction.reconstruction_attacks import ReconstructionRun, attacks_need
-from policycheck.metrics.reconstruction.rows import AttackRow, attack_row, majority_guesses, pair_names
+from policycheck.metrics.reconstruction.rows import (
+    AttackRow,
+    attack_row,
+    individual_estimate,
+    majority_guesses,
+    pair_names,
+)
 from policycheck.metrics.registry import Convention, Method
 from policycheck.release.model import Release
 
@@ -116,17 +122,9 @@ def reconstruction_individual_risk(
     )
     rows, worst = pairs.each, pairs.worst
     assert worst is not None and worst.individual_risk is not None  # every pair has a control
-    # Every pair has a control, so an individual part and its interval.
-    measured = [
-        (r, Estimate(r.individual_risk, r.individual_interval))
-        for r in rows
-        if r.individual_risk is not None and r.individual_interval is not None
-    ]
+    assert pairs.index is not None
     interval, borrowed = worst_interval_noted(
-        "attack",
-        pair_names([r for r, _ in measured]),
-        [estimate for _, estimate in measured],
-        next(i for i, (r, _) in enumerate(measured) if r is worst),
+        "attack", pair_names(rows), [individual_estimate(r) for r in rows], pairs.index
     )
     details = IndividualRiskDetails(
         **run_evidence(ctx, run, control, params),

@@ -67,6 +67,12 @@ class AttackRow(Details):
     )
 
 
+def individual_estimate(row: AttackRow) -> Estimate:
+    """A row's individual part and its interval (every row measured against the holdout control has both)."""
+    assert row.individual_risk is not None and row.individual_interval is not None
+    return Estimate(row.individual_risk, row.individual_interval)
+
+
 def pair_names(rows: Sequence[AttackRow]) -> list[str]:
     """How a note names each row's (set, attack) pair: its attack, and its set where the release has several."""
     several = len({row.set for row in rows}) > 1

@@ -18,8 +18,8 @@ from policycheck.metrics.combinators import (
     BonferroniNote,
     Estimate,
     bonferroni_note,
-    worst_interval_noted,
     worst_of_sets,
+    worst_set_interval,
 )
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.utility.charts import error_histogram
@@ -114,12 +114,12 @@ def worst_set_error(
             for s in sets.per_set
             if s.interval is not None and not np.isnan(s.interval[0])
         ]
-        names, estimates = [repr(s.synthetic) for s, _ in measured], [estimate for _, estimate in measured]
+        names, estimates = [s.synthetic for s, _ in measured], [estimate for _, estimate in measured]
         shown = next((i for i, (s, _) in enumerate(measured) if s is sets.worst), None)
         if shown is None:  # the worst set's resamples gave no interval: the others' ends, with nothing to compare
             interval = stats.worst_interval([e.interval for e in estimates])
         else:
-            interval, borrowed = worst_interval_noted("synthetic set", names, estimates, shown)
+            interval, borrowed = worst_set_interval(names, estimates, shown)
         confidence = params.confidence
         bonferroni = bonferroni_note(params.confidence, len(per_set))
     return WorstSet(
