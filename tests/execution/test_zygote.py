@@ -107,3 +107,27 @@ def test_a_zygote_that_died_while_importing_counts_as_ready(held_zygote):
         held_zygote.pid, signal.SIGKILL
     )  # a pool started now would not wait for it (multiprocessing starts its own)
     assert _ready_within(held_zygote, 10)
+
+
+#: A module that writes, beside itself, whether the zygote's collector scans what the zygote inherited.
+SCANNED = """
+import gc, json, pathlib
+inherited = vars(json)  # a module this process imported before the zygote was forked
+(pathlib.Path(__file__).parent / "scanned").write_text(str(any(o is inherited for o in gc.get_objects())))
+"""
+
+
+def test_the_zygotes_collector_leaves_alone_what_it_inherited(tmp_path, monkeypatch):
+    import gc
+    import json
+
+    assert any(o is vars(json) for o in gc.get_objects())  # scanned here
+    (tmp_path / "probe_scanned.py").write_text(SCANNED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    zygote = start_zygote(["probe_scanned"])
+    assert zygote is not None
+    try:
+        assert _ready_within(zygote, 10)
+    finally:
+        zygote.stop()
+    assert (tmp_path / "scanned").read_text() == "False"
