@@ -10,7 +10,9 @@ The zygote is multiprocessing's own fork server (``multiprocessing.forkserver``:
 its ``main`` loop, its protocol, its ``"forkserver"`` start method), with one
 difference: the standard server is a fresh interpreter that must import NumPy,
 pandas and this package again before it can serve; this one is forked, so it
-has them already and imports only the modules asked for. It is installed as
+has them already and imports only the modules asked for (its garbage collector
+frozen first, so that it never scans, and so copies, the heap it shares with this
+process). It is installed as
 this process's fork server, and a pool started with
 ``multiprocessing.get_context("forkserver")`` forks its workers from it
 (any such pool: one an API caller starts while a check runs would fork from
