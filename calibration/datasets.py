@@ -155,5 +155,9 @@ def to_days(dates: pd.Series) -> pd.Series:
 def from_days(days: pd.Series) -> pd.Series:
     """Days since 1970-01-01 (rounded) back to ISO dates; missing stays missing."""
     whole = pd.to_numeric(days).round()
-    out = (EPOCH + pd.to_timedelta(whole, unit="D")).dt.strftime("%Y-%m-%d")
-    return out.where(whole.notna(), None)
+    present = whole.notna()
+    out = pd.Series([None] * len(days), index=days.index, dtype=object)
+    # Only the present days are converted: pandas 2.3.3's to_timedelta of an all-missing column (every
+    # date of pac-synth's Adult releases is empty) now and then warned of an overflow, run to run.
+    out[present] = (EPOCH + pd.to_timedelta(whole[present], unit="D")).dt.strftime("%Y-%m-%d")
+    return out

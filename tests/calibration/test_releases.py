@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from calibration import synthesizers
-from calibration.datasets import adult, anes96, randhie, to_days
+from calibration.datasets import adult, anes96, from_days, randhie, to_days
 from calibration.releases import BY_NAME, make_release
 
 pytestmark = pytest.mark.calibration
@@ -133,3 +133,9 @@ def test_the_coarse_sample_is_472_and_472_respondents_in_nine_columns_without_a_
     copy = make_release(BY_NAME["copy-new-id"], data, seed=1)
     as_rows = lambda f: sorted(map(tuple, _as_text(f[data.analysed]).to_numpy()))  # noqa: E731
     assert as_rows(copy) == as_rows(data.training)
+
+
+def test_days_go_back_to_iso_dates_and_missing_days_stay_missing():
+    days = pd.Series([0.0, 1.4, np.nan, 19_723.0])
+    assert from_days(days).tolist() == ["1970-01-01", "1970-01-02", None, "2024-01-01"]
+    assert from_days(pd.Series([np.nan, np.nan])).tolist() == [None, None]  # pac-synth's empty dates
