@@ -259,6 +259,7 @@ def build_release(
                 if role != "population" and (role in paired or sizes.count(len(frame)) > 1)
                 else None
             ),
+            empty=checks.empty_columns(coerced) if role == "synthetic" else [],
         )
 
     def dataset(
@@ -288,6 +289,7 @@ def build_release(
         )
         if prepared.hashed is not None:
             hashes.put(data, *prepared.hashed)
+        findings.extend(checks.check_empty_columns(data, prepared.empty))
         if role != "original" and orig is not None:
             try:
                 checks.check_like_original(data, prepared.kinds, original_kinds, orig, types)
@@ -301,9 +303,10 @@ def build_release(
         _check_columns(path, present, analysed, optional)
         named = f"synthetic set {label!r}"
         source = ParquetSource(path, types, roles, orders, formats, tuple(c for c in ids if c in present), named)
+        holding: set[str] = set()  # columns with a value in some row
         try:
-            for _ in source.pieces(notes=findings):  # every value converted as a whole file's would be
-                pass
+            for piece in source.pieces(notes=findings):  # every value converted as a whole file's would be
+                holding.update(c for c in analysed if c not in holding and piece.frame[c].notna().any())
         except InvalidInput:
             raise
         except Exception as exc:  # pyarrow raises many kinds
@@ -324,6 +327,7 @@ def build_release(
         )
         if orig is not None:
             checks.check_like_original(data, _first_batch_kinds(path, analysed), original_kinds, orig, types)
+        findings.extend(checks.check_empty_columns(data, [c for c in analysed if c not in holding]))
         return data
 
     hashes = checks.RowHashes()
@@ -384,6 +388,7 @@ class _Prepared:
     sha256: str | None = None
     kinds: dict[str, str | None] | None = None  # each analysed column's kind of value
     hashed: tuple[np.ndarray, np.ndarray] | None = None  # its row hashes and their order
+    empty: list[str] = field(default_factory=list)  # a synthetic set's columns with no value in any row
 
 
 def _read_side_by_side(

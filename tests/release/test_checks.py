@@ -104,6 +104,22 @@ def test_synthetic_ids_equal_to_real_ids_are_a_finding(tmp_path):
     ]
 
 
+def test_a_synthetic_column_empty_in_every_record_is_a_finding(tmp_path):
+    synthetic = records(100, 1).assign(age=np.nan, sex="")  # written to CSV as empty fields
+    release = build(tmp_path, records(100, 0), synthetic)
+    assert release.findings == [
+        "synthetic set 's' holds no value in columns 'age', 'sex' (empty in all 100 records): the release says "
+        "nothing of them, and every distance to its records counts each as a difference from a record holding a "
+        "value"
+    ]
+
+
+def test_a_synthetic_column_missing_in_some_records_only_is_no_finding(tmp_path):
+    synthetic = records(100, 1)
+    synthetic.loc[1:, "age"] = np.nan  # one value left
+    assert build(tmp_path, records(100, 0), synthetic).findings == []
+
+
 def test_extreme_value_in_a_synthetic_set_is_refused(tmp_path):
     synthetic = records(100, 1).astype({"age": float})
     synthetic.loc[5, "age"] = 1e308

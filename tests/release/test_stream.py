@@ -117,6 +117,24 @@ def test_a_streamed_set_gets_the_same_findings_as_the_set_read_whole(tmp_path, s
     ]
 
 
+def test_a_streamed_set_empty_in_a_column_gets_the_finding_of_the_set_read_whole(tmp_path, small_batches, monkeypatch):
+    rng = np.random.default_rng(6)
+    synthetic = people(500, rng, 10_000).assign(age=np.nan)
+    manifest = write_release(tmp_path, synthetic, people(300, rng))
+    streamed = load_manifest(manifest)
+    monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 10**9)
+    whole = load_manifest(manifest)
+    assert isinstance(streamed.synthetic[0], StreamedDataset) and not streamed.synthetic[0].loaded
+    assert (
+        streamed.findings
+        == whole.findings
+        == [
+            "synthetic set 's' holds no value in column 'age' (empty in all 500 records): the release says nothing of "
+            "it, and every distance to its records counts it as a difference from a record holding a value"
+        ]
+    )
+
+
 def test_a_streamed_set_described_anew_is_still_not_read_whole(tmp_path, small_batches):
     rng = np.random.default_rng(6)
     syn = load_manifest(write_release(tmp_path, people(500, rng, 10_000), people(300, rng))).synthetic[0]
