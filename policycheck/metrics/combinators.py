@@ -130,6 +130,12 @@ class WorstOfSets(Generic[T]):
     #: The worst set's position in ``per_set`` (None with ``worst``).
     index: int | None = None
 
+    def interval_noted(self, estimate: Callable[[T], tuple[str, Estimate]]) -> tuple[tuple[float, float], str | None]:
+        """:func:`worst_set_interval` of every set, ``estimate`` giving each measurement's set name and estimate."""
+        assert self.index is not None  # a set was measured
+        named = [estimate(measured) for measured in self.per_set]
+        return worst_set_interval([name for name, _ in named], [e for _, e in named], self.index)
+
 
 def worst_of_sets(
     ctx: EvaluationContext,

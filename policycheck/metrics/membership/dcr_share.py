@@ -8,13 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import (
-    BonferroniNote,
-    Estimate,
-    bonferroni_note,
-    worst_of_sets,
-    worst_set_interval,
-)
+from policycheck.metrics.combinators import BonferroniNote, Estimate, bonferroni_note, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
@@ -218,10 +212,7 @@ def dcr_share(ctx: EvaluationContext, params: DcrShareParams, needs: Mapping[Nee
     assert sets.worst is not None  # every set has a share
     worst, counts, dcr = sets.worst
     per_set = [row for row, _, _ in sets.per_set]
-    assert sets.index is not None
-    interval, borrowed = worst_set_interval(
-        [row.synthetic for row in per_set], [Estimate(row.share, row.interval) for row in per_set], sets.index
-    )
+    interval, borrowed = sets.interval_noted(lambda m: (m[0].synthetic, Estimate(m[0].share, m[0].interval)))
     notes = [dcr.equal_size_note(), *([borrowed] if borrowed else [])]
     if counts.ties:
         notes.append(

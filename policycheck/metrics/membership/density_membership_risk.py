@@ -19,7 +19,7 @@ from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, MetricResult, Need
-from policycheck.metrics.combinators import BonferroniNote, Estimate, worst_of_sets, worst_set_interval
+from policycheck.metrics.combinators import BonferroniNote, Estimate, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.registry import Convention, Method, Params, metric
 from policycheck.release.model import ColumnType, Dataset, Release
@@ -313,14 +313,13 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
     worst = sets.worst.row
     per_set = [m.row for m in sets.per_set]
     # Each set's worse subset: the interval of its value.
-    assert sets.index is not None
-    interval, borrowed = worst_set_interval(
-        [row.synthetic for row in per_set],
-        [
-            Estimate(row.value, row.interval_all if row.worst_subset == "all records" else row.interval_isolated)
-            for row in per_set
-        ],
-        sets.index,
+    interval, borrowed = sets.interval_noted(
+        lambda m: (
+            m.row.synthetic,
+            Estimate(
+                m.row.value, m.row.interval_all if m.row.worst_subset == "all records" else m.row.interval_isolated
+            ),
+        )
     )
     alternatives = 2 * len(per_set)
     notes = [

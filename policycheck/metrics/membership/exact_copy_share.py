@@ -8,13 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import (
-    BonferroniNote,
-    Estimate,
-    bonferroni_note,
-    worst_of_sets,
-    worst_set_interval,
-)
+from policycheck.metrics.combinators import BonferroniNote, Estimate, bonferroni_note, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, columns_used, membership_metric
 from policycheck.metrics.membership.gower_dcr import GowerDcr, dcrs_in_set_order
@@ -260,8 +254,7 @@ def copies_result(
     worst, dcr = sets.worst
     per_set = [row for row, _ in sets.per_set]
     names = [row.synthetic for row in per_set]
-    assert sets.index is not None
-    interval, borrowed = worst_set_interval(names, [Estimate(row.value, row.interval) for row in per_set], sets.index)
+    interval, borrowed = sets.interval_noted(lambda m: (m[0].synthetic, Estimate(m[0].value, m[0].interval)))
     copies = "copies" if within == 0 else "near"
     chart = {
         "kind": "bar",

@@ -10,13 +10,7 @@ from pydantic import Field
 from policycheck.core.errors import EvaluationError
 from policycheck.methods.membership_test import DEFAULT_LEVELS
 from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need, Resolution
-from policycheck.metrics.combinators import (
-    BonferroniNote,
-    Estimate,
-    bonferroni_note,
-    worst_of_sets,
-    worst_set_interval,
-)
+from policycheck.metrics.combinators import BonferroniNote, Estimate, bonferroni_note, worst_of_sets
 from policycheck.metrics.details import Details, detail
 from policycheck.metrics.membership.common import SURE, membership_metric
 from policycheck.metrics.membership.gower_dcr import dcrs_in_set_order
@@ -276,10 +270,8 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
     assert sets.worst is not None  # every set has a risk
     test, worst = sets.worst
     dcr = dcrs[worst]
-    interval, borrowed = worst_set_interval(
-        [dcrs[i].synthetic_name for _, i in sets.per_set],
-        [Estimate(t.risk, t.risk_interval) for t, _ in sets.per_set],
-        worst,
+    interval, borrowed = sets.interval_noted(
+        lambda m: (dcrs[m[1]].synthetic_name, Estimate(m[0].risk, m[0].risk_interval))
     )
     return MetricResult(
         value=test.risk,
