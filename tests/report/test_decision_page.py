@@ -271,3 +271,12 @@ def test_exact_key_rules_whose_keys_match_leave_no_gap():
         "rules": [_rule(id="tcap", metric="tcap", family="synthpop", details={"unmatched_keys": {}})],
     }
     assert decision.untested_gaps(report) == []
+
+
+def test_page_one_and_the_markdown_carry_what_loading_found_in_the_data(two_set_report):
+    finding = "synthetic set 'b' holds no value in column 'age' (empty in all 10 records): the release says nothing"
+    report = {**two_set_report.data, "release": {**two_set_report.data["release"], "findings": [finding]}}
+    page1 = render_html(report).split('<section id="signoff">', 1)[0]
+    assert "<h3>Found in the data while loading</h3>" in page1 and finding.replace("'", "&#39;") in page1
+    top = render_markdown(report).split("<details>", 1)[0]
+    assert f"**Found in the data**: {finding}" in top
