@@ -317,18 +317,17 @@ def check_like_original(
                 ),
             )
         )
-    if data.role == "holdout":
-        for column in types:
-            if _missing_throughout(data.frame[column]):
-                raise InvalidInput(
-                    Problem(
-                        name,
-                        (
-                            f"column {column!r} is missing in every row of the holdout: a holdout holds real records "
-                            "with the original's columns"
-                        ),
-                    )
-                )
+    empty = empty_columns(data.frame[list(types)]) if data.role == "holdout" else []
+    if empty:
+        raise InvalidInput(
+            Problem(
+                name,
+                (
+                    f"column {empty[0]!r} is missing in every row of the holdout: a holdout holds real records "
+                    "with the original's columns"
+                ),
+            )
+        )
 
 
 def empty_columns(frame: pd.DataFrame) -> list[str]:
