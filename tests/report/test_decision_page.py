@@ -280,3 +280,11 @@ def test_page_one_and_the_markdown_carry_what_loading_found_in_the_data(two_set_
     assert "<h3>Found in the data while loading</h3>" in page1 and finding.replace("'", "&#39;") in page1
     top = render_markdown(report).split("<details>", 1)[0]
     assert f"**Found in the data**: {finding}" in top
+
+
+def test_each_markdown_finding_and_gap_is_a_paragraph_of_its_own(two_set_report):
+    findings = ["synthetic set 'b' holds no value in column 'age'", "the holdout repeats 3 records of the original"]
+    report = {**two_set_report.data, "release": {**two_set_report.data["release"], "findings": findings}}
+    top = render_markdown(report).split("<details>", 1)[0]
+    # Markdown joins lines that no blank line separates: each must stand apart from the counts line and the others.
+    assert f"\n\n**Found in the data**: {findings[0]}\n\n**Found in the data**: {findings[1]}\n" in top
