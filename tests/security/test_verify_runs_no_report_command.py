@@ -128,6 +128,24 @@ def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
     assert "file other.yaml: sha256" in result.output
 
 
+def test_the_command_of_a_manifest_other_than_the_reports_does_not_run(release):
+    runner = CliRunner()
+    _check(runner, "-r", "release.yaml")
+    planted = release / "PWNED"
+    # The auditor names a manifest whose hash is not the report's: its command must not run before that is found.
+    (release / "planted.py").write_text(f"open({str(planted)!r}, 'w').close()\n" + SYNTH)
+    (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("synth.py", "planted.py"))
+    result = runner.invoke(
+        cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"]
+    )
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    assert "file other.yaml: sha256" in result.output
+    assert "rule game: not re-run: the manifest given with --manifest is not the one the report was made from" in (
+        result.output
+    )
+
+
 MEMBERSHIP_POLICY = """\
 metadata: {id: membership, title: Membership game policy, version: "1", owner: tests}
 attacker: {model: maximum-knowledge}

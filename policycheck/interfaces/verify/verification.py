@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
 
+#: Why no rule is re-run when ``--manifest`` names a manifest other than the report's.
+NOT_THE_MANIFEST = (
+    "the manifest given with --manifest is not the one the report was made from (its sha256 "
+    "differs), so nothing it declares is run; give the report's manifest"
+)
+
+
 @dataclass
 class Verification:
     """What ``verify`` found: the files it re-hashed and every difference."""
@@ -59,10 +66,12 @@ def verify_report(
     else:
         result.differences += [Difference("sealed", p) for p in unsealed_fields(report)]
     result.differences += check_outputs(path, report)
+    foreign_manifest = False
     if manifest is not None:
         # The auditor named this manifest: it is read wherever it is (the files it names are not).
         manifest_sha = sha256_file(Path(manifest), "release manifest")
         if report["release"]["manifest_sha256"] != manifest_sha:
+            foreign_manifest = True
             result.differences.append(
                 Difference(
                     "file",
@@ -85,6 +94,10 @@ def verify_report(
         result.differences += changed
         if missing:
             result.problems = missing
+            return result
+        if foreign_manifest:
+            # Not the manifest the report was made from: nothing it declares is run (its commands above all).
+            result.differences += [Difference("not-rerun", rule["id"], NOT_THE_MANIFEST) for rule in report["rules"]]
             return result
         try:
             new, skipped = rerun(
