@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from policycheck.report.formatting import VERDICT_WORDS, fmt, interval_text, threshold_text
+from policycheck.report.integrity import unsealed_fields
 from policycheck.report.render import _environment
 from policycheck.report.summary import summarize
 
@@ -122,6 +123,8 @@ def index_entries(
                 "policy_sha256": policy_files[0]["sha256"] if policy_files else None,
                 "waivers": [{"rule": w["rule"], "expires": w["expires"]} for w in report.get("waivers", [])],
                 "signoff": signoff_of(path),
+                # Its verdict is the report's word only while every field matches its seal.
+                "edited": report["provenance"].get("integrity") is None or bool(unsealed_fields(report)),
             }
         )
     return sorted(entries, key=lambda e: e["generated_at"], reverse=True)

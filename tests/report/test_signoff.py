@@ -100,6 +100,37 @@ def test_an_ssh_signed_record_verifies_and_fails_once_edited(signed):
     assert result.exit_code == 1 and "its SSH signature does not match the record" in result.output
 
 
+@pytest.mark.parametrize("edited", ["report.json", "report.md"])
+def test_sign_refuses_a_report_edited_after_its_check(edited):
+    folder = Path("run")
+    folder.mkdir()
+    for name in ("report.json", "report.html", "report.md"):
+        shutil.copy(SAMPLE / name, folder / name)
+    path = folder / edited
+    path.write_text(path.read_text().replace('"verdict": "warn"', '"verdict": "pass"', 1).replace("WARN", "PASS"))
+    result = invoke("sign", path.with_name("report.json"), "--name", "A", "--role", "B", "--decision", "approve")
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert "report.json: not as its check wrote it: " in line and "Sign a report as its check wrote it" in line
+    assert not (folder / "report.signoff.json").exists()
+
+
+def test_verify_signoff_only_names_a_report_edited_after_its_seal(signed):
+    # Edited after signing: the record no longer matches, and the seal says the report changed as well.
+    path = signed / "report.json"
+    path.write_text(path.read_text().replace('"verdict": "warn"', '"verdict": "pass"', 1))
+    result = invoke("verify", "run/report.json", "--signoff-only")
+    assert result.exit_code == 1
+    assert "DIFFERS  field provenance.integrity.report_sha256: does not match its digest" in result.output
+
+
+def test_index_marks_a_report_edited_after_its_check(signed):
+    path = signed / "report.json"
+    path.write_text(path.read_text().replace('"verdict": "warn"', '"verdict": "pass"', 1))
+    assert invoke("index", ".").exit_code == 0
+    assert "report.json edited after the run: not the check's verdict" in Path("index.html").read_text()
+
+
 def test_sign_refuses_a_file_that_is_not_a_report():
     Path("x.json").write_text("{}")
     result = invoke("sign", "x.json", "--name", "A", "--role", "B", "--decision", "approve")

@@ -45,8 +45,8 @@ def sign(
     beside it: `policycheck verify REPORT --signoff-only` fails once any of
     them, or the record, is edited. The report files are not changed.
     """
-    from policycheck.core.errors import InvalidInput, Problem
-    from policycheck.interfaces.verify import read_report
+    from policycheck.core.errors import InvalidInput, Problem, display_path
+    from policycheck.interfaces.verify import edited_after_the_run, read_report
     from policycheck.io.outputs import atomic_write_text
     from policycheck.report.signoff import SIGNOFF_FILE, new_record, read_records, records_text, ssh_sign
 
@@ -54,6 +54,16 @@ def sign(
         if not value.strip():
             raise InvalidInput(Problem(what, "must not be empty"))
     data = read_report(report)
+    edited = edited_after_the_run(report, data)
+    if edited:
+        # A sign-off binds the report as it is: one edited after its check would certify what no check found.
+        raise InvalidInput(
+            Problem(
+                display_path(report),
+                f"not as its check wrote it: {edited[0]}{f'; and {len(edited) - 1} more' if len(edited) > 1 else ''}. "
+                "Sign a report as its check wrote it (`policycheck verify REPORT` lists every change)",
+            )
+        )
     target = report.with_name(SIGNOFF_FILE)
     try:
         records = read_records(target)

@@ -49,7 +49,7 @@ One module per step: :mod:`.files` reads the report and re-hashes what it names,
 from policycheck.engine.commands import needs_command
 from policycheck.interfaces.verify.diff import ReportDiff, diff_reports
 from policycheck.interfaces.verify.differences import Difference, compare_rules, same_number
-from policycheck.interfaces.verify.files import read_report
+from policycheck.interfaces.verify.files import edited_after_the_run, read_report
 from policycheck.interfaces.verify.rerun import rebuild_release, rerun
 from policycheck.interfaces.verify.verification import Verification, verify_report
 
@@ -59,6 +59,7 @@ __all__ = [
     "Verification",
     "compare_rules",
     "diff_reports",
+    "edited_after_the_run",
     "needs_command",
     "read_report",
     "rebuild_release",

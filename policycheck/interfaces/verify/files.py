@@ -125,6 +125,21 @@ def rehash(
     return confirmed, changed, missing
 
 
+def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Difference]:
+    """What of the report at ``report_path`` changed since its check wrote it, without re-running anything.
+
+    A field whose digest no longer matches its seal (:mod:`policycheck.report.integrity`), a
+    missing seal, and a report file beside it that report.json no longer renders to.
+    """
+    from policycheck.report.integrity import unsealed_fields
+
+    if report["provenance"].get("integrity") is None:
+        sealed = [Difference("sealed", "provenance.integrity", "missing")]
+    else:
+        sealed = [Difference("sealed", p) for p in unsealed_fields(report)]
+    return sealed + check_outputs(report_path, report)
+
+
 def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]:
     """Each report file beside report.json must be what report.json renders to, byte for byte."""
     from policycheck.report.render import OUTPUTS, render_format

@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.interfaces.verify.differences import Difference, compare_reports
-from policycheck.interfaces.verify.files import OUTSIDE, check_outputs, default_root, read_report, rehash
+from policycheck.interfaces.verify.files import OUTSIDE, default_root, edited_after_the_run, read_report, rehash
 from policycheck.interfaces.verify.rerun import rerun
 from policycheck.io.files import reads_confined_to
 from policycheck.release.load import sha256_file
-from policycheck.report.integrity import unsealed_fields
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -61,11 +60,7 @@ def verify_report(
     root_given = root is not None
     root = Path(root) if root is not None else default_root(path)
     result = Verification(report)
-    if report["provenance"].get("integrity") is None:
-        result.differences.append(Difference("sealed", "provenance.integrity", "missing"))
-    else:
-        result.differences += [Difference("sealed", p) for p in unsealed_fields(report)]
-    result.differences += check_outputs(path, report)
+    result.differences += edited_after_the_run(path, report)
     foreign_manifest = False
     if manifest is not None:
         # The auditor named this manifest: it is read wherever it is (the files it names are not).
