@@ -261,6 +261,13 @@ def test_diff_of_a_report_with_itself_changes_nothing(runner, checked):
     assert "no rule verdict or value changed" in result.output
 
 
+def test_diff_into_a_folder_is_one_line_and_exit_2(runner, checked, tmp_path):
+    (tmp_path / "folder").mkdir()
+    result = invoke(runner, "diff", checked[0], checked[0], "-o", str(tmp_path / "folder"))
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == ["error: folder: is a folder: name a file to write"]
+
+
 # --- check --explain -------------------------------------------------------------
 
 

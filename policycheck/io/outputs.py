@@ -259,6 +259,8 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     check_output_folder(path.parent)  # a folder through a dangling link is refused, not created elsewhere
+    if path.is_dir():  # os.replace would fail on it after the file was written
+        raise InvalidInput(Problem(display_path(path), "is a folder: name a file to write"))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o666 & ~umask()
     # The process id in the name lets a later run tell a file a killed run left (_remove_stale_files).
