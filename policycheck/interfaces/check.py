@@ -59,8 +59,10 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     from policycheck.engine.runner import run_plan
     from policycheck.execution.factory import make_executor
     from policycheck.interfaces.starter import placeholder_findings
+    from policycheck.io.scratch import remove_stale_scratch
     from policycheck.report.build import build_report
 
+    remove_stale_scratch()  # a killed check's copy of its training records goes with the next check
     plan = compile_plan(loaded, release, resolution=False, estimates=False)  # a check measures; plan -r estimates
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)

@@ -199,7 +199,7 @@ def _remove_stale(parent: Path, name: str) -> None:
     """Remove temporary folders left by a killed run (their process is gone)."""
     for entry in parent.glob(f".{name}{_TMP_TAG}*"):
         pid = entry.name[len(f".{name}{_TMP_TAG}") :].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -222,13 +222,14 @@ def _remove_stale_files(folder: Path) -> None:
                 continue
             if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < STALE_SECONDS:
                 continue
-            if pid is not None and (not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid))):
+            if pid is not None and (not pid.isdigit() or int(pid) == os.getpid() or process_alive(int(pid))):
                 continue
             with contextlib.suppress(OSError):
                 entry.unlink()
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs (on this machine, in this process namespace)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

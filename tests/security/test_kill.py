@@ -255,3 +255,48 @@ def test_temporary_files_left_by_a_killed_check_are_removed_by_the_next(project)
     assert done.returncode == 0, done.stderr
     assert not [p for p in [*stale, old] if p.exists()]
     assert alive.exists() and fresh.exists() and (project / "out" / "notes.txt").exists()
+
+
+SLOW_SYNTH = """\
+import os, sys, time
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+open(os.path.join(os.path.dirname(args["--input"]), "synth.pid"), "w").write(str(os.getpid()))
+time.sleep(60)
+"""
+COMMAND_GAME_POLICY = """\
+metadata: {id: game, title: Game policy, version: "1", owner: tests}
+attacker: {model: maximum-knowledge, quasi_identifiers: [age, sex], secrets: [income]}
+rules:
+  - id: game
+    metric: attribute_inference_advantage
+    params: {secret: income, attack: exact, synthesizer: release, repetitions: 2}
+    threshold: {fail_above: 1.0}
+"""
+
+
+def test_the_copy_of_the_records_a_killed_checks_synthesizer_read_is_removed_by_the_next_check(project):
+    temp = project / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    (project / "slow.py").write_text(SLOW_SYNTH)
+    command = f"{sys.executable} slow.py --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}"
+    (project / "release.yaml").write_text(
+        "release: {id: game-release}\noriginal: train.csv\nholdout: hold.csv\nsynthetic:\n  - path: syn.csv\n"
+        f"    synthesizer: {{name: slow, command: {json.dumps(command)}}}\n"
+    )
+    (project / "game.yaml").write_text(COMMAND_GAME_POLICY)
+    game = [sys.executable, "-m", "policycheck", "check", "game.yaml", "-r", "release.yaml", "-o", "out", "-q"]
+    check = subprocess.Popen([*game, "--run-synthesizer", "--workers", "1"], cwd=project, env=env)
+    deadline = time.time() + 60
+    while not list(temp.glob("policycheck-synth-*/synth.pid")) and time.time() < deadline:
+        time.sleep(0.05)
+    (pid_file,) = temp.glob("policycheck-synth-*/synth.pid")
+    left = pid_file.parent
+    assert (left / "input.csv").exists()  # the training records, copied for the synthesizer
+    check.kill()
+    check.wait()
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)  # the synthesizer outlives a SIGKILLed check
+    assert left.exists()
+    done = subprocess.run(_command(project), cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not left.exists()

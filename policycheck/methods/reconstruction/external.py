@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from policycheck.io.scratch import scratch_folder
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError
 
 PLACEHOLDERS = ("{input}", "{output}", "{rows}", "{seed}")
@@ -66,8 +66,8 @@ def run_external_synthesizer(
         When the command cannot start, times out, exits non-zero, or writes no
         CSV with the original's columns.
     """
-    with tempfile.TemporaryDirectory(prefix="policycheck-synth-") as tmp:
-        input_path, output_path = Path(tmp) / "input.csv", Path(tmp) / "output.csv"
+    with scratch_folder("synth") as tmp:  # holds a copy of the original records: removed even after a kill
+        input_path, output_path = tmp / "input.csv", tmp / "output.csv"
         original.to_csv(input_path, index=False)
         args = command_arguments(template, input_path, output_path, rows, seed)
         try:
