@@ -56,7 +56,13 @@ def test_indhist_dp_release_is_shown_within_the_fail_level_of_every_privacy_rule
     assert {rule: r["verdict"] for rule, r in rules.items()} == {
         **dict.fromkeys(PRIVACY_RULES, "pass"),
         "membership-game": "warn",
+        "exact-copies": "warn",
     }
+    # No copy of either set among 3,000 records: the excess's interval is +- the Clopper-Pearson upper end of
+    # 0 of 3,000 at 97.5 %, 1 - 0.0125^(1/3000) = 0.00146, past the warn level 0.001: 3,000 records cannot show
+    # a copy rate below it.
+    copies = rules["exact-copies"]
+    assert copies["value"] == 0 and copies["interval"] == pytest.approx([-0.0014596, 0.0014596], abs=1e-7)
     # The game's worst target: advantage -0.067 with interval [-0.285, 0.166] at the Bonferroni level over 20
     # targets: within the fail level 0.2, but the interval holds the warn level 0.1, so 300 rounds cannot show
     # the advantage below it (issue 28's rule).

@@ -85,11 +85,12 @@ def copies_release():
 
 def test_exact_copy_width_rests_on_the_records_that_copy_one_real_set_only():
     # 0.4 of the records copy one set only: d = 400 of n = 1000, half of them each way at no leak; the
-    # excess's interval reaches d / n (2 u - 1), u = Beta(0.975; 201, 200) = 0.550092: 0.4 * 0.100184 = 0.040074.
+    # excess's interval reaches delta (2 u - 1) at each part's 97.5 % upper end: delta = Beta(0.9875; 401, 600)
+    # = 0.435545, u = Beta(0.9875; 201, 200) = 0.557063: 0.435545 * 0.114126 = 0.049707.
     resolve, params = hook("exact_copy_share")
     r = resolve(params, copies_release())
     assert (r.no_leak, r.records) == (0.0, 1000)
-    assert r.half_width == pytest.approx(0.040074, abs=1e-6)
+    assert r.half_width == pytest.approx(0.049707, abs=1e-6)
 
 
 def test_exact_copy_width_without_the_baseline_is_clopper_pearson_at_the_chance_share():
@@ -122,11 +123,12 @@ def near_copies_release():
 
 def test_near_copy_width_rests_on_the_records_near_one_real_set_only():
     # 600 of the 1,000 holdout records are near one real set only (400 training, 200 holdout): d = 600 of
-    # n = 1000; u = Beta(0.975; 301, 300) = 0.540756, so the excess's interval reaches 0.6 * 0.081513 = 0.048908.
+    # n = 1000; at 97.5 % delta = Beta(0.9875; 601, 400) = 0.634796 and u = Beta(0.9875; 301, 300) = 0.546466,
+    # so the excess's interval reaches 0.634796 * 0.092932 = 0.058993.
     resolve, params = hook("near_copy_share", within=0.00015)
     r = resolve(params, near_copies_release())
     assert (r.no_leak, r.records) == (0.0, 1000)
-    assert r.half_width == pytest.approx(0.048908, abs=1e-6)
+    assert r.half_width == pytest.approx(0.058993, abs=1e-6)
     assert "when 0.6 of the records come within 0.00015 of one real set only" in r.basis
 
 
@@ -145,7 +147,7 @@ def test_near_copy_width_of_a_large_holdout_comes_from_an_even_sample_against_th
     monkeypatch.setattr(near_copy_share, "RESOLUTION_SAMPLE", 100)
     resolve, params = hook("near_copy_share", within=0.00015)
     r = resolve(params, near_copies_release())
-    assert r.half_width == pytest.approx(0.048908, abs=1e-6)
+    assert r.half_width == pytest.approx(0.058993, abs=1e-6)
 
 
 def test_records_that_would_resolve_a_level_grow_as_the_square_of_the_width_ratio():

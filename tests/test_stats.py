@@ -78,16 +78,33 @@ def test_ratio_score_interval_is_open_where_a_count_is_zero():
     assert ratio_score_interval(5, 100, 0, 100)[1] == float("inf")
 
 
-def test_paired_difference_maps_the_discordant_share():
+def test_paired_difference_joins_the_discordant_share_and_their_split():
     from policycheck.core.stats import clopper_pearson, paired_difference
 
-    # 6 items counted by the first measure only, 2 by the second only, of 100:
-    # difference 0.04; the share 6/8 has the exact interval (0.3491, 0.9681).
+    # 6 items counted by the first measure only, 2 by the second only, of 100: difference 0.04.
+    # Each part at 97.5%: the discordant share 8/100 and the split 6/8 (McNemar's conditional).
     lo, hi = paired_difference(6, 2, 100)
-    share_lo, share_hi = clopper_pearson(6, 8)
-    assert (lo, hi) == pytest.approx((0.08 * (2 * share_lo - 1), 0.08 * (2 * share_hi - 1)))
-    assert (round(lo, 4), round(hi, 4)) == (-0.0241, 0.0749)
-    assert paired_difference(0, 0, 100) == (0.0, 0.0)
+    delta_lo, delta_hi = clopper_pearson(8, 100, 0.975)
+    theta_lo, theta_hi = clopper_pearson(6, 8, 0.975)
+    assert (lo, hi) == pytest.approx((delta_hi * (2 * theta_lo - 1), delta_hi * (2 * theta_hi - 1)))
+    assert (round(lo, 4), round(hi, 4)) == (-0.0631, 0.1554)
+
+
+def test_paired_difference_with_no_discordant_item_is_not_a_point():
+    from policycheck.core.stats import paired_difference
+
+    # None of 800 discordant: the Clopper-Pearson upper end of 0/800 at 97.5%, 1 - 0.0125 ** (1 / 800),
+    # either way (a point at 0 would claim a rate below any threshold from 800 items).
+    assert paired_difference(0, 0, 800) == pytest.approx((-0.0054626, 0.0054626), abs=1e-7)
+
+
+def test_paired_difference_reaches_past_the_discordant_share_observed():
+    from policycheck.core.stats import paired_difference
+
+    # 2 of 800, both the first's: the upper end is that of 2/800 at 97.5%, beta(0.9875; 3, 798) = 0.010114,
+    # past the 0.0025 observed; the lower, at the split's lower end sqrt(0.0125) = 0.1118, is 0.010114 * -0.7764.
+    lo, hi = paired_difference(2, 0, 800)
+    assert (round(lo, 6), round(hi, 6)) == (-0.007852, 0.010114)
 
 
 def test_effective_trials_of_single_trial_clusters_is_their_number():

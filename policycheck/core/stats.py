@@ -242,8 +242,8 @@ def ratio_score_interval(
 
 
 def paired_difference(
-    discordant_first: int,
-    discordant_second: int,
+    discordant_first: float,
+    discordant_second: float,
     trials: int,
     confidence: float = 0.95,
     effective_discordant: float | None = None,
@@ -251,20 +251,34 @@ def paired_difference(
     """Interval for ``p1 - p2`` of two proportions measured on the same ``trials`` items.
 
     Only the discordant items (counted by the first measure only, or by the
-    second only) tell the proportions apart. Given their number ``d``, the
-    first's share among them is binomial; its exact Clopper-Pearson interval,
-    mapped through ``d / trials * (2 share - 1)``, bounds the difference
-    (conditional on ``d``, as McNemar's exact test). When the discordant items
-    come in clusters, ``effective_discordant`` (see :func:`effective_trials`)
-    replaces ``d`` in the share's interval.
+    second only) tell the proportions apart: ``p1 - p2 = delta (2 theta - 1)``,
+    with ``delta`` the share of items that are discordant and ``theta`` the
+    first measure's share among them. Given their number ``d``, ``theta``'s
+    exact Clopper-Pearson interval is McNemar's exact conditional one; ``delta``
+    has its own over ``trials``, since ``d`` is a count of this sample too (with
+    ``d`` taken as fixed the interval could never pass ``d / trials``: none
+    discordant of 800 would give [0, 0]). Each is taken at half the error
+    (Bonferroni), and the difference's interval is its range over both: at
+    least ``confidence`` coverage. With none discordant ``theta`` is unknown
+    and the interval is ``delta``'s upper end either way. When the discordant
+    items come in clusters, ``effective_discordant`` (see
+    :func:`effective_trials`) replaces ``d`` in ``theta``'s interval.
     """
-    d = int(discordant_first) + int(discordant_second)
-    if trials <= 0 or d == 0:
+    d = float(discordant_first) + float(discordant_second)
+    if trials <= 0:
         return (0.0, 0.0)
+    each = 1.0 - (1.0 - confidence) / 2
+    delta_lo, delta_hi = clopper_pearson_share(d / trials, trials, each)
+    if d <= 0:
+        return (-delta_hi, delta_hi)
     size = d if effective_discordant is None else effective_discordant
-    lo, hi = clopper_pearson_share(discordant_first / d, size, confidence)
-    scale = d / trials
-    return (scale * (2 * lo - 1), scale * (2 * hi - 1))
+    theta_lo, theta_hi = clopper_pearson_share(discordant_first / d, size, each)
+    # delta (2 theta - 1) is largest at theta's upper end, and there at delta's upper end when positive.
+    top, bottom = 2 * theta_hi - 1, 2 * theta_lo - 1
+    return (
+        (delta_hi if bottom < 0 else delta_lo) * bottom,
+        (delta_hi if top > 0 else delta_lo) * top,
+    )
 
 
 def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) -> float:

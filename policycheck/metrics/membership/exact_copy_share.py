@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 METHOD = Method(
     definition="Share of synthetic records identical on every column used to a training record, minus the share "
-    "identical to a holdout record (baseline: none, the raw share); exact conditional interval on the discordant "
-    "records.",
+    "identical to a holdout record (baseline: none, the raw share); exact interval from the discordant "
+    "records: their share and McNemar's conditional one, Bonferroni-joined.",
     source="paper 002, sec. 3 (a DCR of 0 is a copy)",
     conventions=(
         Convention(
@@ -117,9 +117,9 @@ def copy_resolution(
 
     With the holdout baseline, the interval rests on the records copying one set only (discordant,
     ``d`` of the ``n`` synthetic records); their share is estimated on the holdout: each holdout
-    record copying a training record but no other holdout record, or the reverse. At a share of 0.5
-    among ``d``, the excess's interval reaches ``d / n (2 u - 1)`` with ``u`` the Clopper-Pearson upper
-    end (:func:`policycheck.core.stats.paired_difference`). With ``baseline: none`` the no-leak value
+    record copying a training record but no other holdout record, or the reverse. At half of them
+    copying each set, the excess's interval reaches the upper end of
+    :func:`policycheck.core.stats.paired_difference`. With ``baseline: none`` the no-leak value
     is the holdout's share of training copies, with its Clopper-Pearson width over ``n``. Clusters
     only widen it. ``near`` and ``copy`` word what a copy is for the basis: "equal to", "copy".
     """
@@ -142,8 +142,7 @@ def copy_resolution(
             level,
         )
     discordant = float(np.mean(copies_training ^ copies_other_holdout))
-    d = discordant * n
-    half = 0.0 if d <= 0 else d / n * (2 * stats.clopper_pearson_share(0.5, d, level)[1] - 1)
+    half = stats.paired_difference(discordant * n / 2, discordant * n / 2, n, level)[1]
     return Resolution(
         0.0,
         half,

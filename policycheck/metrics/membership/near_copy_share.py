@@ -33,8 +33,8 @@ from policycheck.release.model import Release
 
 METHOD = Method(
     definition="Share of synthetic records within Gower distance `within` of a training record (on every column "
-    "used), minus the share within it of a holdout record (baseline: none, the raw share); exact conditional "
-    "interval on the discordant records, as for exact copies.",
+    "used), minus the share within it of a holdout record (baseline: none, the raw share); exact interval "
+    "from the discordant records, as for exact copies.",
     source="paper 002, sec. 3 (the DCR; a copy is a DCR of 0, a near copy one at most `within`)",
 )
 
