@@ -126,7 +126,12 @@ def infer_column(
         if hits.any() and not odd.any():
             return kind, None
         odd_count = int(counts.to_numpy()[odd].sum())
-        if hits.any() and odd_count <= ODD_SHARE * present_total:
+        # An original whose every value is of this kind decides the column, as a typed source's type does:
+        # the odd values of the files read with it are theirs to fix, however many.
+        original_is_kind = (
+            hits.any() and len(sources) > 1 and _all_of_kind(first, counts.index[hits], counts.index[odd])
+        )
+        if hits.any() and (odd_count <= ODD_SHARE * present_total or original_is_kind):
             odd_values = set(counts.index[odd])
             where, values, found = next(
                 (w, v, f)
@@ -137,12 +142,24 @@ def infer_column(
             return "categorical", Problem(
                 display_path(where),
                 (
-                    f"column {column!r} is {'numbers' if kind == 'numeric' else 'ISO dates'} except for "
-                    f"{odd_count} value(s), e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
+                    f"column {column!r} "
+                    + (
+                        f"holds only {'numbers' if kind == 'numeric' else 'ISO dates'} in the original, but "
+                        f"{odd_count} value(s) of the files read with it are not"
+                        if original_is_kind and odd_count > ODD_SHARE * present_total
+                        else f"is {'numbers' if kind == 'numeric' else 'ISO dates'} except for {odd_count} value(s)"
+                    )
+                    + f", e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
                     "or declare the column's type (`type: categorical` reads every value as a label)"
                 ),
             )
     return "categorical", None
+
+
+def _all_of_kind(series: pd.Series, kind: pd.Index, odd: pd.Index) -> bool:
+    """Whether the present values of ``series`` include some of ``kind`` and none of ``odd`` (missing words aside)."""
+    own = set(series.dropna().unique())
+    return bool(own & set(kind)) and not own & set(odd)
 
 
 def _first_present(series: pd.Series, count: int) -> list[object]:

@@ -189,3 +189,23 @@ def test_declared_column_not_in_the_data_is_refused(tmp_path):
         r"\(did you mean 'seqn'\?\)",
     ):
         build(tmp_path, people(), columns={"sqen": ColumnDecl(type="id")})
+
+
+def test_an_original_of_numbers_decides_a_column_another_file_fills_half_with_text(tmp_path):
+    # 50 of the 150 values read are text, past the odd share that would make the whole column categorical;
+    # but every value of the original is a number: the synthetic set's text is its problem, not the column's role.
+    original = pd.DataFrame({"a": [str(i % 40) for i in range(100)], "b": ["x", "y"] * 50})
+    synthetic = pd.DataFrame({"a": ["old", "12"] * 50, "b": ["x", "y"] * 50})
+    with pytest.raises(
+        InvalidInput,
+        match=r"column 'a' holds only numbers in the original, but 50 value\(s\) of the files read with it are not, "
+        r"e.g. row 2: 'old'",
+    ):
+        build(tmp_path, original, synthetic=synthetic)
+
+
+def test_a_column_of_text_in_the_original_too_is_categorical(tmp_path):
+    original = pd.DataFrame({"a": ["old", "12"] * 50, "b": ["x", "y"] * 50})
+    synthetic = pd.DataFrame({"a": ["old", "13"] * 50, "b": ["x", "y"] * 50})
+    release = build(tmp_path, original, synthetic=synthetic)
+    assert release.column_types["a"] == "categorical"
