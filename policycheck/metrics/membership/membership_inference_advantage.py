@@ -234,16 +234,32 @@ def _auc_words(auc: float | None) -> str:
 
 
 def exposure_words(row: GameTarget, settings: GameSettings) -> str:
-    """Plain words on the most exposed target: which record, and what the attacker learns."""
+    """Plain words on the target the rule judges: which record, why it was chosen, and what the attacker learns.
+
+    It is the target most exposed on the game's *training* rounds, measured on its test rounds (so its figure
+    is unbiased); the table of targets, sorted by test-round AUC, may rank others above it. What the attacker
+    learns is said only where the interval shows the attack beating a blind guess.
+    """
     values = ", ".join(f"{k}={v}" for k, v in list(row.values.items())[:8])
     who = f"id {row.target} ({row.record})" if row.target != row.record else row.record
+    low, high = row.advantage_interval
+    if low > 0:
+        learns = "The attacker learns that this person's data was used, which may itself be sensitive."
+    elif high <= 0:
+        learns = "On its test rounds the attack did no better than a blind guess for this record."
+    else:
+        learns = (
+            f"Its interval ({low:.2f} to {high:.2f}) holds a blind guess: these rounds cannot tell whether the "
+            "attacker learns that this person's data was used."
+        )
     return (
-        f"Most exposed: {who}, chosen as {row.reason} ({values}). Re-running the synthesizer "
-        f"{settings.repetitions} times, an attacker who holds this record and sees only the synthetic "
-        f"output tells whether it was in the training data with AUC {_auc_words(row.auc)}; at the threshold chosen "
-        f"on other rounds it is right {row.tpr:.0%} of the times the record was in, and wrongly says in "
-        f"{row.fpr:.0%} of the times it was out (advantage {row.advantage:.2f}). The attacker learns that "
-        "this person's data was used, which may itself be sensitive."
+        f"Judged target: {who}, chosen as {row.reason} ({values}), the most exposed on the game's training rounds "
+        f"and measured on its test rounds (the table sorts the targets by their test-round AUC, a maximum that "
+        f"overstates). Re-running the synthesizer {settings.repetitions} times, an attacker who holds this record "
+        f"and sees only the synthetic output tells whether it was in the training data with AUC "
+        f"{_auc_words(row.auc)}; at the threshold chosen on other rounds it is right {row.tpr:.0%} of the times the "
+        f"record was in, and wrongly says in {row.fpr:.0%} of the times it was out (advantage "
+        f"{row.advantage:.2f}). {learns}"
     )
 
 
@@ -311,4 +327,5 @@ def membership_inference_advantage(
         baseline=0.0,
         baseline_label="a blind guess: TPR = FPR at every threshold",
         sample_size=int(game.test.size),
+        sample_unit="rounds",
     )

@@ -18,7 +18,16 @@ def test_a_bootstrap_fails_the_game_and_the_words_name_the_record():
     game = rules["game"]
     assert game["verdict"] == "fail" and game["interval"][0] > 0.2
     worst = game["details"]["worst_target"]
-    assert f"Most exposed: {worst}" in game["notes"][0] and "was in the training data" in game["notes"][0]
+    assert f"Judged target: {worst}" in game["notes"][0] and "was in the training data" in game["notes"][0]
+    # Its interval is past a blind guess: the words say what the attacker learns.
+    assert "The attacker learns that this person's data was used" in game["notes"][0]
+
+
+def test_the_words_claim_nothing_learnt_where_the_interval_holds_a_blind_guess():
+    rules = checked("indhist_dp")
+    note = rules["game"]["notes"][0]
+    assert "the most exposed on the game's training rounds and measured on its test rounds" in note
+    assert "The attacker learns" not in note
 
 
 def test_each_target_keeps_its_tpr_at_every_low_fpr_under_the_report_key():
