@@ -10,6 +10,8 @@ from policycheck.engine.verdicts import (
     release_verdict,
 )
 from policycheck.metrics.base import MetricResult
+from policycheck.metrics.combinators import BonferroniNote, bonferroni_note
+from policycheck.metrics.details import Details
 from policycheck.policy.model import Threshold
 
 
@@ -265,3 +267,23 @@ def test_the_decision_says_which_end_decided_and_against_which_level():
 def test_the_single_number_rules_say_they_decided(compare):
     judged = judge_result(Threshold(fail_above=0.3, compare=compare), MetricResult(0.1, (0.0, 0.2), 0.95))
     assert judged.decided_on == compare and f"compare: {compare}" in judged.decision
+
+
+class _WorstOfTwenty(Details):
+    bonferroni: BonferroniNote
+
+
+def test_the_words_give_the_level_the_worst_of_several_intervals_holds_at():
+    # The worst of 20 targets' intervals, each at 1 - 0.05 / 20 = 99.75%: the words name that level, as the
+    # interval printed beside them does, not the rule's 95%.
+    details = _WorstOfTwenty(bonferroni=bonferroni_note(0.95, 20, what="targets"))
+    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, details=details, sample_size=150, sample_unit="rounds")
+    judged = judge_result(Threshold(fail_above=0.2, warn_above=0.1), result)
+    assert "its 99.75% interval [-0.285, 0.166]" in judged.reason and "95% interval" not in judged.reason
+
+
+def test_the_sample_needed_is_counted_in_the_metrics_unit():
+    # n' = ceil(150 * ((0.166 + 0.067) / (0.1 + 0.067))^2) = ceil(150 * 1.94664...) = 292
+    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, sample_size=150, sample_unit="rounds")
+    judged = judge_result(Threshold(fail_above=0.2, warn_above=0.1), result)
+    assert "About 292 rounds (this run used 150) would settle it" in judged.reason

@@ -225,7 +225,7 @@ def records_to_settle(n: int | None, estimate: float, bound: float, level: float
 def _inconclusive_reason(threshold: Threshold, result: MetricResult, bound: float, needed: int | None) -> str:
     word = threshold.direction  # "above" or "below"
     level = _num(threshold.fail)
-    confidence = f"{result.confidence * 100:g}% " if result.confidence else ""
+    confidence = _interval_confidence(result)
     end = "upper" if threshold.compare == "upper" else "lower"
     if beyond(threshold, threshold.fail, bound):
         text = (
@@ -246,8 +246,8 @@ def _settle_words(needed: int | None, result: MetricResult) -> str:
     if needed is None:
         return ""
     return (
-        f" About {needed:,} records (this run used {result.sample_size:,}) would settle it, if the estimate "
-        f"held as the interval narrows."
+        f" About {needed:,} {result.sample_unit} (this run used {result.sample_size:,}) would settle it, if the "
+        f"estimate held as the interval narrows."
     )
 
 
@@ -260,7 +260,7 @@ class _Words:
         self.word = threshold.direction
         self.within = "at or below" if above else "at or above"
         self.near_end, self.far_end = ("lower", "upper") if above else ("upper", "lower")
-        conf = f"{result.confidence * 100:g}% " if result.confidence else ""
+        conf = _interval_confidence(result)
         assert result.interval is not None, "the words of an interval's decision need the interval"
         lo, hi = result.interval
         self.interval = f"its {conf}interval [{_num(lo)}, {_num(hi)}]"
@@ -338,6 +338,14 @@ def _relation(threshold: Threshold, value: float) -> str:
         return f"is {word} the warn level {_num(threshold.warn)}, within the fail level {_num(threshold.fail)}"
     level = "warn" if threshold.warn is not None else "fail"
     return f"is within the {level} level {_num(threshold.warn if threshold.warn is not None else threshold.fail)}"
+
+
+def _interval_confidence(result: MetricResult) -> str:
+    """``95% `` (with its space), the level the interval's ends hold at: a Bonferroni level where the rule took
+    the worst of several intervals (its details' ``bonferroni``), else the rule's confidence."""
+    note = getattr(result.details, "bonferroni", None)
+    level = note.level if note is not None and note.alternatives > 1 else result.confidence
+    return f"{round(level * 100, 2):g}% " if level else ""
 
 
 def _num(value: float) -> str:

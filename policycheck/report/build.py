@@ -168,6 +168,7 @@ def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, present: frozenset[str]) -
         "baseline": r.baseline if r else None,
         "baseline_label": r.baseline_label if r else None,
         "sample_size": r.sample_size if r else None,
+        "sample_unit": r.sample_unit if r else "records",
         "refutes": [str(claim) for claim in r.refutes] if r else [],
         "relies_on": [str(claim) for claim in r.relies_on] if r else [],
         "threshold": e.rule.threshold.model_dump(),

@@ -183,7 +183,8 @@ def settle_text(rule: dict[str, Any]) -> str:
         )
     if rule.get("records_to_settle"):
         used = f" (this run used {fmt(rule['sample_size'])})" if rule.get("sample_size") else ""
-        text += f"; about {fmt(rule['records_to_settle'])} records would settle it{used}, if the estimate held"
+        unit = rule.get("sample_unit") or "records"
+        text += f"; about {fmt(rule['records_to_settle'])} {unit} would settle it{used}, if the estimate held"
     else:
         text += "; no sample size can be given (the metric does not say how many records it used)"
     return text
