@@ -163,6 +163,9 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
                 out.append(Difference("release", old["release"]["id"], f"release {key}", old[key], new[key]))
     top_old = {k: v for k, v in old.items() if k not in ("rules", *aggregates)}
     top_new = {k: v for k, v in new.items() if k not in ("rules", *aggregates)}
+    if skipped:  # the re-run describes the methods of the rules it ran: a rule not re-run is already listed
+        ran = {r["metric"] for r in old["rules"] if r["id"] not in skipped}
+        top_old["methods"] = [m for m in old.get("methods", []) if m.get("metric") in ran]
     top_old["provenance"] = {k: v for k, v in old["provenance"].items() if k != "integrity"}
     top_new["provenance"] = {k: v for k, v in new["provenance"].items() if k != "integrity"}
     compare_fields(top_old, top_new, (), out)
