@@ -33,7 +33,7 @@ def signed():
         "--comment",
         "release to the teaching portal only",
         "--review-by",
-        "2027-05-01",
+        "2099-05-01",
     )
     assert result.exit_code == 0, result.output
     return folder
@@ -50,7 +50,7 @@ def test_sign_writes_a_record_bound_to_the_reports_sha256(signed):
     assert (record["signer"], record["decision"], record["review_by"]) == (
         {"name": "Ada Lovelace", "role": "privacy reviewer"},
         "approve",
-        "2027-05-01",
+        "2099-05-01",
     )
     assert record["release"] == "adult-demo-indhist-dp" and record["verdict"] == "warn"
 
@@ -129,6 +129,18 @@ def test_index_marks_a_report_edited_after_its_check(signed):
     path.write_text(path.read_text().replace('"verdict": "warn"', '"verdict": "pass"', 1))
     assert invoke("index", ".").exit_code == 0
     assert "report.json edited after the run: not the check's verdict" in Path("index.html").read_text()
+
+
+def test_sign_refuses_a_review_date_that_has_passed():
+    folder = Path("run")
+    folder.mkdir()
+    for name in ("report.json", "report.html", "report.md"):
+        shutil.copy(SAMPLE / name, folder / name)
+    result = invoke(
+        "sign", "run/report.json", "--name", "A", "--role", "B", "--decision", "approve", "--review-by", "2000-01-01"
+    )
+    assert result.exit_code == 2 and "--review-by: 2000-01-01 has passed" in result.output
+    assert not (folder / "report.signoff.json").exists()
 
 
 def test_sign_refuses_a_file_that_is_not_a_report():

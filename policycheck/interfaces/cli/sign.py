@@ -53,6 +53,11 @@ def sign(
     for what, value in (("--name", name), ("--role", role)):
         if not value.strip():
             raise InvalidInput(Problem(what, "must not be empty"))
+    today = dt.datetime.now(dt.UTC).date()
+    if review_by is not None and review_by.date() < today:
+        raise InvalidInput(
+            Problem("--review-by", f"{review_by.date().isoformat()} has passed (today is {today.isoformat()})")
+        )
     data = read_report(report)
     edited = edited_after_the_run(report, data)
     if edited:
