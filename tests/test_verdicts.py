@@ -277,13 +277,13 @@ def test_the_words_give_the_level_the_worst_of_several_intervals_holds_at():
     # The worst of 20 targets' intervals, each at 1 - 0.05 / 20 = 99.75%: the words name that level, as the
     # interval printed beside them does, not the rule's 95%.
     details = _WorstOfTwenty(bonferroni=bonferroni_note(0.95, 20, what="targets"))
-    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, details=details, sample_size=150, sample_unit="rounds")
+    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, details=details, sample_size=150, sample_unit="test rounds")
     judged = judge_result(Threshold(fail_above=0.2, warn_above=0.1), result)
     assert "its 99.75% interval [-0.285, 0.166]" in judged.reason and "95% interval" not in judged.reason
 
 
 def test_the_sample_needed_is_counted_in_the_metrics_unit():
     # n' = ceil(150 * ((0.166 + 0.067) / (0.1 + 0.067))^2) = ceil(150 * 1.94664...) = 292
-    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, sample_size=150, sample_unit="rounds")
+    result = MetricResult(-0.067, (-0.285, 0.166), 0.95, sample_size=150, sample_unit="test rounds")
     judged = judge_result(Threshold(fail_above=0.2, warn_above=0.1), result)
-    assert "About 292 rounds (this run used 150) would settle it" in judged.reason
+    assert "About 292 test rounds (this run used 150) would settle it" in judged.reason

@@ -153,7 +153,7 @@ class MetricResult:
     #: Records behind the interval; the verdict of an inconclusive rule uses it
     #: to say how many records would settle the question.
     sample_size: int | None = None
-    #: What ``sample_size`` counts, in the plural ("rounds" for a game's test rounds).
+    #: What ``sample_size`` counts, in the plural ("test rounds" for a game).
     sample_unit: str = "records"
     #: Declared claims this measurement refutes (``Claim.of_synthetic_set(0)``), and the
     #: declared claims the value relies on; a rule relying on a claim another

@@ -163,6 +163,25 @@ def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
     return f"{shown}; fail level {op} {fmt(level)}"
 
 
+def remedy_text(rule: dict[str, Any]) -> str:
+    """What to do about a rule: its metric's remedy, after more data where only the sample leaves it unsettled.
+
+    A rule that warns or is inconclusive because its interval reaches a level (``unsettled``) may be a safe
+    release measured on too few records: the first thing to do is measure more, not regenerate.
+    """
+    remedy = rule.get("remedy") or ""
+    if not rule.get("unsettled") or rule.get("verdict") not in ("warn", "inconclusive"):
+        return remedy
+    unit = rule.get("sample_unit") or "records"
+    more = (
+        f"about {fmt(rule['records_to_settle'])} {unit} would (this run used {fmt(rule['sample_size'])})"
+        if rule.get("records_to_settle") and rule.get("sample_size")
+        else f"more {unit} would narrow its interval"
+    )
+    first = f"This sample cannot settle the {rule['unsettled']} level: {more}, if the estimate held."
+    return f"{first} If the value is beyond it: {remedy}" if remedy else first
+
+
 def settle_text(rule: dict[str, Any]) -> str:
     """What the sample leaves unsettled and what would settle it, for page 1's list.
 

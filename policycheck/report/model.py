@@ -84,7 +84,8 @@ class RuleOut(_Model):
     baseline_label: str | None = Field(default=None, description="Plain words naming the baseline.")
     sample_size: int | None = Field(default=None, description="Records behind the interval.")
     sample_unit: str = Field(
-        default="records", description="What `sample_size` and `records_to_settle` count: records, or a game's rounds."
+        default="records",
+        description="What `sample_size` and `records_to_settle` count: records, or a game's test rounds.",
     )
     refutes: list[str] = Field(default_factory=list, description="Declared claims this measurement refutes.")
     relies_on: list[str] = Field(default_factory=list, description="Declared claims the value relies on.")

@@ -32,6 +32,7 @@ from policycheck.report.formatting import (
     is_excess,
     measured_text,
     percent,
+    remedy_text,
     run_mark,
     settle_text,
     threshold_text,
@@ -87,6 +88,7 @@ def _environment() -> Environment:
     env.filters["measured"] = measured_text
     env.filters["decision"] = decision_text
     env.filters["settle"] = settle_text
+    env.filters["remedy"] = remedy_text
     env.filters["chart"] = render_chart
     env.filters["gauge"] = render_gauge
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)[:4000]

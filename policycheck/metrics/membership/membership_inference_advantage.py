@@ -327,5 +327,5 @@ def membership_inference_advantage(
         baseline=0.0,
         baseline_label="a blind guess: TPR = FPR at every threshold",
         sample_size=int(game.test.size),
-        sample_unit="rounds",
+        sample_unit="test rounds",
     )
