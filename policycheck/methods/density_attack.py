@@ -110,7 +110,9 @@ def gower_kernel_width(reference: np.ndarray, kinds: np.ndarray) -> KernelWidth:
 
     The width is the reference set's (the population's spread, not the
     release's), and the synthetic density uses the same one, so a release
-    cannot widen its own kernel by how it spreads its records.
+    cannot widen its own kernel by how it spreads its records (the numeric
+    ranges that scale every Gower term are the union's, as everywhere in the
+    package).
     """
     n, d = reference.shape
     mean_distance = mean_gower_distance(reference, kinds)

@@ -61,8 +61,8 @@ METHOD = Method(
             theirs="a gaussian_kde per set, each with Scott's bandwidth from its own size and covariance (the "
             "synthetic density's from the synthetic set)",
             ours="density 'gower': one Gower kernel exp(-p D / h) for both densities, h by Scott's rule from the "
-            "holdout alone (sqrt(pi/8) x mean Gower distance x n^(-1/(d+4)), at least 0.001), so a release cannot "
-            "set its own kernel; density 'kde' is theirs",
+            "holdout alone (sqrt(pi/8) x mean Gower distance x n^(-1/(d+4)), at least 0.001): the population's "
+            "spread, not the release's; density 'kde' is theirs",
         ),
     ),
 )
