@@ -3,8 +3,9 @@
 When the synthesizer cannot be re-run, the membership game cannot be
 played; the density attack still reads local overfitting off the released
 set: each training and holdout record is scored by
-``p_synthetic(x) / p_holdout(x)`` (:mod:`policycheck.methods.density_attack`),
-and the rule's value is ``2 AUC - 1`` of that score at telling training from
+``p_synthetic(x) / p_holdout(x)`` (:mod:`policycheck.methods.density_attack`;
+the Gower kernel's width is Scott's rule in Gower units, fitted on the holdout
+and recorded in the details), and the rule's value is ``2 AUC - 1`` of that score at telling training from
 holdout records, over all of them and over the most isolated tenth (where
 overfitting shows first), the worse of the two.
 """
@@ -28,6 +29,8 @@ if TYPE_CHECKING:  # imported inside the functions that use them, so the registr
     import numpy as np
     import pandas as pd
 
+    from policycheck.methods.density_attack import KernelWidth
+
 REFERENCES = (
     "van Breugel, Sun, Qian, van der Schaar. Membership inference attacks against synthetic data through overfitting "
     "detection (DOMIAS). AISTATS 2023.",
@@ -35,11 +38,14 @@ REFERENCES = (
 )
 
 METHOD = Method(
-    definition="2 AUC - 1 of DOMIAS's score p_synthetic(x) / (p_holdout(x) + 1e-10) at telling training from holdout "
-    "records (holdout densities leave the record itself out), over all records and over the most isolated tenth "
+    definition="2 AUC - 1 of DOMIAS's score p_synthetic(x) / p_holdout(x) at telling training from holdout "
+    "records (holdout densities leave the record itself out; Gower kernel exp(-p D / h), h = sqrt(pi/8) x the mean "
+    "Gower distance between holdout records x Scott's factor n^(-1/(d+4)); kde: DOMIAS's p_holdout + 1e-10), over "
+    "all records and over the most isolated tenth "
     "(mean Gower distance to the 5 nearest real records), the worse; stratified bootstrap intervals at the Bonferroni "
     "level over the two and the synthetic sets.",
-    source="van Breugel et al. 2023 (DOMIAS, eq. 2); the isolated tenth after Meeus et al. 2023",
+    source="van Breugel et al. 2023 (DOMIAS, eq. 2; the width after its KDE variant's Scott rule); the isolated "
+    "tenth after Meeus et al. 2023",
     conventions=(
         Convention(
             topic="reference set",
@@ -48,6 +54,15 @@ METHOD = Method(
             "non-members, each non-member's reference density counts its own kernel",
             ours="the holdout is reference and non-members at once, each holdout record's reference density leaving "
             "it out (leave-one-out), so no record is scored against itself",
+        ),
+        Convention(
+            topic="kernel width",
+            peer="DOMIAS 0.0.5 (density_estimator='kde')",
+            theirs="a gaussian_kde per set, each with Scott's bandwidth from its own size and covariance (the "
+            "synthetic density's from the synthetic set)",
+            ours="density 'gower': one Gower kernel exp(-p D / h) for both densities, h by Scott's rule from the "
+            "holdout alone (sqrt(pi/8) x mean Gower distance x n^(-1/(d+4)), at least 0.001): the population's "
+            "spread, not the release's; density 'kde' is theirs",
         ),
     ),
 )
@@ -59,8 +74,9 @@ class DensityParams(Params):
     )
     density: Literal["gower", "kde"] = Field(
         "gower",
-        description="'gower': a kernel exp(-p D) on the Gower distance (mixed data); 'kde': scipy's "
-        "gaussian_kde, DOMIAS's kde estimator (numeric columns without missing values only).",
+        description="'gower': a kernel exp(-p D / h) on the Gower distance (mixed data), h by Scott's rule from "
+        "the holdout's mean Gower distance; 'kde': scipy's gaussian_kde, DOMIAS's kde estimator (numeric columns "
+        "without missing values only).",
     )
     isolated_share: float = Field(
         0.1,
@@ -95,6 +111,16 @@ class DensitySet(Details):
 
 class DensityDetails(Details):
     density: Literal["gower", "kde"] = detail("Density estimator")
+    kernel_width: float | None = detail(
+        "Gower kernel width h",
+        unit="feature mismatches",
+        help="The kernel is exp(-p D / h): h = sqrt(pi/8) x the mean Gower distance between holdout records x "
+        "(holdout records)^(-1/(features + 4)), Scott's rule in Gower units, at least 0.001; none for kde (scipy's "
+        "Scott bandwidth).",
+    )
+    mean_holdout_distance: float | None = detail(
+        "Mean Gower distance between holdout records", help="The spread the width scales; none for kde."
+    )
     per_set: list[DensitySet] = detail("Per synthetic set")
     worst_set: str = detail("Worst synthetic set")
     bonferroni: BonferroniNote = detail("Several subsets and synthetic sets")
@@ -108,6 +134,7 @@ class Prepared:
     holdout: np.ndarray
     synthetic: list[np.ndarray]
     kinds: np.ndarray
+    width: KernelWidth | None  # the Gower kernel's (None for kde)
     self_rows: np.ndarray  # each query's row in the holdout (-1 for training records): left out of its density
     members: np.ndarray
     isolated: np.ndarray
@@ -168,11 +195,13 @@ def measure_set(
     import numpy as np
 
     from policycheck.core import stats
-    from policycheck.methods.density_attack import density_ratio
+    from policycheck.methods.density_attack import log_density_ratio
     from policycheck.methods.membership_game.rates import FPR_LEVELS, tpr_at_fpr
 
     p = prepared
-    scores = density_ratio(p.queries, p.synthetic[index], p.holdout, params.density, p.kinds, p.self_rows)
+    width = p.width.width if p.width is not None else None
+    # The log of DOMIAS's score: the same ranking as the ratio, finite where a narrow kernel's densities are tiny.
+    scores = log_density_ratio(p.queries, p.synthetic[index], p.holdout, params.density, p.kinds, p.self_rows, width)
     members, isolated = p.members, p.isolated
     whole, part = _two_auc(scores, members, isolated)
     rng = ctx.rng("density_membership_risk", "bootstrap", index)
@@ -217,6 +246,7 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
     """Encode every set once; rank the real records by isolation (Meeus et al. 2023)."""
     import numpy as np
 
+    from policycheck.methods.density_attack import gower_kernel_width
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.membership_game.targets import vulnerability_scores
 
@@ -240,13 +270,16 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
 
         queries = np.vstack([raw(release.original.frame), raw(holdout_set.frame)])
         holdout, synthetic = raw(holdout_set.frame), [raw(d.frame) for d in release.synthetic]
+        width = None
     else:
         queries, holdout, synthetic = real, hold, [enc.encode(d.frame) for d in release.synthetic]
+        width = gower_kernel_width(hold, enc.kinds)
     return Prepared(
         queries=queries,
         holdout=holdout,
         synthetic=synthetic,
         kinds=enc.kinds,
+        width=width,
         self_rows=np.concatenate([np.full(len(train), -1), np.arange(len(hold))]),
         members=np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)]),
         isolated=isolated,
@@ -328,6 +361,16 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
         "share). No shadow model and no re-run: a synthesizer whose leak does not show as local overfitting "
         "(one it spreads over many records) passes this attack; the membership game tests the synthesizer.",
         *([borrowed] if borrowed else []),
+        *(
+            [
+                f"Gower kernel exp(-p D / h) with h = {w.width:.4g} feature mismatches: sqrt(pi/8) x "
+                f"{w.mean_distance:.4g} (the mean Gower distance between holdout records) x {w.scott_factor:.4g} "
+                f"(Scott's factor {w.records}^(-1/({w.features} + 4))); Scott's rule in Gower units, one width for "
+                "the synthetic and the holdout density."
+            ]
+            if (w := prepared.width) is not None
+            else []
+        ),
     ]
     return MetricResult(
         value=worst.value,
@@ -335,6 +378,8 @@ def density_membership_risk(ctx: EvaluationContext, params: DensityParams, needs
         confidence=params.confidence,
         details=DensityDetails(
             density=params.density,
+            kernel_width=prepared.width.width if prepared.width is not None else None,
+            mean_holdout_distance=prepared.width.mean_distance if prepared.width is not None else None,
             per_set=per_set,
             worst_set=worst.synthetic,
             bonferroni=BonferroniNote(
