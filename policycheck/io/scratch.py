@@ -30,8 +30,11 @@ UNNAMED_STALE_SECONDS = 24 * 3600.0
 
 @contextlib.contextmanager
 def scratch_folder(kind: str) -> Iterator[Path]:
-    """A fresh private folder (mode 0700) for ``kind``'s files, removed with everything in it afterwards."""
-    remove_stale_scratch(kind)
+    """A fresh private folder (mode 0700) for ``kind``'s files, removed with everything in it afterwards.
+
+    Folders a killed check left are removed once per check (:func:`remove_stale_scratch`, at its start),
+    not here: a game calls this once per round.
+    """
     with tempfile.TemporaryDirectory(prefix=f"policycheck-{kind}-{os.getpid()}-") as tmp:
         yield Path(tmp)
 

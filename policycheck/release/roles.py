@@ -121,45 +121,42 @@ def infer_column(
     if typed and pd.api.types.is_numeric_dtype(first):
         return "numeric", None
     kinds = (("datetime", dates),) if typed else (("numeric", numbers), ("datetime", dates))
+    own: set[object] | None = None  # the original's present values, read once if asked for
     for kind, hits in kinds:
+        if not hits.any():
+            continue
         odd = ~hits & ~words
-        if hits.any() and not odd.any():
+        if not odd.any():
             return kind, None
         odd_count = int(counts.to_numpy()[odd].sum())
-        # An original whose every value is of this kind decides the column, as a typed source's type does:
-        # the odd values of the files read with it are theirs to fix, however many.
-        original_is_kind = (
-            hits.any() and len(sources) > 1 and _all_of_kind(first, counts.index[hits], counts.index[odd])
+        many = odd_count > ODD_SHARE * present_total
+        if many:
+            # An original whose every value is of this kind decides the column, as a typed source's type does:
+            # the odd values of the files read with it are theirs to fix, however many.
+            if len(sources) == 1:
+                continue
+            own = set(first.dropna().unique()) if own is None else own
+            if not own & set(counts.index[hits]) or own & set(counts.index[odd]):
+                continue
+        odd_values = set(counts.index[odd])
+        where, values, found = next(
+            (w, v, f)
+            for w, v in sources  # the first odd value in the files' order
+            if (f := np.flatnonzero(v.isin(odd_values).to_numpy(dtype=bool))).size
         )
-        if hits.any() and (odd_count <= ODD_SHARE * present_total or original_is_kind):
-            odd_values = set(counts.index[odd])
-            where, values, found = next(
-                (w, v, f)
-                for w, v in sources  # the first odd value in the files' order
-                if (f := np.flatnonzero(v.isin(odd_values).to_numpy(dtype=bool))).size
-            )
-            example = values.iloc[int(found[0])]
-            return "categorical", Problem(
-                display_path(where),
-                (
-                    f"column {column!r} "
-                    + (
-                        f"holds only {'numbers' if kind == 'numeric' else 'ISO dates'} in the original, but "
-                        f"{odd_count} value(s) of the files read with it are not"
-                        if original_is_kind and odd_count > ODD_SHARE * present_total
-                        else f"is {'numbers' if kind == 'numeric' else 'ISO dates'} except for {odd_count} value(s)"
-                    )
-                    + f", e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
-                    "or declare the column's type (`type: categorical` reads every value as a label)"
-                ),
-            )
+        example = values.iloc[int(found[0])]
+        what = "numbers" if kind == "numeric" else "ISO dates"
+        share = (
+            f"holds only {what} in the original, but {odd_count} value(s) of the files read with it are not"
+            if many
+            else f"is {what} except for {odd_count} value(s)"
+        )
+        return "categorical", Problem(
+            display_path(where),
+            f"column {column!r} {share}, e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
+            "or declare the column's type (`type: categorical` reads every value as a label)",
+        )
     return "categorical", None
-
-
-def _all_of_kind(series: pd.Series, kind: pd.Index, odd: pd.Index) -> bool:
-    """Whether the present values of ``series`` include some of ``kind`` and none of ``odd`` (missing words aside)."""
-    own = set(series.dropna().unique())
-    return bool(own & set(kind)) and not own & set(odd)
 
 
 def _first_present(series: pd.Series, count: int) -> list[object]:

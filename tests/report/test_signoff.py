@@ -15,12 +15,18 @@ from policycheck.report.signoff import canonical
 SAMPLE = Path(__file__).resolve().parents[2] / "reports" / "demo" / "indhist_dp"
 
 
-@pytest.fixture
-def signed():
+def copied_sample() -> Path:
+    """The demo's indhist_dp report set, copied into ./run as the check wrote it."""
     folder = Path("run")
     folder.mkdir()
     for name in ("report.json", "report.html", "report.md"):
         shutil.copy(SAMPLE / name, folder / name)
+    return folder
+
+
+@pytest.fixture
+def signed():
+    folder = copied_sample()
     result = invoke(
         "sign",
         "run/report.json",
@@ -102,10 +108,7 @@ def test_an_ssh_signed_record_verifies_and_fails_once_edited(signed):
 
 @pytest.mark.parametrize("edited", ["report.json", "report.md"])
 def test_sign_refuses_a_report_edited_after_its_check(edited):
-    folder = Path("run")
-    folder.mkdir()
-    for name in ("report.json", "report.html", "report.md"):
-        shutil.copy(SAMPLE / name, folder / name)
+    folder = copied_sample()
     path = folder / edited
     path.write_text(path.read_text().replace('"verdict": "warn"', '"verdict": "pass"', 1).replace("WARN", "PASS"))
     result = invoke("sign", path.with_name("report.json"), "--name", "A", "--role", "B", "--decision", "approve")
@@ -132,10 +135,7 @@ def test_index_marks_a_report_edited_after_its_check(signed):
 
 
 def test_sign_refuses_a_review_date_that_has_passed():
-    folder = Path("run")
-    folder.mkdir()
-    for name in ("report.json", "report.html", "report.md"):
-        shutil.copy(SAMPLE / name, folder / name)
+    folder = copied_sample()
     result = invoke(
         "sign", "run/report.json", "--name", "A", "--role", "B", "--decision", "approve", "--review-by", "2000-01-01"
     )
