@@ -47,6 +47,7 @@ from typing import Any
 
 from policycheck.core.errors import EXIT_ERROR, EXIT_FAIL, EXIT_PASS, EvaluationError
 from policycheck.metrics.base import MetricResult
+from policycheck.metrics.combinators import printed_level
 from policycheck.policy.model import Threshold
 
 
@@ -344,7 +345,7 @@ def _interval_confidence(result: MetricResult) -> str:
     """``95% `` (with its space), the level the interval's ends hold at: a Bonferroni level where the rule took
     the worst of several intervals (its details' ``bonferroni``), else the rule's confidence."""
     note = getattr(result.details, "bonferroni", None)
-    level = note.level if note is not None and note.alternatives > 1 else result.confidence
+    level = printed_level(result.confidence, getattr(note, "alternatives", None), getattr(note, "level", None))
     return f"{round(level * 100, 2):g}% " if level else ""
 
 

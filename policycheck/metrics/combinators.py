@@ -52,6 +52,18 @@ def bonferroni_note(
     )
 
 
+def printed_level(confidence: float | None, alternatives: int | None, level: float | None) -> float | None:
+    """The level an interval's ends hold at as a report prints them.
+
+    A rule that took the worst of ``alternatives`` intervals (synthetic sets, attacks,
+    targets) took each at its Bonferroni ``level`` (:func:`bonferroni_note`), so its ends are
+    bounds at that level (97.5% with two sets at 95%); otherwise the rule's ``confidence``.
+    """
+    if (alternatives or 0) > 1 and level is not None:
+        return float(level)
+    return float(confidence) if confidence is not None else None
+
+
 def borrowed_ends_note(
     what: str, names: Sequence[str], estimates: Sequence[Estimate], shown: int, worst: str = "max"
 ) -> str | None:

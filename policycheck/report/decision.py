@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from policycheck.metrics.combinators import printed_level
 from policycheck.report.formatting import fmt, is_excess, percent
 
 #: The papers the metrics are built from, as the methods section cites them ("paper 000") and in full.
@@ -65,10 +66,8 @@ def interval_level(rule: dict[str, Any], default: float | None = None) -> float 
     the rule's confidence. report.json holds it in the rule's evidence (``details.bonferroni``).
     """
     note = (rule.get("details") or {}).get("bonferroni")
-    if isinstance(note, dict) and (note.get("alternatives") or 0) > 1 and note.get("level") is not None:
-        return float(note["level"])
-    level = rule.get("confidence") or default
-    return float(level) if level is not None else None
+    note = note if isinstance(note, dict) else {}
+    return printed_level(rule.get("confidence") or default, note.get("alternatives"), note.get("level"))
 
 
 def level_label(rule: dict[str, Any], default: float | None = None) -> str:

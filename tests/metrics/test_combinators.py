@@ -8,6 +8,7 @@ from policycheck.metrics.combinators import (
     Estimate,
     against_control,
     borrowed_ends_note,
+    printed_level,
     worst_interval_noted,
     worst_of,
     worst_of_sets,
@@ -215,3 +216,14 @@ def test_no_comparison_note_against_one_baseline_or_when_the_shown_comparison_gi
     assert against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7).borrowed is None
     found = against_control(_attack(0.9, 0.6), lambda r: r, _difference, 0.95, chance=0.7, pick="better")
     assert found.borrowed is None
+
+
+def test_the_printed_level_of_a_worst_of_two_is_the_bonferroni_level():
+    # 1 - (1 - 0.95) / 2, as bonferroni_note records it
+    assert printed_level(0.95, 2, 0.975) == 0.975
+
+
+def test_the_printed_level_of_one_interval_is_the_rules_confidence():
+    assert printed_level(0.95, 1, 0.95) == 0.95
+    assert printed_level(0.9, None, None) == 0.9
+    assert printed_level(None, None, None) is None
