@@ -222,9 +222,11 @@ def attack_row(name: str, test: MembershipTest) -> MiRiskSet:
     value_range=(-1.0, 1.0),
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},
     meaning=(
-        "How much better than a coin flip an attacker who holds a person's record can tell, from the synthetic "
-        "data alone, whether that person was in the training data: 0 is no better than guessing, 1 is always "
-        "right. Below 0.2 is commonly read as a very low risk."
+        "How much better than a coin flip an attacker who holds real records, half of them training records, "
+        "guesses which were used for training, by flagging those that lie closest to a synthetic record: the share "
+        "of flags that are right, averaged over several distance cut-offs, rescaled so that 0 is no better than "
+        "guessing and 1 is every flag right. A measure over the whole set, not of any one person (the "
+        "membership_inference_advantage rule judges the most exposed). Below 0.2 is commonly read as a very low risk."
     ),
     remedy=(
         "Regenerate with a synthesizer that overfits less (fewer training epochs, more noise or a differential "
