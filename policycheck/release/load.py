@@ -33,7 +33,7 @@ from policycheck.core.threads import side_by_side
 from policycheck.io.files import sha256_file
 from policycheck.io.yamlio import load_yaml
 from policycheck.release import checks
-from policycheck.release.convert import coerce_frame, to_labels
+from policycheck.release.convert import ColumnProblem, coerce_frame, to_labels
 from policycheck.release.manifest import ColumnDecl, Manifest
 from policycheck.release.mechanism import InvalidMechanism
 from policycheck.release.memory import InMemoryTable
@@ -229,7 +229,7 @@ def build_release(
             return _Prepared(refused=exc.problems)
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         notes: list[str] = []
-        failed: list[tuple[str, Problem]] = []
+        failed: list[ColumnProblem] = []
         categories: dict[str, pd.Categorical] = {}  # text columns numbered: row hashes, Gower fit
         coerced = coerce_frame(
             path, frame, types, roles, orders, formats, notes, named, problems=failed, categories=categories
@@ -270,9 +270,9 @@ def build_release(
             problems.extend(prepared.refused)
             return None
         findings.extend(prepared.notes)
-        for col, problem in prepared.failed:
+        for col, problem, declarable in prepared.failed:
             problems.append(problem)
-            if col not in declared:
+            if declarable and col not in declared:  # text in a numeric column, not an infinite number
                 settle.setdefault(col, "categorical")
         if prepared.failed:
             return None
@@ -381,7 +381,7 @@ class _Prepared:
 
     refused: list[Problem] = field(default_factory=list)  # its columns differ from the original's
     notes: list[str] = field(default_factory=list)  # findings of its conversion
-    failed: list[tuple[str, Problem]] = field(default_factory=list)  # columns that could not be converted
+    failed: list[ColumnProblem] = field(default_factory=list)  # columns that could not be converted
     coerced: pd.DataFrame | None = None
     numbered: dict[str, pd.Categorical] = field(default_factory=dict)  # its categorical columns' numbering
     id_frame: pd.DataFrame | None = None
