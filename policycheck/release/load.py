@@ -146,6 +146,7 @@ def build_release(
     ``population`` (optional) holds the records the membership game draws
     from; it is read and converted as the holdout is.
     """
+    checks.check_synthetic_files_distinct([(p, label) for p, label, _ in synthetic])  # before any file is read
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
     # Every file read whole up front, side by side; a file's failure is raised where reading it one
