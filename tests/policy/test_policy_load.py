@@ -106,6 +106,19 @@ def test_a_waiver_with_an_empty_reason_does_not_hide_the_policys_other_problems(
     ]
 
 
+def test_a_value_that_should_be_a_mapping_is_told_so_without_the_models_name(toy_metric, write):
+    path = write(
+        "p.yaml",
+        TOY_POLICY.replace("attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}", "attacker: 5"),
+    )
+    with pytest.raises(InvalidInput) as exc:
+        load_policy(path)
+    assert (exc.value.exit_code, [str(p) for p in exc.value.problems]) == (
+        2,
+        ["p.yaml:2:1: attacker: expected a mapping (key: value) (got 5)"],
+    )
+
+
 def test_extends_merges_rules_by_id(toy_metric, write):
     write(
         "base.yaml",
