@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of, noun
 from policycheck.release.model import ColumnType, Dataset
 from policycheck.release.roles import row_number
 
@@ -286,8 +287,9 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
                     )
                 )
             findings.append(
-                f"{_what(data)}: {said}, and {count} value(s) in all that "
-                "far out; they stretch the column's Gower range, shrinking every other difference in it"
+                f"{_what(data)}: {said}, and {count_of(count, 'value')} in all that far out; "
+                f"{noun(count, 'it stretches', 'they stretch')} the column's Gower range, shrinking every other "
+                "difference in it"
             )
     return findings
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType
 from policycheck.release.roles import MISSING_WORDS, row_place
@@ -84,8 +85,8 @@ def to_numbers(
             i = integral[0]
             notes.append(
                 f"{label}: column {column!r} {row_place(path, first_row + i)} holds {series.iloc[i]}, an integer "
-                f"beyond 64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
-                "rounded"
+                f"beyond 64 bits ({count_of(len(wide), 'such value')}): read as the floating-point number "
+                f"{values[i]:.6g}, rounded"
             )
     return values
 

@@ -132,7 +132,7 @@ def test_without_a_holdout_the_starter_rule_needs_none(files):
     assert result.exit_code == 0, result.output
     check = invoke("validate", "-r", "cfg/nohold.release.yaml", "cfg/nohold.policy.yaml")
     assert check.exit_code == 0, check.output
-    assert check.stdout == "cfg/nohold.policy.yaml: ok (1 rules, attacker model no-box)\n"
+    assert check.stdout == "cfg/nohold.policy.yaml: ok (1 rule, attacker model no-box)\n"
     assert 'original: "../data/train.csv"' in Path("cfg/nohold.release.yaml").read_text()
 
 

@@ -149,7 +149,7 @@ def test_integer_beyond_64_bits_is_reported(tmp_path):
     assert release.roles["big"] == "numeric"
     assert release.findings[0] == (
         "original: column 'big' row 2 holds 100000000000000000000, an integer beyond 64 "
-        "bits (4 such value(s)): read as the floating-point number 1e+20, rounded"
+        "bits (4 such values): read as the floating-point number 1e+20, rounded"
     )
 
 

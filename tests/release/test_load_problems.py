@@ -53,12 +53,12 @@ def test_every_column_problem_of_every_file_is_reported_at_once(survey_release):
         "by row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it out "
         "of the analysis, or declare its type (numeric, categorical) if it is an attribute",
         # 3 odd values in each of the three files
-        "train.csv: column 'household_size' is numbers except for 9 value(s), e.g. row 2: '7 or more people in the "
+        "train.csv: column 'household_size' is numbers except for 9 values, e.g. row 2: '7 or more people in the "
         "Household'; fix them, or declare the column's type (`type: categorical` reads every value as a label)",
-        "train.csv: column 'diabetes' is numbers except for 3 value(s), e.g. row 7: 'Borderline'; fix them, or "
+        "train.csv: column 'diabetes' is numbers except for 3 values, e.g. row 7: 'Borderline'; fix them, or "
         "declare the column's type (`type: categorical` reads every value as a label)",
         # inferred from every file: the holdout's answer is named where it is
-        "holdout.csv: column 'served_armed_forces' is numbers except for 1 value(s), e.g. row 152: \"Don't Know\"; "
+        "holdout.csv: column 'served_armed_forces' is numbers except for 1 value, e.g. row 152: \"Don't Know\"; "
         "fix them, or declare the column's type (`type: categorical` reads every value as a label)",
     ]
 
