@@ -22,7 +22,7 @@ def invoke(runner, *args):
 def test_validate_accepts_a_good_policy(runner, toy_metric, write):
     result = invoke(runner, "validate", write("p.yaml", TOY_POLICY))
     assert result.exit_code == 0
-    assert "p.yaml: ok (1 rules, attacker model no-box)" in result.output
+    assert "p.yaml: ok (1 rule, attacker model no-box)" in result.output
 
 
 def test_validate_notes_what_a_policy_of_release_level_membership_rules_does_not_test(runner):

@@ -55,9 +55,7 @@ def checked(runner, toy_metric, write, toy_release):
 def test_verify_confirms_an_untouched_report(runner, checked):
     result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
-    assert (
-        "verified: 5 file(s) unchanged; 1 rule(s) re-run with seed 4: identical verdicts and numbers" in result.output
-    )
+    assert "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers" in result.output
     assert "ok       p.yaml  sha256 " in result.output
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from policycheck.core.errors import InvalidInput, Problem
+from policycheck.core.plural import count_of
 from policycheck.engine.resolution import Unresolved, resolution_of, unresolved_levels
 from policycheck.metrics import registry
 from policycheck.metrics.base import KNOWLEDGE_WORDS, Need
@@ -117,12 +118,12 @@ class Plan:
 
         p = self.loaded.policy
         release = (
-            f"{self.release.id} ({len(self.release.synthetic)} synthetic set(s))"
+            f"{self.release.id} ({count_of(len(self.release.synthetic), 'synthetic set')})"
             if self.release
             else "(none given: one synthetic set assumed)"
         )
         lines = [
-            f"policy {p.metadata.id} v{p.metadata.version}: {len(self.evaluations)} rule(s), "
+            f"policy {p.metadata.id} v{p.metadata.version}: {count_of(len(self.evaluations), 'rule')}, "
             f"attacker model {p.attacker.model}",
             f"release: {release}",
         ]

@@ -7,11 +7,13 @@ file, line and column it came from, so a problem anywhere names its place.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.io.files import kind_of
 from policycheck.io.yaml_types import Located, PathKey
 from policycheck.io.yamlio import load_yaml
 
@@ -71,15 +73,19 @@ def load_source(path: Path, stack: list[Path] | None = None) -> Source:
         key = ("extends", i) if isinstance(located.data["extends"], list) else ("extends",)
         shown = base if len(base) <= 80 else base[:77] + "..."
         try:
-            found = base_path.is_file()
+            mode: int | None = os.stat(base_path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            mode = None
         except (OSError, ValueError) as exc:  # a name too long, a NUL byte
             raise InvalidInput(
                 located.problem(
                     key, f"extended policy {shown!r} cannot be read: {getattr(exc, 'strerror', None) or exc}"
                 )
             ) from None
-        if not found:
+        if mode is None:
             raise InvalidInput(located.problem(key, f"extended policy {shown!r} not found"))
+        if kind_of(mode) is not None:  # `extends: .`: it is there, and it is no policy file
+            raise InvalidInput(located.problem(key, f"extended policy {shown!r} is {kind_of(mode)}, not a policy file"))
         loaded = load_source(base_path, [*stack, resolved])
         merged = loaded if merged is None else _merge(merged, loaded)
     assert merged is not None

@@ -3,11 +3,15 @@
 Each either refuses the release (exit 2, one line) or adds a finding: a
 sentence the report and the console show beside the verdicts.
 
+- **One file named twice** (:func:`check_synthetic_files_distinct`). A
+  file given as two synthetic sets (the same path, another path to it, a
+  link) is refused before anything is read: it would be checked twice and
+  listed twice in every report.
 - **Same file twice.** A holdout that is the original file, or a synthetic
   set that is the holdout file (same sha256), is refused: a holdout must be
   real records the synthesizer never saw. A synthetic set that is the
   original file is a legitimate input (a verbatim copy, which the metrics
-  must fail) and only noted; so are two synthetic sets from one file.
+  must fail) and only noted; so are two synthetic files of the same bytes.
 - **Same content.** The same test on the rows themselves (a 64-bit hash of
   each whole row over the analysed columns, collisions checked value by
   value), so a re-saved or re-ordered copy is caught as well.
@@ -33,13 +37,16 @@ sentence the report and the console show beside the verdicts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping
+import os
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of, noun
 from policycheck.release.model import ColumnType, Dataset
 from policycheck.release.roles import row_number
 
@@ -72,6 +79,33 @@ class RowHashes:
     def put(self, data: Dataset, hashes: np.ndarray, order: np.ndarray) -> None:
         """Keep ``data``'s row hashes and their order (:func:`hashed_rows` of its frame), computed elsewhere."""
         self._done[id(data)], self._orders[id(data)] = hashes, order
+
+
+def check_synthetic_files_distinct(synthetic: Sequence[tuple[Any, str]]) -> None:
+    """Refuse a file given as two synthetic sets (``(source, name)`` pairs): by the file itself, not its name.
+
+    ``a.csv`` and ``./a.csv``, a link to it or a hard link are one file; two
+    files of the same bytes are not (a user's choice, noted by :func:`check_same_files`).
+    Sources that are no path (the API's DataFrames) are not compared.
+    """
+    first: dict[Any, str] = {}
+    for source, name in synthetic:
+        if not isinstance(source, Path):
+            continue
+        try:
+            info = os.stat(source)
+            key: Any = (info.st_dev, info.st_ino)
+        except (OSError, ValueError):  # missing or unreadable: refused when read; compared by its resolved path here
+            key = source.resolve()
+        if key in first:
+            raise InvalidInput(
+                Problem(
+                    display_path(source),
+                    f"the same file is given twice as a synthetic set ({first[key]!r} and {name!r}): "
+                    "give each synthetic file once",
+                )
+            )
+        first[key] = name
 
 
 def check_same_files(
@@ -253,8 +287,9 @@ def check_extremes(datasets: list[Dataset], types: dict[str, ColumnType]) -> lis
                     )
                 )
             findings.append(
-                f"{_what(data)}: {said}, and {count} value(s) in all that "
-                "far out; they stretch the column's Gower range, shrinking every other difference in it"
+                f"{_what(data)}: {said}, and {count_of(count, 'value')} in all that far out; "
+                f"{noun(count, 'it stretches', 'they stretch')} the column's Gower range, shrinking every other "
+                "difference in it"
             )
     return findings
 

@@ -1,7 +1,8 @@
 """Turn a column as read into the values every evaluator sees, column at a time (no call per cell).
 
 - numeric -> float64; a missing value (empty cell, a missing-value word) is
-  NaN; text that is not a number and infinite values are refused with the row;
+  NaN; text that is not a number and infinite values are refused with the row
+  (an infinite value as :class:`NoDeclarationSettles`: no column type makes it data);
 - categorical and ordinal -> text labels (object), a missing value is None;
   3.0 and 3 are the same label;
 - datetime -> float days since 1970-01-01 (UTC; times are fractions of a
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType
 from policycheck.release.roles import MISSING_WORDS, row_place
@@ -27,6 +29,22 @@ INT64_MAX = 2**63 - 1
 
 #: Columns up to which a converted frame keeps each column as its own block (see coerce_frame).
 UNSTACKED_COLUMNS = 64
+
+
+class NoDeclarationSettles(InvalidInput):
+    """A value refused whatever its column is declared (an infinite number): the refusal offers no declaration.
+
+    Text in a numeric column is settled by declaring the column categorical;
+    an infinite number is a fault of the file, which only fixing the file settles.
+    """
+
+
+class ColumnProblem(NamedTuple):
+    """A column :func:`coerce_frame` could not convert, and whether declaring its type would settle it."""
+
+    column: str
+    problem: Problem
+    declarable: bool
 
 
 def to_numbers(
@@ -57,7 +75,7 @@ def to_numbers(
             )
     if np.isinf(values).any():
         row = int(np.flatnonzero(np.isinf(values))[0])
-        raise InvalidInput(
+        raise NoDeclarationSettles(
             Problem(name, f"column {column!r} holds an infinite value at {row_place(path, first_row + row)}")
         )
     if series.dtype == object or pd.api.types.is_unsigned_integer_dtype(series):
@@ -67,8 +85,8 @@ def to_numbers(
             i = integral[0]
             notes.append(
                 f"{label}: column {column!r} {row_place(path, first_row + i)} holds {series.iloc[i]}, an integer "
-                f"beyond 64 bits ({len(wide)} such value(s)): read as the floating-point number {values[i]:.6g}, "
-                "rounded"
+                f"beyond 64 bits ({count_of(len(wide), 'such value')}): read as the floating-point number "
+                f"{values[i]:.6g}, rounded"
             )
     return values
 
@@ -153,14 +171,14 @@ def coerce_frame(
     notes: list[str],
     label_: str,
     first_row: int = 0,
-    problems: list[tuple[str, Problem]] | None = None,
+    problems: list[ColumnProblem] | None = None,
     categories: dict[str, pd.Categorical] | None = None,
 ) -> pd.DataFrame:
     """The analysed columns ``types`` of ``frame`` as evaluators see them (see the module docstring).
 
     ``notes`` gathers what is worth a finding, worded for the data set ``label_``;
     ``first_row`` as in :func:`to_numbers`. Given ``problems``, a column that
-    cannot be converted adds ``(column, problem)`` there (and is left
+    cannot be converted adds a :class:`ColumnProblem` there (and is left
     missing) instead of stopping the others: every column's problem in one pass.
     Given ``categories``, each labelled (categorical, ordinal) column's
     :func:`label_categories` is kept there.
@@ -174,7 +192,8 @@ def coerce_frame(
         except InvalidInput as exc:
             if problems is None:
                 raise
-            problems.extend((col, p) for p in exc.problems)
+            declarable = not isinstance(exc, NoDeclarationSettles)
+            problems.extend(ColumnProblem(col, p, declarable) for p in exc.problems)
             out[col] = pd.Series([None] * len(frame), dtype=object)
     # copy=False: each column stays its own block. Stacking them into one block per dtype (the default)
     # copies every value once more, a quarter of a 300,000-row file's load, for nothing we use. A wide

@@ -2,7 +2,8 @@
 
 Refused, each with one line naming the file: bytes that do not decompress,
 non-UTF-8 text, NUL bytes or a line over :data:`MAX_LINE_BYTES` (a binary or
-sparse file: refused from the first block, never read whole), an empty file,
+sparse file: refused from the first block, never read whole; a gzip, bz2,
+Parquet or Feather file named as plain CSV is told its name), an empty file,
 duplicate column names, and a row with more or fewer fields than the header
 (with its line number: a short row is never padded with missing values).
 """
@@ -75,6 +76,8 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
     try:
         with _open_binary(path, compression) as stream:
             while block := stream.read(_BLOCK):
+                if offset == 0 and compression is None and (kind := _binary_kind(block)):
+                    raise InvalidInput(Problem(name, f"data file {kind.format(suffix=path.suffix)}"))
                 nul = block.find(b"\0")
                 if nul >= 0:
                     raise InvalidInput(
@@ -110,6 +113,32 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
         raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
     if blank:
         raise InvalidInput(Problem(name, "data file is empty"))
+
+
+#: The first bytes of the files a CSV name may hide, and what to name each (``{suffix}``: the file's own).
+_MAGIC = (
+    (re.compile(rb"\x1f\x8b"), "looks gzip-compressed: name it {suffix}.gz"),
+    # "BZh", the block size, then the first block's magic (or, for no data, the end-of-stream one).
+    (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "looks bz2-compressed: name it {suffix}.bz2"),
+    (re.compile(rb"PAR1"), "looks like a Parquet file: name it .parquet"),
+    (re.compile(rb"ARROW1"), "looks like a Feather file: name it .feather"),
+)
+
+
+def _binary_kind(head: bytes) -> str | None:
+    """What a file named as plain CSV text is, from its first bytes, when they are a compressed or Arrow file's.
+
+    Said only of a file that is no CSV text: a header that starts ``PAR1,...`` holds no NUL byte and
+    is valid UTF-8, so it is read as the CSV it is; every one of these formats holds bytes that are not.
+    """
+    if b"\0" not in head:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return None
+    return next((what for magic, what in _MAGIC if magic.match(head)), None)
 
 
 def read_csv(path: Path, sep: str, compression: str | None = None) -> pd.DataFrame:

@@ -25,16 +25,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.suggest import suggest
 from policycheck.core.threads import side_by_side
 from policycheck.io.files import sha256_file
+from policycheck.io.pydantic_words import worded
+from policycheck.io.yaml_types import PathKey
 from policycheck.io.yamlio import load_yaml
 from policycheck.release import checks
-from policycheck.release.convert import coerce_frame, to_labels
-from policycheck.release.manifest import ColumnDecl, Manifest
+from policycheck.release.convert import ColumnProblem, coerce_frame, to_labels
+from policycheck.release.manifest import ColumnDecl, Manifest, ReleaseInfo, SyntheticDecl
 from policycheck.release.mechanism import InvalidMechanism
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.metadata import read_sdv_metadata
@@ -69,28 +71,20 @@ def load_manifest(path: Path, threads: int = 1) -> Release:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = tuple(err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
-                msg = f"unknown key {loc[-1]!r}"
-            elif err["type"] == "missing":
-                msg, loc = f"missing required key {loc[-1]!r}", loc[:-1]
-            elif isinstance(err.get("ctx", {}).get("error"), InvalidMechanism):
+            if isinstance(err.get("ctx", {}).get("error"), InvalidMechanism):
                 # At the offending key's line, worded as the DP rules word it.
+                loc = tuple(err["loc"])
                 invalid = err["ctx"]["error"]
                 block = located.data["synthetic"][loc[1]]["synthesizer"]
                 key = invalid.key or ("mechanism" if "mechanism" in block else None)
                 loc = loc + ((key,) if key else ())
-                msg = f"synthetic set {_set_name(located.data, int(loc[1]))!r} declares an {invalid}"
-            else:
-                label = ".".join(str(p) for p in loc if not isinstance(p, int))
-                msg = f"{label}: {msg}"
-            problems.append(located.problem(loc, msg))
+                name = _set_name(located.data, int(loc[1]))
+                problems.append(located.problem(loc, f"synthetic set {name!r} declares an {invalid}"))
+            else:  # in the words a policy's problems are told in; a column's own check names the column
+                problems.append(located.problem(*worded(err, (), manifest_fields, _model_named_at)))
         raise InvalidInput(problems) from None
     base = path.parent
-    columns = {
-        col: (decl if isinstance(decl, ColumnDecl) else ColumnDecl(type=decl)) for col, decl in manifest.columns.items()
-    }
+    columns = dict(manifest.columns)
     synthetic = []
     for i, decl in enumerate(manifest.synthetic):
         extra = dict(decl.synthesizer.model_extra or {})
@@ -113,6 +107,28 @@ def load_manifest(path: Path, threads: int = 1) -> Release:
         threads=threads,
     )
     return Release(**{**release.__dict__, "manifest_path": path, "manifest_sha256": located.sha256})
+
+
+#: The model at each path of a manifest (``*``: any list index or column name), for the keys it knows.
+_MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
+    (): Manifest,
+    ("release",): ReleaseInfo,
+    ("synthetic", "*"): SyntheticDecl,
+    ("columns", "*"): ColumnDecl,
+}
+
+
+def manifest_fields(path: PathKey) -> list[str] | None:
+    """The keys of the manifest model at ``path``, None where no model is (a ``synthesizer:`` block takes any)."""
+    for pattern, model in _MODEL_AT.items():
+        if len(pattern) == len(path) and all(p in ("*", q) for p, q in zip(pattern, path, strict=True)):
+            return list(model.model_fields)
+    return None
+
+
+def _model_named_at(path: PathKey) -> bool:
+    """Whether a model's own check at ``path`` is told without its key: not a column's, whose name it needs."""
+    return manifest_fields(path) is not None and path[:1] != ("columns",)
 
 
 def _set_name(data: dict[str, Any], index: int) -> str:
@@ -146,6 +162,7 @@ def build_release(
     ``population`` (optional) holds the records the membership game draws
     from; it is read and converted as the holdout is.
     """
+    checks.check_synthetic_files_distinct([(p, label) for p, label, _ in synthetic])  # before any file is read
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
     # Every file read whole up front, side by side; a file's failure is raised where reading it one
@@ -229,7 +246,7 @@ def build_release(
             return _Prepared(refused=exc.problems)
         named = f"synthetic set {label!r}" if role == "synthetic" else role  # as findings name a data set
         notes: list[str] = []
-        failed: list[tuple[str, Problem]] = []
+        failed: list[ColumnProblem] = []
         categories: dict[str, pd.Categorical] = {}  # text columns numbered: row hashes, Gower fit
         coerced = coerce_frame(
             path, frame, types, roles, orders, formats, notes, named, problems=failed, categories=categories
@@ -270,9 +287,9 @@ def build_release(
             problems.extend(prepared.refused)
             return None
         findings.extend(prepared.notes)
-        for col, problem in prepared.failed:
+        for col, problem, declarable in prepared.failed:
             problems.append(problem)
-            if col not in declared:
+            if declarable and col not in declared:  # text in a numeric column, not an infinite number
                 settle.setdefault(col, "categorical")
         if prepared.failed:
             return None
@@ -381,7 +398,7 @@ class _Prepared:
 
     refused: list[Problem] = field(default_factory=list)  # its columns differ from the original's
     notes: list[str] = field(default_factory=list)  # findings of its conversion
-    failed: list[tuple[str, Problem]] = field(default_factory=list)  # columns that could not be converted
+    failed: list[ColumnProblem] = field(default_factory=list)  # columns that could not be converted
     coerced: pd.DataFrame | None = None
     numbered: dict[str, pd.Categorical] = field(default_factory=dict)  # its categorical columns' numbering
     id_frame: pd.DataFrame | None = None

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -114,6 +114,16 @@ class Manifest(_Strict):
     metadata: str | None = Field(
         default=None, description="SDV metadata JSON giving column types (sdtypes); `columns` overrides it."
     )
-    columns: dict[str, Literal["numeric", "categorical", "datetime", "id", "ignore"] | ColumnDecl] = Field(
-        default_factory=dict
+    columns: dict[str, ColumnDecl] = Field(
+        default_factory=dict,
+        description="Each column's role: a mapping (type, order, format) or, short, the type alone (`age: numeric`).",
     )
+
+    @field_validator("columns", mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        # `age: numeric` is `age: {type: numeric}`: one model, so a wrong value is told in one message, at
+        # its key, not once per form a union would try.
+        if isinstance(value, dict):
+            return {k: {"type": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value

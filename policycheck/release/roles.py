@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of, noun
 from policycheck.release.memory import InMemoryTable
 
 #: Words read as a missing value in a numeric or datetime column. In a
@@ -147,9 +148,10 @@ def infer_column(
         example = values.iloc[int(found[0])]
         what = "numbers" if kind == "numeric" else "ISO dates"
         share = (
-            f"holds only {what} in the original, but {odd_count} value(s) of the files read with it are not"
+            f"holds only {what} in the original, but {count_of(odd_count, 'value')} of the files read with it "
+            f"{noun(odd_count, 'is', 'are')} not"
             if many
-            else f"is {what} except for {odd_count} value(s)"
+            else f"is {what} except for {count_of(odd_count, 'value')}"
         )
         return "categorical", Problem(
             display_path(where),

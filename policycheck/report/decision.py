@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from policycheck.core.plural import count_of, noun
 from policycheck.metrics.combinators import printed_level
 from policycheck.report.formatting import fmt, is_excess, percent
 
@@ -252,7 +253,7 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
     return {
-        "Release": f"{report['release']['id']}: {len(synthetic)} synthetic set(s) to be released, {sets}",
+        "Release": f"{report['release']['id']}: {count_of(len(synthetic), 'synthetic set')} to be released, {sets}",
         "Data protected": f"the original data {data}",
         "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
         f"Quasi-identifiers (learnable elsewhere): {qi}. Secrets: {secrets}",
@@ -431,25 +432,29 @@ def decided_sentence(report: dict[str, Any], summary: Any) -> str:
     """What was decided, in one or two sentences (the automated verdict, not the signer's decision)."""
     verdict = report["verdict"]
     head = (
-        f"policycheck measured the {summary.total} rules of policy '{report['policy']['id']}' "
+        f"policycheck measured the {count_of(summary.total, 'rule')} of policy '{report['policy']['id']}' "
         f"v{report['policy']['version']} on release '{report['release']['id']}'. "
     )
+    failing = len(summary.fails_release)
     if verdict == "fail":
         body = (
-            f"The release fails: {len(summary.fails_release)} blocking rule(s) are beyond their fail level, so it "
-            "should not be released as it is."
+            f"The release fails: {count_of(failing, 'blocking rule')} {noun(failing, 'is', 'are')} beyond "
+            f"{noun(failing, 'its', 'their')} fail level, so it should not be released as it is."
         )
     elif verdict == "warn":
         body = (
-            f"The release warns: no blocking rule fails, but {len(summary.warns_release)} rule(s) need the signer's "
-            "attention before release."
+            f"The release warns: no blocking rule fails, but {count_of(len(summary.warns_release), 'rule')} "
+            f"{noun(len(summary.warns_release), 'needs', 'need')} the signer's attention before release."
         )
     elif verdict == "pass":
         body = "The release passes: every rule is within its levels" + (
             " or waived." if summary.count("waived") else "."
         )
     else:
-        body = f"{summary.count('error')} rule(s) could not be evaluated: no decision can be drawn from this report."
+        body = (
+            f"{count_of(summary.count('error'), 'rule')} could not be evaluated: no decision can be drawn from this "
+            "report."
+        )
     return head + body + " This is the automated verdict; the decision to release is the signer's."
 
 

@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from policycheck.core.escape import block
+from policycheck.core.plural import count_of, noun
 from policycheck.io.outputs import REPORT_FILES, refuse_overwriting, write_report_set
 from policycheck.report import decision as words
 from policycheck.report.charts import is_empty, render_chart, render_gauge
@@ -84,6 +85,8 @@ def _environment() -> Environment:
         finalize=_printable,
     )
     env.filters["fmt"] = fmt
+    env.filters["count_of"] = count_of  # {{ n | count_of('rule') }}: 1 rule, 2 rules
+    env.filters["noun"] = noun  # {{ n | noun('fails', 'fail') }}: the word that agrees with n
     env.filters["threshold"] = threshold_text
     env.filters["measured"] = measured_text
     env.filters["decision"] = decision_text

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from policycheck.core.plural import count_of
 from policycheck.engine.verdicts import fails_release
 
 #: The kinds, in the order reports show them, with the words they are shown with.
@@ -67,7 +68,7 @@ class Summary:
 
     def counts_text(self) -> str:
         """``12 rules: blocking failures 1, advisory failures 0, ...``: the counts every format shows, in one line."""
-        return f"{self.total} rules: " + ", ".join(f"{words} {self.count(k)}" for k, words in KINDS.items())
+        return f"{count_of(self.total, 'rule')}: " + ", ".join(f"{words} {self.count(k)}" for k, words in KINDS.items())
 
     def to_json(self) -> dict[str, Any]:
         """report.json's ``summary`` (schemas/report.schema.json)."""

@@ -132,7 +132,7 @@ def test_without_a_holdout_the_starter_rule_needs_none(files):
     assert result.exit_code == 0, result.output
     check = invoke("validate", "-r", "cfg/nohold.release.yaml", "cfg/nohold.policy.yaml")
     assert check.exit_code == 0, check.output
-    assert check.stdout == "cfg/nohold.policy.yaml: ok (1 rules, attacker model no-box)\n"
+    assert check.stdout == "cfg/nohold.policy.yaml: ok (1 rule, attacker model no-box)\n"
     assert 'original: "../data/train.csv"' in Path("cfg/nohold.release.yaml").read_text()
 
 
@@ -234,3 +234,14 @@ def test_init_from_data_moves_a_warn_level_the_sample_cannot_resolve(tmp_path, m
     assert starter_threshold_line("s") == line
     notes = invoke("validate", "-r", "s.release.yaml", "s.policy.yaml").stderr
     assert "rule 'dcr-share': the warn level" not in notes
+
+
+def test_init_from_data_refuses_an_infinite_value_rather_than_declaring_the_column_categorical(files):
+    syn = pd.read_csv(files / "data" / "syn.csv")
+    syn["age"] = syn["age"].astype(float)
+    syn.loc[3, "age"] = float("inf")
+    syn.to_csv(files / "data" / "syn.csv", index=False)
+    result = invoke("init", "--from-data", "data/train.csv", "data/syn.csv", "--name", "survey")
+    assert result.exit_code == 2
+    assert "error: data/syn.csv: column 'age' holds an infinite value at row 5" in result.stderr
+    assert not (files / "survey.release.yaml").exists()

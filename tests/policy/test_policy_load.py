@@ -94,6 +94,31 @@ def test_waiver_for_unknown_rule_gets_a_suggestion(toy_metric, write):
     assert "waiver names unknown rule 'male-shar' (did you mean 'male-share'?)" in problem
 
 
+def test_a_waiver_with_an_empty_reason_does_not_hide_the_policys_other_problems(toy_metric, write):
+    text = TOY_POLICY + "waivers:\n  - {rule: male-shar, reason: '', approved_by: DPO, expires: 2026-01-31}\n"
+    with pytest.raises(InvalidInput) as exc:
+        load_policy(write("p.yaml", text), today=dt.date(2026, 3, 1))
+    assert exc.value.exit_code == 2
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:9:6: waiver names unknown rule 'male-shar' (did you mean 'male-share'?)",
+        "p.yaml:9:23: waivers.reason: string should have at least 1 character (got '')",
+        "p.yaml:9:53: waiver for rule 'male-shar' expired on 2026-01-31: renew it or remove it",
+    ]
+
+
+def test_a_value_that_should_be_a_mapping_is_told_so_without_the_models_name(toy_metric, write):
+    path = write(
+        "p.yaml",
+        TOY_POLICY.replace("attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}", "attacker: 5"),
+    )
+    with pytest.raises(InvalidInput) as exc:
+        load_policy(path)
+    assert (exc.value.exit_code, [str(p) for p in exc.value.problems]) == (
+        2,
+        ["p.yaml:2:1: attacker: expected a mapping (key: value) (got 5)"],
+    )
+
+
 def test_extends_merges_rules_by_id(toy_metric, write):
     write(
         "base.yaml",

@@ -149,7 +149,7 @@ def test_integer_beyond_64_bits_is_reported(tmp_path):
     assert release.roles["big"] == "numeric"
     assert release.findings[0] == (
         "original: column 'big' row 2 holds 100000000000000000000, an integer beyond 64 "
-        "bits (4 such value(s)): read as the floating-point number 1e+20, rounded"
+        "bits (4 such values): read as the floating-point number 1e+20, rounded"
     )
 
 
@@ -158,3 +158,33 @@ def test_row_hashes_from_the_loaders_categories_are_pandas_hashes_of_the_labels(
     labels = pd.DataFrame({"x": np.arange(7.0), "c": pd.Series(to_labels(read), dtype=object)})
     expected = pd.util.hash_pandas_object(labels, index=False).to_numpy()
     assert row_hashes(labels, {"c": label_categories(read)}).tolist() == expected.tolist()
+
+
+def build_sets(tmp_path, *synthetic):
+    """A release of o.csv and the synthetic paths given (each relative to tmp_path), named s0, s1, ..."""
+    records(60, 0).to_csv(tmp_path / "o.csv", index=False)
+    sets = [(tmp_path / p, f"s{i}", SynthesizerInfo()) for i, p in enumerate(synthetic)]
+    return build_release("r", tmp_path / "o.csv", sets)
+
+
+@pytest.mark.parametrize("second", ["./s.csv", "sub/../s.csv", "link.csv"], ids=["dot", "dotdot", "symlink"])
+def test_a_synthetic_file_given_twice_is_refused_naming_the_file(tmp_path, second):
+    records(60, 1).to_csv(tmp_path / "s.csv", index=False)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.csv").symlink_to(tmp_path / "s.csv")
+    with pytest.raises(InvalidInput) as exc:
+        build_sets(tmp_path, "s.csv", second)
+    assert exc.value.exit_code == 2
+    assert [str(p) for p in exc.value.problems] == [
+        "s.csv: the same file is given twice as a synthetic set ('s0' and 's1'): give each synthetic file once"
+    ]
+
+
+def test_two_synthetic_files_of_the_same_content_are_allowed_and_noted(tmp_path):
+    records(60, 1).to_csv(tmp_path / "s.csv", index=False)
+    records(60, 1).to_csv(tmp_path / "copy.csv", index=False)
+    release = build_sets(tmp_path, "s.csv", "copy.csv")
+    assert len(release.synthetic) == 2
+    assert "synthetic set 's1' has the same file (sha256) as synthetic set 's0': the release counts it twice" in (
+        release.findings
+    )

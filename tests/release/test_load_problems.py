@@ -53,12 +53,12 @@ def test_every_column_problem_of_every_file_is_reported_at_once(survey_release):
         "by row): declare it `type: id` (manifest `columns: {seqn: id}` or --column-type seqn=id) to keep it out "
         "of the analysis, or declare its type (numeric, categorical) if it is an attribute",
         # 3 odd values in each of the three files
-        "train.csv: column 'household_size' is numbers except for 9 value(s), e.g. row 2: '7 or more people in the "
+        "train.csv: column 'household_size' is numbers except for 9 values, e.g. row 2: '7 or more people in the "
         "Household'; fix them, or declare the column's type (`type: categorical` reads every value as a label)",
-        "train.csv: column 'diabetes' is numbers except for 3 value(s), e.g. row 7: 'Borderline'; fix them, or "
+        "train.csv: column 'diabetes' is numbers except for 3 values, e.g. row 7: 'Borderline'; fix them, or "
         "declare the column's type (`type: categorical` reads every value as a label)",
         # inferred from every file: the holdout's answer is named where it is
-        "holdout.csv: column 'served_armed_forces' is numbers except for 1 value(s), e.g. row 152: \"Don't Know\"; "
+        "holdout.csv: column 'served_armed_forces' is numbers except for 1 value, e.g. row 152: \"Don't Know\"; "
         "fix them, or declare the column's type (`type: categorical` reads every value as a label)",
     ]
 
@@ -136,3 +136,26 @@ def test_an_extreme_value_of_a_dataframe_is_named_by_its_position():
     )
     (finding,) = [f for f in release.findings if "times the width" in f]
     assert finding.startswith("synthetic set 's': column 'age' position 3 holds 1e+07, 2.04e+05 times the width")
+
+
+def numeric_release(tmp_path, synthetic_age):
+    """A release whose undeclared column ``age`` is numbers in the original, ``synthetic_age`` in the synthetic set."""
+    pd.DataFrame({"age": [30, 41, 52, 63], "sex": ["F", "M", "F", "M"]}).to_csv(tmp_path / "o.csv", index=False)
+    pd.DataFrame({"age": synthetic_age, "sex": ["M", "F", "M", "F"]}).to_csv(tmp_path / "s.csv", index=False)
+    with pytest.raises(InvalidInput) as caught:
+        build_release("r", tmp_path / "o.csv", [(tmp_path / "s.csv", "s", SynthesizerInfo())], declared_by="flags")
+    return caught.value
+
+
+def test_an_infinite_value_is_refused_without_advising_a_declaration(tmp_path):
+    refused = numeric_release(tmp_path, [33, 44, "inf", 66])
+    assert refused.exit_code == 2
+    assert str(refused) == "s.csv: column 'age' holds an infinite value at row 4"
+
+
+def test_text_in_a_numeric_column_still_advises_declaring_it_categorical(tmp_path):
+    refused = numeric_release(tmp_path, [33, 44, "abc", 66])
+    assert refused.advice == (
+        "1 column to declare; add to the command line:\n  --column-type age=categorical\n"
+        "or, in a release manifest:\ncolumns:\n  age: categorical"
+    )

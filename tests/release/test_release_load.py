@@ -128,7 +128,53 @@ def test_manifest_with_unknown_key_points_at_it(toy_release):
     toy_release["manifest"].write_text(toy_release["manifest"].read_text() + "holdot: x.csv\n")
     with pytest.raises(InvalidInput) as exc:
         load_manifest(toy_release["manifest"])
-    assert one_line(exc).endswith("release.yaml:7:1: unknown key 'holdot'")
+    assert one_line(exc).endswith("release.yaml:7:1: unknown key 'holdot' (did you mean 'holdout'?)")
+
+
+def manifest_problems(toy_release, old, new):
+    """The problems of the toy manifest with ``old`` replaced by ``new``, and the exit code."""
+    manifest = toy_release["manifest"]
+    text = manifest.read_text()
+    assert old in text
+    manifest.write_text(text.replace(old, new))
+    with pytest.raises(InvalidInput) as exc:
+        load_manifest(manifest)
+    return exc.value.exit_code, [str(p) for p in exc.value.problems]
+
+
+def test_a_number_where_the_manifest_wants_a_path_is_told_in_plain_words(toy_release):
+    assert manifest_problems(toy_release, "path: synthetic.csv", "path: 5") == (
+        2,
+        ["release.yaml:5:5: synthetic.path: input should be a valid string (got 5); quote it: '5'"],
+    )
+
+
+def test_a_misspelt_column_type_is_one_line_with_the_nearest_type(toy_release):
+    assert manifest_problems(
+        toy_release, "holdout: holdout.csv\n", "holdout: holdout.csv\ncolumns: {age: numerc}\n"
+    ) == (
+        2,
+        [
+            "release.yaml:4:11: type: 'numerc' is not one of 'numeric', 'categorical', 'ordinal', 'datetime', "
+            "'id' or 'ignore' (did you mean 'numeric'?)"
+        ],
+    )
+
+
+def test_a_synthesizer_block_that_is_no_mapping_is_told_so_without_the_models_name(toy_release):
+    assert manifest_problems(toy_release, "{name: copy, epsilon: 1.0, delta: 1e-6}", "5") == (
+        2,
+        ["release.yaml:6:5: synthetic.synthesizer: expected a mapping (key: value) (got 5)"],
+    )
+
+
+def test_a_columns_own_check_names_the_column(toy_release):
+    assert manifest_problems(
+        toy_release, "holdout: holdout.csv\n", "holdout: holdout.csv\ncolumns: {age: ordinal}\n"
+    ) == (
+        2,
+        ["release.yaml:4:11: age: an ordinal column needs `order`: its categories, lowest first"],
+    )
 
 
 def test_missing_data_file_names_the_file(toy_release):

@@ -112,7 +112,7 @@ def test_a_streamed_set_gets_the_same_findings_as_the_set_read_whole(tmp_path, s
         "person was in the data: give synthetic records new ids",
         # (1e7 - 59) / (59 - 20) = 256,408.7 widths beyond the bulk of ages 20 to 59
         "synthetic set 's': column 'age' row 352 holds 1e+07, 2.56e+05 times the width of the original's central "
-        "98% (20 to 59) beyond it, and 1 value(s) in all that far out; they stretch the column's Gower range, "
+        "98% (20 to 59) beyond it, and 1 value in all that far out; it stretches the column's Gower range, "
         "shrinking every other difference in it",
     ]
 

@@ -93,7 +93,7 @@ def test_index_lists_every_report_under_a_folder_newest_first(two_runs):
     Path("runs/broken").mkdir()
     Path("runs/broken/report.json").write_text("{}")
     result = invoke("index", "runs")
-    assert result.exit_code == 0 and "2 report(s) listed in runs/index.html; 1 not read" in result.output
+    assert result.exit_code == 0 and "2 reports listed in runs/index.html; 1 not read" in result.output
     html = Path("runs/index.html").read_text(encoding="utf-8")
     q1, q2 = (json.loads(p.read_text()) for p in two_runs)
     rows = [r for r in cells(html) if r]

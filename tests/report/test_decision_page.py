@@ -18,6 +18,7 @@ from policycheck.methods.synthesizers import BUILTIN
 from policycheck.report import decision
 from policycheck.report.formatting import detail_value, fmt
 from policycheck.report.render import render_html, render_markdown
+from policycheck.report.summary import summarize_rules
 
 COLUMNS = ["age", "sex", "race", "education", "income"]
 POLICY = """\
@@ -288,3 +289,13 @@ def test_each_markdown_finding_and_gap_is_a_paragraph_of_its_own(two_set_report)
     top = render_markdown(report).split("<details>", 1)[0]
     # Markdown joins lines that no blank line separates: each must stand apart from the counts line and the others.
     assert f"\n\n**Found in the data**: {findings[0]}\n\n**Found in the data**: {findings[1]}\n" in top
+
+
+def test_the_decided_sentence_of_one_failing_rule_is_singular():
+    rules = [{"id": "only", "verdict": "fail", "severity": "blocking"}]
+    report = {"verdict": "fail", "policy": {"id": "p", "version": "1"}, "release": {"id": "r"}, "rules": rules}
+    assert decision.decided_sentence(report, summarize_rules(rules, [])) == (
+        "policycheck measured the 1 rule of policy 'p' v1 on release 'r'. The release fails: 1 blocking rule is "
+        "beyond its fail level, so it should not be released as it is. This is the automated verdict; the decision "
+        "to release is the signer's."
+    )

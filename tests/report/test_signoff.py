@@ -85,7 +85,7 @@ def test_index_shows_the_decision_the_signer_and_whether_the_record_matches(sign
     invoke("index", ".", "-o", "again.html")
     assert "FAILS: a record does not match the report" in Path("again.html").read_text()
     invoke("index", ".", "-o", "fails.html", "--verdict", "fail")
-    assert "0 report(s), newest first (verdict fail)" in Path("fails.html").read_text()
+    assert "0 reports, newest first (verdict fail)" in Path("fails.html").read_text()
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")

@@ -56,7 +56,7 @@ def test_invalid_policies_exit_2_with_one_located_line(toy_metric, write, toy_re
 def test_an_empty_extends_list_extends_nothing(toy_metric, write):
     write("p.yaml", HEAD + "extends: []\n" + RULE)
     code, out, err = _run("validate", "p.yaml")
-    assert code == 0 and out == "p.yaml: ok (1 rules, attacker model no-box)\n", err
+    assert code == 0 and out == "p.yaml: ok (1 rule, attacker model no-box)\n", err
 
 
 def test_a_missing_ledger_exits_2_before_computing(write, toy_release):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from policycheck.core.errors import InvalidInput, Problem
+from policycheck.core.plural import count_of
 
 if TYPE_CHECKING:  # pandas and the engine load only when a check needs them
     import pandas as pd
@@ -99,7 +100,7 @@ class Release:
         holdout = f", holdout {r.holdout.n_rows} rows" if r.holdout is not None else ""
         return (
             f"<Release {r.id!r}: original {r.original.n_rows} rows x {len(r.columns)} columns, "
-            f"{len(r.synthetic)} synthetic set(s){holdout}>"
+            f"{count_of(len(r.synthetic), 'synthetic set')}{holdout}>"
         )
 
 
@@ -135,7 +136,9 @@ def _synthesizer_infos(declared: Any, count: int) -> list[Any]:
         return [SynthesizerInfo() for _ in range(count)]
     per_set = list(declared) if isinstance(declared, (list, tuple)) else [declared] * count
     if len(per_set) != count:
-        raise InvalidInput(Problem("synthesizer", f"{len(per_set)} declarations for {count} synthetic set(s)"))
+        raise InvalidInput(
+            Problem("synthesizer", f"{count_of(len(per_set), 'declaration')} for {count_of(count, 'synthetic set')}")
+        )
     infos = []
     for i, item in enumerate(per_set):
         entry = None

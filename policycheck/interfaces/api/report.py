@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EXIT_PASS
+from policycheck.core.plural import noun
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,7 +114,9 @@ class Report:
         chosen = tuple(formats)
         unknown = [f for f in chosen if f not in (*FORMATS, "pdf")]  # pdf: the HTML printed by Chromium
         if unknown:
-            raise ValueError(f"unknown report format(s) {unknown}; choose from {', '.join(FORMATS)}")
+            raise ValueError(
+                f"unknown report {noun(len(unknown), 'format')} {unknown}; choose from {', '.join(FORMATS)}"
+            )
         return write_reports(self.data, Path(out_dir), chosen)
 
     def __repr__(self) -> str:

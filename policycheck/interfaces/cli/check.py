@@ -120,7 +120,8 @@ def check(
     if not release.given and settings["release"]:
         release = dataclasses.replace(release, manifest=Path(settings["release"]))
     to_stdout = settings["output"] == "-"
-    chosen = output_formats(formats or "json", True) if to_stdout else output_formats(settings["formats"])
+    asked = "json" if formats is None else formats  # `--format ""` is refused, not taken for json
+    chosen = output_formats(asked, True) if to_stdout else output_formats(settings["formats"])
     if to_stdout and len(paths) > 1:
         raise click.UsageError("-o - prints one report: give one policy, or a folder for several")
     # the summary prints the release's findings with the verdicts
@@ -278,7 +279,11 @@ def export_reverse_mapped(release: Release, out_dir: Path, seed: int, say: bool 
 
 def output_formats(text: str | list[str], to_stdout: bool = False) -> tuple[str, ...]:
     """The formats asked for, checked: json first (a report folder always holds it), or the one format for stdout."""
-    chosen = [f.strip() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
+    chosen = [f.strip() for f in (text.split(",") if isinstance(text, str) else text)]
+    if "" in chosen:  # `--format ""` or `json,`: a format left out, not one to drop in silence
+        raise click.UsageError(
+            f"--format {text!r}: an empty format; choose from {', '.join(FORMATS)} (comma-separated)"
+        )
     unknown = [f for f in chosen if f not in FORMATS]
     if unknown:
         raise click.UsageError(

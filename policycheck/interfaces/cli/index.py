@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from policycheck.core.plural import count_of
 from policycheck.interfaces.cli.common import echo, guard
 
 
@@ -74,4 +75,7 @@ def index(
         if part
     )
     atomic_write_text(target, render_index_html(entries, folder, unreadable, filters))
-    echo(f"{len(entries)} report(s) listed in {target}" + (f"; {len(unreadable)} not read" if unreadable else ""))
+    echo(
+        f"{count_of(len(entries), 'report')} listed in {target}"
+        + (f"; {len(unreadable)} not read" if unreadable else "")
+    )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from policycheck.core.errors import EXIT_INVALID, InvalidInput, Problem, display_path
+from policycheck.core.plural import count_of
 from policycheck.interfaces.cli.common import echo, guard, print_problems
 from policycheck.interfaces.cli.release_options import ReleaseArgs, release_options
 
@@ -51,7 +52,8 @@ def validate(files: tuple[Path, ...], release: ReleaseArgs) -> None:
             except InvalidInput as exc:
                 problems.extend(exc.problems)
                 continue
-        echo(f"{display_path(path)}: ok ({len(loaded.rules)} rules, attacker model {loaded.policy.attacker.model})")
+        rules = count_of(len(loaded.rules), "rule")
+        echo(f"{display_path(path)}: ok ({rules}, attacker model {loaded.policy.attacker.model})")
         from policycheck.interfaces.starter import placeholder_notes
 
         for note in placeholder_notes(loaded):

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from policycheck.core.errors import EXIT_FAIL, EXIT_INVALID, EXIT_PASS
+from policycheck.core.plural import count_of
 from policycheck.interfaces.cli.common import echo, guard, print_problems
 
 
@@ -104,11 +105,11 @@ def verify(
         sys.exit(EXIT_FAIL)
     if result.identical:
         echo(
-            f"verified: {len(result.files)} file(s) unchanged; {rules} rule(s) re-run with seed "
+            f"verified: {count_of(len(result.files), 'file')} unchanged; {count_of(rules, 'rule')} re-run with seed "
             f"{result.report['provenance']['seed']}: identical verdicts and numbers"
         )
         sys.exit(EXIT_PASS)
-    echo(f"NOT verified: {len(result.differences)} difference(s)")
+    echo(f"NOT verified: {count_of(len(result.differences), 'difference')}")
     sys.exit(EXIT_FAIL)
 
 

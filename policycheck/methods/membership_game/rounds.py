@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from policycheck.core.plural import noun
 from policycheck.methods.membership_game.builtin_rounds import EncodedRecords, synthesize_encoded, training_rows
 from policycheck.methods.membership_game.features import (
     FeatureSpace,
@@ -99,7 +100,9 @@ def synthesize(spec: SynthesizerSpec, data: pd.DataFrame, rows: int, rng: np.ran
         raise SynthesizerFailed(f"the synthesizer {spec.name} returned {type(out).__name__}, not a DataFrame")
     missing = [c for c in data.columns if c not in out.columns]
     if missing:
-        raise SynthesizerFailed(f"the synthesizer {spec.name} returned data without the column(s) {', '.join(missing)}")
+        raise SynthesizerFailed(
+            f"the synthesizer {spec.name} returned data without the {noun(len(missing), 'column')} {', '.join(missing)}"
+        )
     return out[list(data.columns)].reset_index(drop=True)
 
 

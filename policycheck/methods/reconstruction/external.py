@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from policycheck.core.plural import noun
 from policycheck.io.scratch import scratch_folder
 from policycheck.methods.reconstruction.lp_attack import ReconstructionError
 
@@ -87,6 +88,7 @@ def run_external_synthesizer(
     missing = [c for c in original.columns if c not in synthetic.columns]
     if missing:
         raise ReconstructionError(
-            f"synthesizer command {template!r} wrote data without the column(s) {', '.join(missing)}"
+            f"synthesizer command {template!r} wrote data without the "
+            f"{noun(len(missing), 'column')} {', '.join(missing)}"
         )
     return synthetic[list(original.columns)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from policycheck.core.plural import count_of, noun
 from policycheck.metrics.base import EvaluationContext
 from policycheck.metrics.combinators import BonferroniNote
 from policycheck.metrics.details import Details, detail
@@ -163,7 +164,8 @@ def notes(attack: LinkageAttack) -> tuple[str, ...]:
     resized = [r for r in attack.presampling if r.action != "unchanged"]
     if resized:
         found.append(
-            f"{len(resized)} synthetic set(s) differ in size from the original and were randomly "
+            f"{count_of(len(resized), 'synthetic set')} {noun(len(resized), 'differs', 'differ')} in size from the "
+            f"original and {noun(len(resized), 'was', 'were')} randomly "
             f"{'/'.join(sorted({r.action for r in resized}))} to its size before linkage."
         )
     nominal: dict[str, list[str]] = {}
@@ -172,7 +174,8 @@ def notes(attack: LinkageAttack) -> tuple[str, ...]:
             nominal.setdefault(attack.orders[col].source, []).append(col)
     for source, cols in nominal.items():
         found.append(
-            f"Categorical attribute(s) {', '.join(cols)} have no natural order and are ranked by {source}: equal "
+            f"Categorical {noun(len(cols), 'attribute')} {', '.join(cols)} {noun(len(cols), 'has', 'have')} no natural "
+            f"order and {noun(len(cols), 'is', 'are')} ranked by {source}: equal "
             "categories always match exactly, while the distance between different ones depends on that order."
         )
     return tuple(found)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
+from policycheck.core.plural import count_of
 from policycheck.metrics.base import EvaluationContext, MetricResult, Need
 from policycheck.metrics.details import detail
 from policycheck.metrics.linkage.baseline import against_baseline, marginal_and_counts
@@ -113,7 +114,7 @@ def disclosure_under_one_mapping(
     }
     chart = risk_chart(
         f"Exact disclosure of {attack.secret} against the number of sets",
-        f"share of records revealed by >= {params.k} set(s)",
+        f"share of records revealed by >= {count_of(params.k, 'set')}",
         by_sets,
         compared,
     )

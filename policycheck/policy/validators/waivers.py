@@ -1,24 +1,54 @@
-"""Waivers: each names a rule of the policy, at most one per rule, and none has expired."""
+"""Waivers: each names a rule of the policy, at most one per rule, and none has expired.
+
+Each check reads the fields it needs of every waiver, field by field: a
+waiver refused for one field (an empty ``reason``, a structural problem)
+is still checked for the rule it names and its expiry, so one run lists
+every problem of the policy, not the first of each waiver.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from policycheck.core.errors import Problem
 from policycheck.core.suggest import suggest
 from policycheck.policy.model import Waiver
 from policycheck.policy.validators.context import PolicyContext
 
+#: A validator of each field the checks read, as the Waiver model validates it.
+_FIELDS: dict[str, TypeAdapter[Any]] = {
+    # The field's type with its constraints (a FieldInfo in Annotated): built at run time, so Any to mypy.
+    name: TypeAdapter(cast(Any, Annotated[Waiver.model_fields[name].annotation, Waiver.model_fields[name]]))
+    for name in ("rule", "expires")
+}
 
-def _waivers(ctx: PolicyContext) -> list[tuple[int, Waiver]]:
-    """(index, waiver) of every waiver that validates (the others are structural problems)."""
-    found = []
-    for i, raw in ctx.items("waivers"):
-        with contextlib.suppress(ValidationError):
-            found.append((i, Waiver.model_validate(raw)))
-    return found
+
+@dataclass(frozen=True)
+class WaiverFields:
+    """What the checks read of one waiver: each field None when it is missing or invalid (a structural problem)."""
+
+    rule: str | None
+    expires: dt.date | None
+
+
+def _field(raw: dict[str, Any], name: str) -> Any:
+    with contextlib.suppress(ValidationError):
+        return _FIELDS[name].validate_python(raw[name]) if name in raw else None
+    return None
+
+
+def _waivers(ctx: PolicyContext) -> list[tuple[int, WaiverFields]]:
+    """(index, fields) of every waiver that is a mapping, whether or not its other fields validate."""
+    return [
+        (i, WaiverFields(rule=_field(raw, "rule"), expires=_field(raw, "expires")))
+        for i, raw in ctx.items("waivers")
+        if isinstance(raw, dict)
+    ]
 
 
 def waivers_name_rules(ctx: PolicyContext) -> list[Problem]:
@@ -27,7 +57,7 @@ def waivers_name_rules(ctx: PolicyContext) -> list[Problem]:
     return [
         ctx.problem(("waivers", i, "rule"), f"waiver names unknown rule {w.rule!r}{suggest(w.rule, rule_ids)}")
         for i, w in _waivers(ctx)
-        if w.rule not in rule_ids
+        if w.rule is not None and w.rule not in rule_ids
     ]
 
 
@@ -36,6 +66,8 @@ def one_waiver_per_rule(ctx: PolicyContext) -> list[Problem]:
     seen: set[str] = set()
     problems = []
     for i, waiver in _waivers(ctx):
+        if waiver.rule is None:
+            continue
         if waiver.rule in seen:
             problems.append(ctx.problem(("waivers", i, "rule"), f"rule {waiver.rule!r} has more than one waiver"))
         seen.add(waiver.rule)
@@ -47,8 +79,9 @@ def waivers_not_expired(ctx: PolicyContext) -> list[Problem]:
     return [
         ctx.problem(
             ("waivers", i, "expires"),
-            f"waiver for rule {w.rule!r} expired on {w.expires.isoformat()}: renew it or remove it",
+            f"waiver{f' for rule {w.rule!r}' if w.rule is not None else ''} expired on {w.expires.isoformat()}: "
+            "renew it or remove it",
         )
         for i, w in _waivers(ctx)
-        if w.expires < ctx.today
+        if w.expires is not None and w.expires < ctx.today
     ]

@@ -51,4 +51,4 @@ def test_records_with_a_missing_secret_are_left_out_of_the_denominators():
 def test_a_categorical_linkage_attribute_is_ranked_by_frequency_and_noted():
     result = evaluate("linkage_exact_disclosure", make_release(COPY), qis=("a", "s", "c"))
     assert result.details.ranking["c"].kind == "nominal"
-    assert any("Categorical attribute(s) c have no natural order" in note for note in result.notes)
+    assert any("Categorical attribute c has no natural order" in note for note in result.notes)

@@ -32,3 +32,21 @@ def test_a_waiver_expired_before_the_day_of_the_check_is_refused(toy_metric, wri
     assert lines(waivers_not_expired(ctx)) == [
         "p.yaml:9:24: waiver for rule 'male-share' expired on 2026-02-28: renew it or remove it"
     ]
+
+
+def test_a_waiver_with_an_empty_reason_is_still_checked_for_the_rule_it_names(toy_metric, write):
+    text = TOY_POLICY + "waivers:\n  - {rule: male-shar, reason: '', approved_by: DPO, expires: 2099-01-01}\n"
+    assert lines(waivers_name_rules(context(write("p.yaml", text)))) == [
+        "p.yaml:9:6: waiver names unknown rule 'male-shar' (did you mean 'male-share'?)"
+    ]
+
+
+def test_a_waiver_with_an_empty_reason_still_counts_as_its_rules_first_waiver(toy_metric, write):
+    text = TOY_POLICY + (
+        "waivers:\n"
+        "  - {rule: male-share, reason: '', approved_by: DPO, expires: 2099-01-01}\n"
+        "  - {rule: male-share, reason: r, approved_by: DPO, expires: 2099-01-01}\n"
+    )
+    assert lines(one_waiver_per_rule(context(write("p.yaml", text)))) == [
+        "p.yaml:10:6: rule 'male-share' has more than one waiver"
+    ]
