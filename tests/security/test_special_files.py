@@ -85,7 +85,7 @@ KINDS = list(WORDS)
 
 
 def _one_error(err: str) -> str:
-    lines = [line for line in err.splitlines() if line and not line.endswith("problem(s) found")]
+    lines = [line for line in err.splitlines() if line and not line.endswith(("problem found", "problems found"))]
     assert len(lines) == 1, err
     return lines[0].removeprefix("error: ")
 
