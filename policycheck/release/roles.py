@@ -121,6 +121,10 @@ def infer_column(
     typed = not isinstance(path, (str, Path)) or Path(path).suffix.lower() in (".parquet", ".pq")
     if typed and pd.api.types.is_numeric_dtype(first):
         return "numeric", None
+    if typed:
+        decided = _typed_numbers(column, path, first)
+        if decided is not None:
+            return decided
     kinds = (("datetime", dates),) if typed else (("numeric", numbers), ("datetime", dates))
     own: set[object] | None = None  # the original's present values, read once if asked for
     for kind, hits in kinds:
@@ -159,6 +163,37 @@ def infer_column(
             "or declare the column's type (`type: categorical` reads every value as a label)",
         )
     return "categorical", None
+
+
+def _typed_numbers(column: str, path: Path | InMemoryTable, original: pd.Series) -> tuple[str, Problem | None] | None:
+    """A typed original's text column of numbers: numeric if its values are number objects, refused if all but
+    a few are numbers (the writer did not choose text: a few odd values made the reader fall back on it), else
+    None (text, as its writer typed it: digits as labels stay categorical).
+
+    Judged on the original alone: the other files' values are converted to its role after, each odd one named.
+    """
+    counts = original.dropna().value_counts(sort=False)
+    if counts.empty:
+        return None
+    numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
+    odd = ~numbers & ~pd.Series(counts.index.astype(str)).isin(MISSING_WORDS).to_numpy()
+    if not numbers.any():
+        return None
+    if not odd.any():
+        is_number = [
+            isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in counts.index
+        ]
+        return ("numeric", None) if all(is_number) else None
+    odd_count = int(counts.to_numpy()[odd].sum())
+    if odd_count > ODD_SHARE * int(counts.sum()):
+        return None
+    found = int(np.flatnonzero(original.isin(set(counts.index[odd])).to_numpy(dtype=bool))[0])
+    return "categorical", Problem(
+        display_path(path),
+        f"column {column!r} is numbers except for {count_of(odd_count, 'value')}, e.g. {row_place(path, found)}: "
+        f"{str(original.iloc[found])!r}; fix them and give the column a number type, or declare the column's type "
+        "(`type: categorical` reads every value as a label)",
+    )
 
 
 def _first_present(series: pd.Series, count: int) -> list[object]:

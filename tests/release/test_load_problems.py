@@ -159,3 +159,39 @@ def test_text_in_a_numeric_column_still_advises_declaring_it_categorical(tmp_pat
         "1 column to declare; add to the command line:\n  --column-type age=categorical\n"
         "or, in a release manifest:\ncolumns:\n  age: categorical"
     )
+
+
+def _dataframe_release(original, synthetic=None):
+    synthetic = original if synthetic is None else synthetic
+    return build_release(
+        "r",
+        InMemoryTable("original (DataFrame)", original),
+        [(InMemoryTable("s (DataFrame)", synthetic), "s", SynthesizerInfo())],
+        declared_by="api",
+    )
+
+
+def test_a_dataframe_column_of_numbers_but_for_a_few_odd_values_is_refused_not_retyped():
+    # What pd.read_csv gives for a number column with one stray word: text, as a CSV's own reading would refuse.
+    ages = [str(20 + (7 * i) % 43) for i in range(40)]
+    ages[6] = "old"
+    original = pd.DataFrame({"age": ages, "sex": ["F", "M"] * 20})
+    with pytest.raises(InvalidInput) as caught:
+        _dataframe_release(original)
+    assert [str(p) for p in caught.value.problems] == [
+        "original (DataFrame): column 'age' is numbers except for 1 value, e.g. index label 6 (position 6): 'old'; "
+        "fix them and give the column a number type, or declare the column's type (`type: categorical` reads "
+        "every value as a label)"
+    ]
+
+
+def test_a_dataframe_text_column_of_digits_stays_categorical_as_its_writer_typed_it():
+    original = pd.DataFrame({"zip": [f"{(7 * i) % 13:05d}" for i in range(40)], "sex": ["F", "M"] * 20})
+    synthetic = original.copy()
+    synthetic.loc[3, "zip"] = "A1234"  # one more label, not an odd number
+    assert _dataframe_release(original, synthetic).roles["zip"] == "categorical"
+
+
+def test_a_dataframe_column_of_number_objects_is_numeric():
+    original = pd.DataFrame({"age": [float(20 + (7 * i) % 43) for i in range(40)], "sex": ["F", "M"] * 20})
+    assert _dataframe_release(original.astype({"age": object})).roles["age"] == "numeric"
