@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from policycheck.core.errors import EvaluationError
-from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
+from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, MetricResult, Need
 from policycheck.metrics.details import detail
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.metrics.wp29.common import (
@@ -26,7 +26,7 @@ from policycheck.metrics.wp29.common import (
     wp29_metric,
 )
 from policycheck.metrics.wp29.residual_risk import SetRisk, Wp29Details, risk_of_worst_set
-from policycheck.release.model import ColumnType
+from policycheck.release.model import ColumnType, Release
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,8 +75,26 @@ class InferenceDetails(Wp29Details):
     per_set: list[InferenceSet] = detail("Each synthetic set")
 
 
+def check_secret_given(
+    params: InferenceParams, release: Release, attacker: AttackerView
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Before running: a secret to guess and columns to guess it from, from the params or the attacker model."""
+    secret = params.secret or (attacker.secrets[0] if attacker.secrets else None)
+    if secret is None:
+        return [(("secret",), "inference_risk needs a secret: give params.secret or the attacker's secrets")]
+    if not [c for c in (params.aux_columns or attacker.quasi_identifiers) if c != secret]:
+        return [
+            (
+                ("aux_columns",),
+                "inference_risk needs auxiliary columns: give params.aux_columns or the attacker's quasi_identifiers",
+            )
+        ]
+    return []
+
+
 @wp29_metric(
     name="inference_risk",
+    check=check_secret_given,
     method=METHOD,
     params=InferenceParams,
     details=InferenceDetails,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from policycheck.core.errors import EvaluationError
-from policycheck.metrics.base import EvaluationContext, Knowledge, MetricResult, Need
+from policycheck.metrics.base import AttackerView, EvaluationContext, Knowledge, MetricResult, Need
 from policycheck.metrics.details import detail
 from policycheck.metrics.registry import Convention, Method, Params
 from policycheck.metrics.wp29.common import (
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from policycheck.methods.wp29.rates import AttackCounts
+    from policycheck.release.model import Release
 
 METHOD = Method(
     definition="(main - control) / (1 - control): targets whose two halves (aux_columns) share one of their "
@@ -77,8 +78,24 @@ class LinkabilityDetails(Wp29Details):
     per_set: list[LinkabilitySet] = detail("Each synthetic set")
 
 
+def check_halves_given(
+    params: LinkabilityParams, release: Release, attacker: AttackerView
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Before running: the two column sets, from ``params.aux_columns`` or two quasi-identifiers or more."""
+    if params.aux_columns is not None or len(attacker.quasi_identifiers) >= 2:
+        return []
+    return [
+        (
+            ("aux_columns",),
+            "linkability_risk needs two auxiliary column sets: give params.aux_columns or at least two of the "
+            "attacker's quasi_identifiers to split in halves",
+        )
+    ]
+
+
 @wp29_metric(
     name="linkability_risk",
+    check=check_halves_given,
     method=METHOD,
     params=LinkabilityParams,
     details=LinkabilityDetails,
