@@ -61,6 +61,9 @@ def worded(
             msg = f"{label}: expected a mapping (key: value){shown or ' (got a list)'}"
         else:
             msg = f"{label}: {err['msg'][0].lower()}{err['msg'][1:]}{shown}"
-        if kind == "string_type" and isinstance(got, (int, float)) and not isinstance(got, bool):
+        if kind == "string_type" and isinstance(got, int) and not isinstance(got, bool):
             msg += f"; quote it: '{got}'"
+        elif kind == "string_type" and isinstance(got, float):
+            # The text as written is gone (1.10 was read as 1.1): quoting what was read would change it.
+            msg += "; quote it as you wrote it: unquoted, YAML reads a number (1.10 becomes 1.1)"
     return loc, msg

@@ -58,10 +58,14 @@ def test_threshold_needs_exactly_one_fail_level(toy_metric, write):
     assert problems_of(path) == ["p.yaml:7:5: give exactly one of fail_above or fail_below"]
 
 
-def test_version_given_as_number_asks_for_quotes(toy_metric, write):
+def test_version_given_as_number_asks_for_quotes_around_the_text_as_written(toy_metric, write):
     path = write("p.yaml", TOY_POLICY.replace('version: "1"', "version: 1.10"))
     (problem,) = problems_of(path)
-    assert "metadata.version: input should be a valid string (got 1.1); quote it: '1.1'" in problem
+    # Not "quote it: '1.1'": that would change the version 1.10 to 1.1.
+    assert problem.endswith(
+        "metadata.version: input should be a valid string (got 1.1); quote it as you wrote it: unquoted, YAML "
+        "reads a number (1.10 becomes 1.1)"
+    )
 
 
 def test_yaml_no_does_not_become_false(toy_metric, write):
