@@ -205,7 +205,9 @@ def test_a_cause_shared_by_two_needs_is_said_once(toy_metric, write, toy_release
     # NOTE: replaced in place, so the toy_metric fixture's teardown removes it.
     registry._INTERMEDIATES["toy_counts"] = dataclasses.replace(registry._INTERMEDIATES["toy_counts"], compute=broken)
     manifest = toy_release["manifest"]
-    manifest.write_text(manifest.read_text() + "  - path: synthetic.csv\n")
+    # A second synthetic set: a file of its own (the same file twice is refused).
+    (manifest.parent / "synthetic2.csv").write_bytes((manifest.parent / "synthetic.csv").read_bytes())
+    manifest.write_text(manifest.read_text() + "  - path: synthetic2.csv\n")
     (outcome,) = run(write, toy_release, TOY_POLICY).outcomes
     assert outcome.verdict == "error" and outcome.error.count("column sex is broken") == 1
     assert "toy_counts(column=sex, synthetic=0) and toy_counts(column=sex, synthetic=1)" in outcome.error
