@@ -95,6 +95,19 @@ class Release:
     def synthetic_names(self) -> list[str]:
         return [d.name for d in self._release.synthetic]
 
+    @property
+    def roles(self) -> dict[str, str]:
+        """Every input column's role (numeric, ordinal, categorical, datetime, id or ignore), in file order.
+
+        A copy: changing it changes nothing in the release.
+        """
+        return dict(self._release.roles)
+
+    @property
+    def role_sources(self) -> dict[str, str]:
+        """Where each column's role came from (``columns= (API)``, ``inferred from ...``, ...); a copy."""
+        return dict(self._release.role_sources)
+
     def __repr__(self) -> str:
         r = self._release
         holdout = f", holdout {r.holdout.n_rows} rows" if r.holdout is not None else ""

@@ -66,8 +66,9 @@ FORMATS = ("json", "html", "md", "junit", "sarif", "pdf")
     "--export-reverse-mapped",
     "export_dir",
     type=click.Path(path_type=Path),
-    help="Also write each synthetic set reverse-mapped onto the original's values (paper 000, "
-    "sec. 3.1) into this folder: the marginals are kept exactly, at no added risk.",
+    help="Also write each synthetic set reverse-mapped onto the original's values (paper 000: Ruiz, "
+    "Muralidhar and Domingo-Ferrer 2018, sec. 3.1) into this folder: the marginals are kept exactly, at no "
+    "added risk.",
 )
 @click.option(
     "--run-synthesizer",

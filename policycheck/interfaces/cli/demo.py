@@ -39,6 +39,10 @@ def demo(
     It writes nowhere in a checkout unless asked: into --output, or a fresh
     temporary folder (removed at the end unless --keep); --refresh-sample
     rewrites the committed sample reports.
+
+    Exit 0 when both checks ran, whatever their verdicts: the nonprivate
+    release copies real records and fails on purpose, to show a failing
+    report. Exit 3 when an evaluator could not run.
     """
     from policycheck.interfaces.demo import output_folder, run_demo
 
