@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,3 +39,26 @@ def evaluate(name: str, synthetic: pd.DataFrame, holdout: pd.DataFrame | None = 
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("age", "job", "city"), ("income",)), seed=7)
     spec = registry.get_metric(name)
     return spec.evaluate(ctx, spec.params(**params), {})
+
+
+def check_refusal(quasi_identifiers: list[str], metric: str) -> tuple[int, str, bool]:
+    """``policycheck check`` of one rule of ``metric`` on this release's CSVs written here (the current
+    folder), an attacker with ``quasi_identifiers`` and no secret: (exit code, stderr, whether a report
+    folder was written)."""
+    folder = Path()
+    from click.testing import CliRunner
+
+    from policycheck.interfaces.cli import cli
+
+    for name, frame in (("original", ORIGINAL), ("synthetic", ORIGINAL), ("holdout", HOLDOUT)):
+        frame.to_csv(folder / f"{name}.csv", index=False)
+    (folder / "p.yaml").write_text(
+        'metadata: {id: k, title: k, version: "1", owner: tests}\n'
+        f"attacker: {{model: partially-informed, quasi_identifiers: [{', '.join(quasi_identifiers)}]}}\n"
+        "rules:\n"
+        f"  - {{id: r, metric: {metric}, threshold: {{fail_above: 0.1}}}}\n"
+    )
+    files = [f"--{name}={name}.csv" for name in ("original", "synthetic", "holdout")]
+    args = ["check", "p.yaml", *files, "-o", "out"]
+    result = CliRunner().invoke(cli, args, prog_name="policycheck")
+    return result.exit_code, result.stderr, (folder / "out").exists()

@@ -33,25 +33,10 @@ def test_inference_needs_a_secret():
 
 
 def test_a_rule_without_a_secret_is_refused_before_running(tmp_path, monkeypatch):
-    from click.testing import CliRunner
-
-    from policycheck.interfaces.cli import cli
+    from tests.metrics.wp29.releases import check_refusal
 
     monkeypatch.chdir(tmp_path)
-    from tests.metrics.wp29.releases import HOLDOUT
-
-    for name, frame in (("original", ORIGINAL), ("synthetic", ORIGINAL), ("holdout", HOLDOUT)):
-        frame.to_csv(f"{name}.csv", index=False)
-    (tmp_path / "p.yaml").write_text(
-        'metadata: {id: k, title: k, version: "1", owner: tests}\n'
-        "attacker: {model: partially-informed, quasi_identifiers: [age, job]}\n"
-        "rules:\n"
-        "  - {id: r, metric: inference_risk, threshold: {fail_above: 0.1}}\n"
-    )
-    files = ["--original", "original.csv", "--synthetic", "synthetic.csv", "--holdout", "holdout.csv"]
-    result = CliRunner().invoke(cli, ["check", "p.yaml", *files, "-o", "out"], prog_name="policycheck")
-    assert result.exit_code == 2
-    assert result.stderr == (
-        "p.yaml:4:5: inference_risk needs a secret: give params.secret or the attacker's secrets\n"
-    )
-    assert not (tmp_path / "out").exists()
+    code, stderr, written = check_refusal(["age", "job"], "inference_risk")
+    # At the rule's line, before anything is read or computed: no report folder.
+    assert (code, written) == (2, False)
+    assert stderr == "p.yaml:4:5: inference_risk needs a secret: give params.secret or the attacker's secrets\n"

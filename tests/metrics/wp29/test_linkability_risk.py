@@ -46,26 +46,13 @@ def test_an_empty_column_set_is_a_params_error():
 
 
 def test_a_rule_without_two_column_sets_is_refused_before_running(tmp_path, monkeypatch):
-    from click.testing import CliRunner
-
-    from policycheck.interfaces.cli import cli
+    from tests.metrics.wp29.releases import check_refusal
 
     monkeypatch.chdir(tmp_path)
-    from tests.metrics.wp29.releases import HOLDOUT
-
-    for name, frame in (("original", ORIGINAL), ("synthetic", ORIGINAL), ("holdout", HOLDOUT)):
-        frame.to_csv(f"{name}.csv", index=False)
-    (tmp_path / "p.yaml").write_text(
-        'metadata: {id: k, title: k, version: "1", owner: tests}\n'
-        "attacker: {model: partially-informed, quasi_identifiers: [age]}\n"
-        "rules:\n"
-        "  - {id: r, metric: linkability_risk, threshold: {fail_above: 0.1}}\n"
+    code, stderr, written = check_refusal(["age"], "linkability_risk")
+    # At the rule's line, before anything is read or computed: no report folder.
+    assert (code, written) == (2, False)
+    assert stderr == (
+        "p.yaml:4:5: linkability_risk needs two auxiliary column sets: give params.aux_columns or "
+        "at least two of the attacker's quasi_identifiers to split in halves\n"
     )
-    files = ["--original", "original.csv", "--synthetic", "synthetic.csv", "--holdout", "holdout.csv"]
-    result = CliRunner().invoke(cli, ["check", "p.yaml", *files, "-o", "out"], prog_name="policycheck")
-    assert result.exit_code == 2
-    assert result.stderr == (
-        "p.yaml:4:5: linkability_risk needs two auxiliary column sets: give params.aux_columns or at least "
-        "two of the attacker's quasi_identifiers to split in halves\n"
-    )
-    assert not (tmp_path / "out").exists()
