@@ -66,10 +66,11 @@ def resolve_rules(ctx: PolicyContext) -> tuple[list[ResolvedRule], list[Problem]
     """Every enabled rule with its metric and validated params, and the problems of those that have neither."""
     resolved: list[ResolvedRule] = []
     problems: list[Problem] = []
-    for index, rule in ctx.rules():
+    valid = ctx.rules()
+    for index, rule in valid:
         if not rule.enabled:
             continue
-        unknown = metric_exists(ctx, index, rule)
+        unknown = metric_exists(ctx, index, rule.metric)
         if unknown:
             problems.extend(unknown)
             continue
@@ -78,4 +79,23 @@ def resolve_rules(ctx: PolicyContext) -> tuple[list[ResolvedRule], list[Problem]
         problems.extend(invalid)
         if params is not None:
             resolved.append(ResolvedRule(index, rule, spec, params))
+    problems.extend(_refused_rules_metric_and_params(ctx, {index for index, _ in valid}))
     return resolved, problems
+
+
+def _refused_rules_metric_and_params(ctx: PolicyContext, valid: set[int]) -> list[Problem]:
+    """A rule refused for another field (a structural problem) still has its metric and params checked,
+    so one run lists every problem of the rule, not its first."""
+    problems: list[Problem] = []
+    for index, raw in ctx.items("rules"):
+        if index in valid or not isinstance(raw, dict) or raw.get("enabled") is False:
+            continue
+        metric = raw.get("metric")
+        if not isinstance(metric, str):
+            continue  # missing or not a name: the structural problem says so
+        unknown = metric_exists(ctx, index, metric)
+        problems.extend(unknown)
+        params = raw.get("params", {})
+        if not unknown and isinstance(params, dict):
+            problems.extend(validated_params(ctx, index, params, registry.metrics()[metric])[1])
+    return problems

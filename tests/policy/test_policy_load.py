@@ -291,3 +291,16 @@ def test_a_loaded_policy_valid_for_a_release_keeps_its_params(toy_metric, write,
 
     loaded = validate_for_release(load_policy(write("p.yaml", TOY_POLICY)), load_manifest(toy_release["manifest"]))
     assert loaded.params["male-share"].column == "sex"
+
+
+def test_a_rule_refused_for_one_field_still_has_its_metric_and_params_checked(toy_metric, write):
+    policy = TOY_POLICY.replace("    metric: toy_share\n", "    metric: toy_shar\n    rationale: [5]\n")
+    policy += "  - {id: second, metric: toy_share, rationale: [5], params: {colum: sex}, threshold: {fail_above: 1}}\n"
+    assert problems_of(write("p.yaml", policy)) == [
+        "p.yaml:5:5: unknown metric 'toy_shar' (did you mean 'toy_share'?)",
+        "p.yaml:6:5: rules.rationale: input should be a valid string",
+        "p.yaml:9:37: rules.rationale: input should be a valid string",
+        "p.yaml:9:53: missing required key 'column'",
+        "p.yaml:9:53: missing required key 'value'",
+        "p.yaml:9:62: unknown key 'colum' (did you mean 'column'?)",
+    ]
