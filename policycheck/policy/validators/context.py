@@ -13,16 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from policycheck.core.errors import Problem
 from policycheck.core.suggest import suggest
 from policycheck.io.yaml_types import PathKey
 from policycheck.metrics.base import AttackerView
 from policycheck.metrics.registry import MetricSpec
-from policycheck.policy.model import Attacker, Rule
+from policycheck.policy.model import Attacker, AttackerModel, Rule
 from policycheck.policy.source import Source
 from policycheck.release.model import Release
+
+#: The attacker model's name as the Attacker model validates it.
+_ATTACKER_MODEL: TypeAdapter[AttackerModel] = TypeAdapter(AttackerModel)
 
 #: Column roles dropped from the frames at load: a policy naming one is told so, not "not in the release".
 UNANALYSED = ("id", "ignore")
@@ -51,6 +54,18 @@ class PolicyContext:
         """The attacker model, when it is valid (an invalid one is a structural problem, reported once there)."""
         with contextlib.suppress(ValidationError):
             return Attacker.model_validate(self.data.get("attacker"))
+        return None
+
+    @property
+    def attacker_model(self) -> str | None:
+        """The attacker model's name when it is valid, even if the attacker's other fields are not (a column
+        listed as both quasi-identifier and secret): what the rules' knowledge is checked against."""
+        raw = self.data.get("attacker")
+        if not isinstance(raw, dict):
+            return None
+        with contextlib.suppress(ValidationError):
+            model: str = _ATTACKER_MODEL.validate_python(raw.get("model"))
+            return model
         return None
 
     def items(self, key: str) -> list[tuple[int, Any]]:

@@ -9,10 +9,10 @@ from policycheck.policy.validators.context import PolicyContext, ResolvedRule
 
 def knowledge_granted(ctx: PolicyContext, rule: ResolvedRule) -> list[Problem]:
     """A metric assuming what the policy's attacker model does not grant is refused (the model would be broken)."""
-    attacker = ctx.attacker
-    if attacker is None:
+    model = ctx.attacker_model
+    if model is None:
         return []
-    missing = sorted(rule.spec.knowledge - GRANTS[attacker.model], key=lambda k: k.value)
+    missing = sorted(rule.spec.knowledge - GRANTS[model], key=lambda k: k.value)
     if not missing:
         return []
     words = "; ".join(KNOWLEDGE_WORDS[k] for k in missing)
@@ -20,6 +20,6 @@ def knowledge_granted(ctx: PolicyContext, rule: ResolvedRule) -> list[Problem]:
         ctx.problem(
             rule.at("metric"),
             f"metric {rule.rule.metric!r} assumes the attacker knows {words}, "
-            f"which the {attacker.model!r} attacker model does not grant",
+            f"which the {model!r} attacker model does not grant",
         )
     ]
