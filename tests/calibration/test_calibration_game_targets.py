@@ -10,8 +10,7 @@ import pytest
 from calibration.game import GAME_TARGETS
 from calibration.run import CI, SAFE_SHARE, game_targets
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 for _module in ("copulas", "DataSynthesizer", "pacsynth"):
     pytest.importorskip(_module, reason="needs the calibration extra: pip install -e '.[test,calibration]'")

@@ -16,8 +16,7 @@ import pytest
 import policycheck as pc
 from policycheck.methods.synthesizers import indhist, nonprivate
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 DEMO = Path(__file__).resolve().parents[2] / "policycheck" / "demo_data"
 COLUMNS = ["age", "workclass", "education", "marital_status", "relationship", "race", "sex", "native_country", "income"]

@@ -8,8 +8,7 @@ from calibration.datasets import DATASETS
 from calibration.releases import BY_NAME, make_release
 from calibration.run import CI
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 pytest.importorskip("pacsynth", reason="needs the calibration extra: pip install -e '.[test,calibration]'")
 

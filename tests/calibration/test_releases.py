@@ -8,8 +8,7 @@ from calibration import synthesizers
 from calibration.datasets import adult, anes96, from_days, randhie, to_days
 from calibration.releases import BY_NAME, make_release
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 # The real synthesizers come with the `calibration` extra: pip install -e '.[test,calibration]'.
 for _module in ("copulas", "DataSynthesizer", "pacsynth"):

@@ -6,8 +6,7 @@ from calibration import run
 from calibration.datasets import adult
 from calibration.releases import BY_NAME
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 
 class _LibraryAbort(BaseException):

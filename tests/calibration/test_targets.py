@@ -13,8 +13,7 @@ import pytest
 from calibration.releases import BY_NAME
 from calibration.run import CI, FALSE_FAIL_SHARE, SAFE_SHARE, blocking_fail, failing_families, safe_rule_rates
 
-# One xdist worker runs every calibration module, so the CI sweep (ci_sweep.ci_results) runs once.
-pytestmark = [pytest.mark.calibration, pytest.mark.xdist_group("calibration-sweep")]
+pytestmark = pytest.mark.calibration
 
 # The real synthesizers come with the `calibration` extra: pip install -e '.[test,calibration]'.
 for _module in ("copulas", "DataSynthesizer", "pacsynth"):
