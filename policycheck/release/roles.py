@@ -113,8 +113,7 @@ def infer_column(
     if all(isinstance(v, (bool, np.bool_)) for v in counts.index):
         return "categorical", None  # a boolean column with missing values arrives as objects
     text = pd.Series(counts.index.astype(str))
-    words = text.isin(MISSING_WORDS).to_numpy()
-    numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
+    numbers, words = _numbers_and_missing_words(counts.index)
     dates = text.str.fullmatch(ISO_DATE).to_numpy(dtype=bool)
     # A Parquet text column is text by its writer's choice; a CSV column has no declared type.
     # An in-memory DataFrame is typed like Parquet: its dtypes are its writer's choice.
@@ -165,6 +164,12 @@ def infer_column(
     return "categorical", None
 
 
+def _numbers_and_missing_words(values: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Which distinct values read as numbers, and which are words for a missing value (``NA``, ``null``...)."""
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()
+    return numbers, pd.Series(values.astype(str)).isin(MISSING_WORDS).to_numpy()
+
+
 def _typed_numbers(column: str, path: Path | InMemoryTable, original: pd.Series) -> tuple[str, Problem | None] | None:
     """A typed original's text column of numbers: numeric if its values are number objects, refused if all but
     a few are numbers (the writer did not choose text: a few odd values made the reader fall back on it), else
@@ -175,8 +180,8 @@ def _typed_numbers(column: str, path: Path | InMemoryTable, original: pd.Series)
     counts = original.dropna().value_counts(sort=False)
     if counts.empty:
         return None
-    numbers = pd.to_numeric(pd.Series(counts.index, dtype=object), errors="coerce").notna().to_numpy()
-    odd = ~numbers & ~pd.Series(counts.index.astype(str)).isin(MISSING_WORDS).to_numpy()
+    numbers, words = _numbers_and_missing_words(counts.index)
+    odd = ~numbers & ~words
     if not numbers.any():
         return None
     if not odd.any():
