@@ -156,12 +156,19 @@ def infer_column(
             if many
             else f"is {what} except for {count_of(odd_count, 'value')}"
         )
-        return "categorical", Problem(
-            display_path(where),
-            f"column {column!r} {share}, e.g. {row_place(where, int(found[0]))}: {str(example)!r}; fix them, "
-            "or declare the column's type (`type: categorical` reads every value as a label)",
-        )
+        return "categorical", _odd_values_problem(column, share, where, int(found[0]), example, "fix them")
     return "categorical", None
+
+
+def _odd_values_problem(
+    column: str, share: str, where: Path | InMemoryTable, found: int, example: object, fix: str
+) -> Problem:
+    """The line refusing a column of one kind but for some odd values: the first one, where it is, the way out."""
+    return Problem(
+        display_path(where),
+        f"column {column!r} {share}, e.g. {row_place(where, found)}: {str(example)!r}; {fix}, "
+        "or declare the column's type (`type: categorical` reads every value as a label)",
+    )
 
 
 def _numbers_and_missing_words(values: pd.Index) -> tuple[np.ndarray, np.ndarray]:
@@ -193,11 +200,9 @@ def _typed_numbers(column: str, path: Path | InMemoryTable, original: pd.Series)
     if odd_count > ODD_SHARE * int(counts.sum()):
         return None
     found = int(np.flatnonzero(original.isin(set(counts.index[odd])).to_numpy(dtype=bool))[0])
-    return "categorical", Problem(
-        display_path(path),
-        f"column {column!r} is numbers except for {count_of(odd_count, 'value')}, e.g. {row_place(path, found)}: "
-        f"{str(original.iloc[found])!r}; fix them and give the column a number type, or declare the column's type "
-        "(`type: categorical` reads every value as a label)",
+    share = f"is numbers except for {count_of(odd_count, 'value')}"
+    return "categorical", _odd_values_problem(
+        column, share, path, found, original.iloc[found], "fix them and give the column a number type"
     )
 
 
