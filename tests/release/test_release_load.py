@@ -149,18 +149,6 @@ def test_a_number_where_the_manifest_wants_a_path_is_told_in_plain_words(toy_rel
     )
 
 
-def test_a_misspelt_column_type_is_one_line_with_the_nearest_type(toy_release):
-    assert manifest_problems(
-        toy_release, "holdout: holdout.csv\n", "holdout: holdout.csv\ncolumns: {age: numerc}\n"
-    ) == (
-        2,
-        [
-            "release.yaml:4:11: type: 'numerc' is not one of 'numeric', 'categorical', 'ordinal', 'datetime', "
-            "'id' or 'ignore' (did you mean 'numeric'?)"
-        ],
-    )
-
-
 def test_a_synthesizer_block_that_is_no_mapping_is_told_so_without_the_models_name(toy_release):
     assert manifest_problems(toy_release, "{name: copy, epsilon: 1.0, delta: 1e-6}", "5") == (
         2,
@@ -168,13 +156,25 @@ def test_a_synthesizer_block_that_is_no_mapping_is_told_so_without_the_models_na
     )
 
 
-def test_a_columns_own_check_names_the_column(toy_release):
-    assert manifest_problems(
-        toy_release, "holdout: holdout.csv\n", "holdout: holdout.csv\ncolumns: {age: ordinal}\n"
-    ) == (
-        2,
-        ["release.yaml:4:11: age: an ordinal column needs `order`: its categories, lowest first"],
-    )
+@pytest.mark.parametrize(
+    ("declared", "problem"),
+    [
+        pytest.param(
+            "numerc",
+            "release.yaml:4:11: type: 'numerc' is not one of 'numeric', 'categorical', 'ordinal', 'datetime', "
+            "'id' or 'ignore' (did you mean 'numeric'?)",
+            id="misspelt type: the nearest type",
+        ),
+        pytest.param(
+            "ordinal",
+            "release.yaml:4:11: age: an ordinal column needs `order`: its categories, lowest first",
+            id="the column's own check: the column named",
+        ),
+    ],
+)
+def test_a_bad_column_declaration_is_one_line_at_its_value(toy_release, declared, problem):
+    columns = f"holdout: holdout.csv\ncolumns: {{age: {declared}}}\n"
+    assert manifest_problems(toy_release, "holdout: holdout.csv\n", columns) == (2, [problem])
 
 
 def test_missing_data_file_names_the_file(toy_release):
