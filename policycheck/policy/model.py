@@ -167,7 +167,10 @@ class Policy(Strict):
 
     extends: str | list[str] | None = Field(
         default=None,
-        description="Baseline policy file(s), relative to this file; their rules are merged by id.",
+        description=(
+            "A baseline policy file, or a list of them, relative to this file: loaded first, this file merged "
+            "over them (rules by id)."
+        ),
     )
     metadata: Metadata
     attacker: Attacker
