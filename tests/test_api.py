@@ -216,10 +216,38 @@ def test_a_bad_frame_is_one_named_problem():
     assert str(caught.value) == "synthetic[0] (DataFrame): columns differ from the original: missing columns ['sex']"
 
 
-def test_a_bad_synthesizer_declaration_is_refused():
+def test_a_bad_synthesizer_declaration_is_refused_in_a_manifests_words():
     original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
-    with pytest.raises(pc.InputError, match=r"synthesizer\[0\]: epsilon: Input should be greater than 0"):
+    with pytest.raises(pc.InputError) as caught:
         pc.Release(original=original, synthetic=original, synthesizer={"epsilon": -1})
+    assert str(caught.value) == "synthesizer[0]: epsilon: input should be greater than 0 (got -1)"
+
+
+def test_a_number_for_a_synthesizer_name_gets_no_yaml_quoting_advice():
+    original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
+    with pytest.raises(pc.InputError) as caught:
+        pc.Release(original=original, synthetic=original, synthesizer={"name": 5})
+    assert str(caught.value) == "synthesizer[0]: name: input should be a valid string (got 5)"
+
+
+def test_a_misspelt_column_type_is_told_the_nearest_type():
+    original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
+    with pytest.raises(pc.InputError) as caught:
+        pc.Release(original=original, synthetic=original, columns={"age": "numerc"})
+    assert str(caught.value) == (
+        "columns['age']: type: 'numerc' is not one of 'numeric', 'categorical', 'ordinal', 'datetime', 'id' "
+        "or 'ignore' (did you mean 'numeric'?)"
+    )
+
+
+def test_a_misspelt_column_declaration_key_is_told_the_nearest_key():
+    original = pd.DataFrame({"age": [30, 41], "sex": ["M", "F"]})
+    with pytest.raises(pc.InputError) as caught:
+        pc.Release(original=original, synthetic=original, columns={"age": {"typ": "numeric"}})
+    assert str(caught.value).splitlines() == [
+        "columns['age']: missing required key 'type'",
+        "columns['age']: unknown key 'typ' (did you mean 'type'?)",
+    ]
 
 
 def test_an_invalid_dp_mechanism_declaration_is_refused_with_the_release():

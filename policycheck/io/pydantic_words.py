@@ -25,13 +25,15 @@ def worded(
     prefix: PathKey = (),
     fields_at: FieldsAt = lambda _: None,
     model_at: Callable[[PathKey], bool] | None = None,
+    yaml: bool = True,
 ) -> tuple[PathKey, str]:
     """(path, message) of one of ``ValidationError.errors()``.
 
     ``prefix``: the path of the validated node; ``fields_at``: the keys an
     unknown key is matched against; ``model_at``: whether a model is at a
     path (its own check's message is placed there without the key's name),
-    by default where ``fields_at`` knows keys.
+    by default where ``fields_at`` knows keys; ``yaml``: whether the value
+    came from YAML (a number where text is wanted is then told how to quote it).
     """
 
     def has_fields(path: PathKey) -> bool:
@@ -61,7 +63,9 @@ def worded(
             msg = f"{label}: expected a mapping (key: value){shown or ' (got a list)'}"
         else:
             msg = f"{label}: {err['msg'][0].lower()}{err['msg'][1:]}{shown}"
-        if kind == "string_type" and isinstance(got, int) and not isinstance(got, bool):
+        if not yaml:
+            pass
+        elif kind == "string_type" and isinstance(got, int) and not isinstance(got, bool):
             msg += f"; quote it: '{got}'"
         elif kind == "string_type" and isinstance(got, float):
             # The text as written is gone (1.10 was read as 1.1): quoting what was read would change it.

@@ -11,6 +11,7 @@ from policycheck.core.plural import count_of
 
 if TYPE_CHECKING:  # pandas and the engine load only when a check needs them
     import pandas as pd
+    from pydantic import BaseModel
 
     from policycheck.release import model as release_model
 
@@ -172,8 +173,12 @@ def _synthesizer_infos(declared: Any, count: int) -> list[Any]:
         try:
             decl = SynthesizerDecl.model_validate(dict(item))
         except (ValidationError, TypeError, ValueError) as exc:
-            errors = exc.errors() if isinstance(exc, ValidationError) else [{"loc": (), "msg": str(exc)}]
-            raise InvalidInput([Problem(f"synthesizer[{i}]", _pydantic_words(e)) for e in errors]) from None
+            errors = (
+                exc.errors()
+                if isinstance(exc, ValidationError)
+                else [{"loc": (), "msg": str(exc), "type": "value_error"}]
+            )
+            raise InvalidInput([Problem(f"synthesizer[{i}]", _worded(e, SynthesizerDecl)) for e in errors]) from None
         infos.append(
             SynthesizerInfo(
                 name=decl.name,
@@ -209,11 +214,13 @@ def _column_decls(columns: Mapping[str, Any]) -> dict[str, Any]:
         try:
             out[str(name)] = ColumnDecl.model_validate({"type": decl} if isinstance(decl, str) else dict(decl))
         except ValidationError as exc:
-            raise InvalidInput([Problem(f"columns[{name!r}]", _pydantic_words(e)) for e in exc.errors()]) from None
+            raise InvalidInput([Problem(f"columns[{name!r}]", _worded(e, ColumnDecl)) for e in exc.errors()]) from None
     return out
 
 
-def _pydantic_words(err: Mapping[str, Any]) -> str:
-    where = ".".join(str(p) for p in err["loc"])
-    message = err["msg"].removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
+def _worded(err: Mapping[str, Any], model: type[BaseModel]) -> str:
+    """One validation error of a declaration in the words a manifest's would have (Python values: no quoting advice)."""
+    from policycheck.io.pydantic_words import worded
+
+    _, message = worded(err, fields_at=lambda path: list(model.model_fields) if not path else None, yaml=False)
+    return message
