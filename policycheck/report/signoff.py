@@ -188,16 +188,23 @@ def _check_ssh(record: dict[str, Any], allowed_signers: Path | None) -> tuple[st
     keygen = shutil.which("ssh-keygen")
     if keygen is None:
         return "not checked (no ssh-keygen)", None
+    identity = (record.get("signer") or {}).get("name", "")
     with tempfile.TemporaryDirectory(prefix="policycheck-verify-") as tmp:
         sig = Path(tmp) / "record.sig"
         sig.write_text(str(ssh.get("signature", "")), encoding="ascii")
+        valid = [keygen, "-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig)]
         if allowed_signers is not None:
-            identity = (record.get("signer") or {}).get("name", "")
             cmd = [keygen, "-Y", "verify", "-f", str(allowed_signers), "-I", identity, "-n", NAMESPACE, "-s", str(sig)]
         else:
-            cmd = [keygen, "-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig)]
-        done = subprocess.run(  # noqa: S603 - ssh-keygen with fixed arguments; the record is data only
-            cmd, input=canonical(record), capture_output=True, timeout=60
+            cmd = valid
+        done = _keygen(cmd, record)
+        # Refused by the list: a signature valid in itself was made by a key the list does not give that name.
+        listed = done.returncode == 0 or cmd is valid or _keygen(valid, record).returncode != 0
+    if done.returncode != 0 and not listed:
+        assert allowed_signers is not None  # only -Y verify consults a list
+        return "bad", (
+            f"its SSH signature is valid, but its key is not an allowed signer for {identity!r} "
+            f"in {allowed_signers.name}"
         )
     if done.returncode != 0:
         return "bad", "its SSH signature does not match the record"
@@ -207,6 +214,13 @@ def _check_ssh(record: dict[str, Any], allowed_signers: Path | None) -> tuple[st
         return "bad", f"the signature is not by the key the record names ({fingerprint})"
     how = "of an allowed signer" if allowed_signers is not None else "valid, signer not checked against a list"
     return f"good ({how}; key {fingerprint})", None
+
+
+def _keygen(cmd: list[str], record: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    """``ssh-keygen -Y ...`` over the record's canonical bytes."""
+    return subprocess.run(  # noqa: S603 - ssh-keygen with fixed arguments; the record is data only
+        cmd, input=canonical(record), capture_output=True, timeout=60
+    )
 
 
 def check_records(report_path: Path, allowed_signers: Path | None = None) -> list[RecordCheck]:

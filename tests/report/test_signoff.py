@@ -106,6 +106,23 @@ def test_an_ssh_signed_record_verifies_and_fails_once_edited(signed):
     assert result.exit_code == 1 and "its SSH signature does not match the record" in result.output
 
 
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed")
+def test_a_valid_signature_by_a_key_not_allowed_for_the_name_is_told_so(signed):
+    for name in ("bob", "eve"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", name, "-C", name], check=True)
+    Path("allowed_signers").write_text(f"Bob {Path('bob.pub').read_text()}")
+    # Eve signs as Bob with her own key: the signature is sound, the key is not Bob's.
+    as_bob = ("--by", "Bob", "--role", "data owner", "--decision", "approve")
+    assert invoke("sign", "run/report.json", *as_bob, "--ssh-key", "eve").exit_code == 0
+    result = invoke("verify", "run/report.json", "--signoff-only", "--allowed-signers", "allowed_signers")
+    assert result.exit_code == 1
+    assert (
+        "approve by Bob (data owner)" in result.output
+        and "its SSH signature is valid, but its key is not an allowed signer for 'Bob' in allowed_signers"
+        in result.output
+    )
+
+
 @pytest.mark.parametrize("edited", ["report.json", "report.md"])
 def test_sign_refuses_a_report_edited_after_its_check(edited):
     folder = copied_sample()
