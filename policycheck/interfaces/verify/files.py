@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,12 @@ def read_report(path: Path) -> dict[str, Any]:
     """
     path = Path(path)
     name = display_path(path)
-    if not path.exists() and not path.is_symlink():
-        raise InvalidInput(Problem(name, "report not found"))
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InvalidInput(Problem(name, "report not found")) from None
+    except (OSError, ValueError):
+        pass  # a folder it cannot be read from, a NUL in the name: read_json says so in one line
     data = read_json(path, "report", MAX_REPORT_BYTES)
     if not isinstance(data, dict):
         raise InvalidInput(Problem(name, f"not a policycheck report: a JSON {type(data).__name__}, not an object"))

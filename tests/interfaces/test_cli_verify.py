@@ -1,0 +1,79 @@
+"""``policycheck verify`` as a user sees it: the lines it prints, its exit code, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import TOY_POLICY
+
+from policycheck.interfaces.cli import cli
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def run_without_file_permission_override(*args):
+    """The CLI in a subprocess that file permissions bind, root included (its DAC override dropped)."""
+    cmd = [sys.executable, "-c", "from policycheck.interfaces.cli import main; main()", *map(str, args)]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: file permissions cannot bind")
+        cmd = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *cmd]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture
+def made(toy_metric, write, toy_release):
+    """A report set (json, html, md, junit, sarif) in out/, made with the toy release's manifest."""
+    result = invoke(
+        "check",
+        write("p.yaml", TOY_POLICY),
+        "-r",
+        toy_release["manifest"],
+        "-o",
+        "out",
+        "-q",
+        "--executor",
+        "serial",
+        "--seed",
+        "4",
+        "--format",
+        "json,html,md,junit,sarif",
+    )
+    assert result.exit_code == 0, result.output
+    return Path("out/report.json")
+
+
+@pytest.mark.parametrize("extra", [[], ["--signoff-only"]], ids=["verify", "signoff-only"])
+def test_an_unreadable_report_folder_is_one_line_naming_it_and_exit_2(made, extra):
+    made.parent.chmod(0)
+    try:
+        code, out, err = run_without_file_permission_override("verify", made, "--root", ".", "-q", *extra)
+    finally:
+        made.parent.chmod(0o755)
+    assert (code, out, err) == (2, "", "error: out/report.json: cannot read report file: Permission denied\n")
+
+
+def test_an_unreadable_signoff_file_is_one_line_naming_it_and_exit_2(made):
+    assert invoke("sign", made, "--name", "Jane Roe", "--role", "DPO", "--decision", "approve").exit_code == 0
+    records = made.with_name("report.signoff.json")
+    records.chmod(0)
+    code, out, err = run_without_file_permission_override("verify", made, "--signoff-only")
+    assert (code, out, err) == (2, "", "error: out/report.signoff.json: cannot read sign-off file: Permission denied\n")
+
+
+def test_a_signed_report_file_that_cannot_be_read_fails_its_signoff_naming_it(made):
+    assert invoke("sign", made, "--name", "Jane Roe", "--role", "DPO", "--decision", "approve").exit_code == 0
+    made.with_name("report.md").chmod(0)
+    code, out, err = run_without_file_permission_override("verify", made, "--signoff-only")
+    assert (code, err) == (1, "")
+    assert out.splitlines()[-1].startswith("DIFFERS  sign-off: approve by Jane Roe (DPO) on ")
+    assert out.splitlines()[-1].endswith(": report.md cannot be read (Permission denied)")
