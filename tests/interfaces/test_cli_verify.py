@@ -77,3 +77,12 @@ def test_a_signed_report_file_that_cannot_be_read_fails_its_signoff_naming_it(ma
     assert (code, err) == (1, "")
     assert out.splitlines()[-1].startswith("DIFFERS  sign-off: approve by Jane Roe (DPO) on ")
     assert out.splitlines()[-1].endswith(": report.md cannot be read (Permission denied)")
+
+
+def test_signoff_only_without_a_signoff_record_exits_1_saying_there_is_none_to_verify(made):
+    result = invoke("verify", made, "--signoff-only")
+    assert (result.exit_code, result.output) == (
+        1,
+        "NOT verified: there is no sign-off record beside the report to verify "
+        "(policycheck sign writes them to report.signoff.json)\n",
+    )

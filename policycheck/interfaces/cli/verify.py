@@ -44,7 +44,7 @@ from policycheck.interfaces.cli.common import echo, guard, print_problems
     "--signoff-only",
     is_flag=True,
     help="Check only the sign-off records beside REPORT (report.signoff.json) against the report files: "
-    "no re-hash of the inputs, no re-run.",
+    "no re-hash of the inputs, no re-run. Exit 1 when there is no record to check.",
 )
 @click.option(
     "--allowed-signers",
@@ -79,7 +79,7 @@ def verify(
         edited = edited_after_the_run(report, read_report(report))
         for difference in edited:  # a record made after the edit would match it: the seal says what changed
             echo(f"DIFFERS  {difference}")
-        signed = check_signoffs(report, allowed_signers, say_none=True)
+        signed = check_signoffs(report, allowed_signers, required=True)
         sys.exit(EXIT_PASS if signed and not edited else EXIT_FAIL)
 
     result = verify_report(
@@ -113,8 +113,11 @@ def verify(
     sys.exit(EXIT_FAIL)
 
 
-def check_signoffs(report: Path, allowed_signers: Path | None, say_none: bool = False) -> bool:
-    """Print one line per sign-off record beside ``report``; whether every one matches (True when there is none)."""
+def check_signoffs(report: Path, allowed_signers: Path | None, required: bool = False) -> bool:
+    """Print one line per sign-off record beside ``report``; whether every one matches.
+
+    With none, True, unless ``required`` (``--signoff-only``: there is nothing to verify): then a line says so.
+    """
     from policycheck.core.errors import InvalidInput, Problem
     from policycheck.report.signoff import SIGNOFF_FILE, check_records
 
@@ -124,6 +127,10 @@ def check_signoffs(report: Path, allowed_signers: Path | None, say_none: bool = 
         raise InvalidInput(Problem(str(report.with_name(SIGNOFF_FILE)), str(exc).split(": ", 1)[-1])) from None
     for check in checks:
         echo(f"{'signed  ' if check.ok else 'DIFFERS '} sign-off: {check.line()}")
-    if not checks and say_none:
-        echo(f"no sign-off records ({SIGNOFF_FILE}) beside the report")
+    if not checks and required:
+        echo(
+            "NOT verified: there is no sign-off record beside the report to verify "
+            f"(policycheck sign writes them to {SIGNOFF_FILE})"
+        )
+        return False
     return all(check.ok for check in checks)
