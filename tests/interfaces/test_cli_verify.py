@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import TOY_POLICY
 
+import policycheck.interfaces.verify as verify_module
 from policycheck.interfaces.cli import cli
 
 
@@ -86,3 +88,37 @@ def test_signoff_only_without_a_signoff_record_exits_1_saying_there_is_none_to_v
         "NOT verified: there is no sign-off record beside the report to verify "
         "(policycheck sign writes them to report.signoff.json)\n",
     )
+
+
+def rerun_differing_in(count, report_path):
+    """verify_report as if the recorded seed had been edited: the seal names it, and ``count`` re-run fields differ."""
+    from policycheck.interfaces.verify import Difference, Verification
+
+    report = json.loads(Path(report_path).read_text())
+    differences = [Difference("sealed", "provenance.seed")] + [
+        Difference("field", f"rules[0].details.cells[{i}]", old=i, new=i + 1) for i in range(count)
+    ]
+    return lambda *args, **kwargs: Verification(report, differences=differences)
+
+
+def test_verify_lists_what_was_edited_and_20_rerun_differences_then_counts_the_rest(made, monkeypatch):
+    monkeypatch.setattr(verify_module, "verify_report", rerun_differing_in(25, made))
+    result = invoke("verify", made, "--root", ".", "-q")
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "DIFFERS  field provenance.seed: does not match its digest in provenance.integrity (edited after the run)",
+        *(f"DIFFERS  field rules[0].details.cells[{i}]: report says {i}, re-run gives {i + 1}" for i in range(20)),
+        "         and 5 more differences from the re-run (--all-differences lists every one)",
+        "NOT verified: 26 differences",
+    ]
+
+
+def test_verify_all_differences_lists_every_rerun_difference(made, monkeypatch):
+    monkeypatch.setattr(verify_module, "verify_report", rerun_differing_in(25, made))
+    result = invoke("verify", made, "--root", ".", "-q", "--all-differences")
+    assert result.exit_code == 1
+    assert len(result.output.splitlines()) == 27
+    assert result.output.splitlines()[-2:] == [
+        "DIFFERS  field rules[0].details.cells[24]: report says 24, re-run gives 25",
+        "NOT verified: 26 differences",
+    ]
