@@ -122,3 +122,26 @@ def test_verify_all_differences_lists_every_rerun_difference(made, monkeypatch):
         "DIFFERS  field rules[0].details.cells[24]: report says 24, re-run gives 25",
         "NOT verified: 26 differences",
     ]
+
+
+def test_a_report_json_resorted_is_named_instead_of_the_untouched_renders(made):
+    report = json.loads(made.read_text())
+    made.write_text(json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
+        "DIFFERS  file out/report.json: its keys are not in the order policycheck writes them (at the top "
+        "level, 'methods' comes before 'policy'), so it was re-serialised after the run: its values "
+        "still match their digests, but the report files beside it render from that order and are not compared",
+        "NOT verified: 1 difference",
+    ]
+
+
+def test_a_report_json_reindented_still_verifies(made):
+    report = json.loads(made.read_text())
+    made.write_text(json.dumps(report, indent=4, ensure_ascii=False) + "\n")
+    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        0,
+        "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers",
+    )

@@ -13,7 +13,7 @@ from policycheck.interfaces.verify.differences import Difference
 from policycheck.io.files import open_regular, read_json, stat_input
 from policycheck.release.load import sha256_file
 from policycheck.report.integrity import path_text
-from policycheck.report.model import Report
+from policycheck.report.model import Report, first_key_out_of_order
 
 #: Largest report.json read, in bytes (the demo's is 120 kB; a report grows by about 10 kB a rule).
 MAX_REPORT_BYTES = 64_000_000
@@ -134,7 +134,9 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
     """What of the report at ``report_path`` changed since its check wrote it, without re-running anything.
 
     A field whose digest no longer matches its seal (:mod:`policycheck.report.integrity`), a
-    missing seal, and a report file beside it that report.json no longer renders to.
+    missing seal, and a report file beside it that report.json no longer renders to. A
+    report.json whose keys were re-ordered (``jq -S``) is named itself: the renders follow its
+    key order, so they are not compared with it (they would all differ, untouched).
     """
     from policycheck.report.integrity import unsealed_fields
 
@@ -142,7 +144,22 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
         sealed = [Difference("sealed", "provenance.integrity", "missing")]
     else:
         sealed = [Difference("sealed", p) for p in unsealed_fields(report)]
-    return sealed + check_outputs(report_path, report)
+    misordered = first_key_out_of_order(report)
+    if misordered is None:
+        return sealed + check_outputs(report_path, report)
+    path, earlier, later = misordered
+    where = f"in {path_text(path)}" if path else "at the top level"
+    intact = "its values still match their digests, but " if not sealed else ""
+    return [
+        *sealed,
+        Difference(
+            "output",
+            display_path(report_path),
+            f"its keys are not in the order policycheck writes them ({where}, {earlier!r} comes before "
+            f"{later!r}), so it was re-serialised after the run: {intact}the report files beside it render "
+            "from that order and are not compared",
+        ),
+    ]
 
 
 def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]:
