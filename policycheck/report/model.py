@@ -192,10 +192,24 @@ class FileHash(_Model):
     sha256: str
 
 
+class ReportFile(_Model):
+    name: Literal["report.html", "report.md", "report.junit.xml", "report.sarif", "report.pdf"] = Field(
+        description="File name, beside report.json."
+    )
+    sha256: str | None = Field(
+        None, description="SHA-256 of its bytes, for a file verify cannot render again identically (report.pdf)."
+    )
+
+
 class Integrity(_Model):
     algorithm: Literal["sha256"]
     fields: dict[str, str] = Field(description="SHA-256 of the canonical JSON of each run-context field, by JSON path.")
     report_sha256: str = Field(description="SHA-256 of the canonical JSON of the report without this block.")
+    report_files: list[ReportFile] | None = Field(
+        None,
+        description="The report files written with report.json as one set (absent in reports written before it "
+        "was recorded, and where report.json was not written to a folder); sealed in fields like a context field.",
+    )
 
 
 class Provenance(_Model):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -140,6 +141,74 @@ def test_a_report_json_resorted_is_named_instead_of_the_untouched_renders(made):
 def test_a_report_json_reindented_still_verifies(made):
     report = json.loads(made.read_text())
     made.write_text(json.dumps(report, indent=4, ensure_ascii=False) + "\n")
+    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        0,
+        "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers",
+    )
+
+
+def needs_chromium():
+    from policycheck.report import pdf
+
+    if pdf.find_chromium() is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium missing: CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("chromium not installed")
+
+
+def sha256_of(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_verify_names_a_report_pdf_of_another_run_by_its_sha256(toy_metric, write, toy_release):
+    needs_chromium()
+    write("p.yaml", TOY_POLICY)
+    for out in ("out", "other"):
+        args = ("check", "p.yaml", "-r", toy_release["manifest"], "-o", out, "-q", "--executor", "serial")
+        assert invoke(*args, "--format", "json,html,pdf").exit_code == 0
+    printed = sha256_of("out/report.pdf")
+    shutil.copyfile("other/report.pdf", "out/report.pdf")
+    result = invoke("verify", "out/report.json", "--root", ".", "--executor", "serial", "-q")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
+        f"DIFFERS  file out/report.pdf: sha256 {printed} -> {sha256_of('other/report.pdf')}",
+        "NOT verified: 1 difference",
+    ]
+
+
+def test_verify_names_each_report_file_written_with_the_report_that_is_missing(made):
+    made.with_name("report.html").unlink()
+    made.with_name("report.md").rename(made.with_name("report-approved.md"))
+    made.with_name("NOTES.txt").write_text("stray\n")
+    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
+        "DIFFERS  file out/report.html: missing: written with this report",
+        "DIFFERS  file out/report.md: missing: written with this report",
+        "NOT verified: 2 differences",
+    ]
+
+
+def test_verify_fails_a_report_pdf_not_written_with_the_report(made):
+    made.with_name("report.pdf").write_bytes(b"%PDF-1.4 printed elsewhere\n")
+    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
+    assert result.exit_code == 1
+    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
+        "DIFFERS  file out/report.pdf: not written with this report, which records no digest to check it by "
+        "(printed from another run, or since)",
+        "NOT verified: 1 difference",
+    ]
+
+
+def test_verify_of_a_report_that_lists_no_report_files_checks_the_renders_present(made):
+    """A report written before report.json listed its set: the renders beside it are checked, none is missing."""
+    report = json.loads(made.read_text())
+    integrity = report["provenance"]["integrity"]
+    integrity.pop("report_files", None)
+    integrity["fields"].pop("provenance.integrity.report_files", None)
+    made.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    made.with_name("report.html").unlink()
     result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
     assert (result.exit_code, result.output.splitlines()[-1]) == (
         0,
