@@ -159,6 +159,17 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+def _decoder_words(message: str) -> str:
+    """Python's decoder message as the end of our line: lower case, and complete.
+
+    Some messages end where Python appends the position ("Unterminated string starting at"); the
+    position is already the line's ``file:line:col:`` prefix, so they end in "here" instead.
+    """
+    if message.endswith(" at"):
+        message = message[: -len(" at")] + " here"
+    return message[:1].lower() + message[1:]
+
+
 def parse_json(text: str, name: str) -> Any:
     """JSON as every reader reads it: a key written twice, NaN and Infinity (not JSON), or a number
     no float or sensible integer holds, is refused."""
@@ -181,7 +192,7 @@ def parse_json(text: str, name: str) -> Any:
     except _NotANumber as exc:
         raise InvalidInput(Problem(name, f"not valid JSON: {exc.args[0]}")) from None
     except json.JSONDecodeError as exc:
-        raise InvalidInput(Problem(name, f"not valid JSON: {exc.msg}", exc.lineno, exc.colno)) from None
+        raise InvalidInput(Problem(name, f"not valid JSON: {_decoder_words(exc.msg)}", exc.lineno, exc.colno)) from None
     except RecursionError:
         raise InvalidInput(Problem(name, "not valid JSON: nesting is too deep")) from None
 

@@ -8,9 +8,10 @@ killed at any point leaves either the previous complete set or the new one.
 An output folder that also holds other things (the demo keeps each
 release's data beside its reports) cannot be swapped without moving them;
 there each file is replaced atomically, report.json last, and the set is
-tied together by the run id and report digest every file carries, which
-``verify`` checks. Temporary files and folders carry the writer's process
-id, so a later run removes those a killed run left. Files are created with
+tied together by the run id and report digest every file carries, and by
+report.json's list of the files written with it, which ``verify`` checks.
+Temporary files and folders carry the writer's process id, so a later run
+removes those a killed run left. Files are created with
 the user's umask. No output may replace an input (:func:`refuse_overwriting`).
 """
 
@@ -117,8 +118,8 @@ def holds_only_reports(folder: Path) -> bool:
     return all(p.name in REPORT_FILES for p in folder.iterdir())
 
 
-def write_report_set(out_dir: Path, files: dict[str, str]) -> None:
-    """Make ``out_dir`` hold exactly the report files ``files`` (name -> text) of one run."""
+def write_report_set(out_dir: Path, files: dict[str, str | bytes]) -> None:
+    """Make ``out_dir`` hold exactly the report files ``files`` (name -> text, or bytes) of one run."""
     check_output_folder(out_dir)
     target = Path(out_dir)
     if target.is_dir():
@@ -136,16 +137,20 @@ def _holds_cwd(folder: Path) -> bool:
     return target == cwd or target in cwd.parents
 
 
-def _replace_in_place(folder: Path, files: dict[str, str]) -> None:
+def _replace_in_place(folder: Path, files: dict[str, str | bytes]) -> None:
     """Each file atomically, report.json last; then the previous run's other formats go."""
     for name in sorted(files, key=lambda n: n == "report.json"):
-        atomic_write_text(folder / name, files[name])
+        atomic_write_bytes(folder / name, _bytes(files[name]))
     for name in REPORT_FILES:
         if name not in files and (folder / name).is_file():
             (folder / name).unlink()
 
 
-def _swap_in(target: Path, files: dict[str, str]) -> None:
+def _bytes(content: str | bytes) -> bytes:
+    return content if isinstance(content, bytes) else content.encode("utf-8")
+
+
+def _swap_in(target: Path, files: dict[str, str | bytes]) -> None:
     """Write ``files`` into a fresh folder beside ``target`` and swap it in with one rename."""
     if target.is_symlink():
         target = target.resolve()
@@ -154,10 +159,10 @@ def _swap_in(target: Path, files: dict[str, str]) -> None:
     _remove_stale(parent, target.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{_TMP_TAG}{os.getpid()}-", dir=parent))
     try:
-        for file_name, text in files.items():
+        for file_name, content in files.items():
             # open() creates with 0o666 & ~umask, as the user expects.
-            with open(tmp / file_name, "x", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+            with open(tmp / file_name, "xb") as fh:
+                fh.write(_bytes(content))
                 fh.flush()
                 os.fsync(fh.fileno())
         mode = target.stat().st_mode & 0o7777 if target.is_dir() else 0o777 & ~umask()

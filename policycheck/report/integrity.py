@@ -12,6 +12,14 @@ read from). Each context field gets a SHA-256 of its canonical JSON in
 ``integrity`` block) gets ``provenance.integrity.report_sha256``, which
 report.html, .md, .junit.xml and .sarif carry beside the run id.
 
+Written to a folder, report.json also lists in ``provenance.integrity.report_files``
+the report files written with it as one set, each by name, and report.pdf (printed by
+Chromium, so not rendered again identically) with the SHA-256 of its bytes: verify
+names a file of the set that is missing, and a PDF that is not the one printed. The
+list is sealed like a context field (``fields`` holds its digest); being inside the
+integrity block, it changes neither ``report_sha256`` nor the renders that carry it,
+which are written, and the PDF printed, before report.json.
+
 A digest kept inside the file it covers is not a signature: it exposes an
 edit made without recomputing it, and names the field, but whoever
 recomputes the digests can change a context field unseen (never a
@@ -58,6 +66,8 @@ CONTEXT_PATHS = (
     "provenance.intermediate_seconds",
     "provenance.run_id",
 )
+#: Where report.json lists the report files written with it; its digest sits in ``fields`` under this path.
+REPORT_FILES = "provenance.integrity.report_files"
 #: Leaf keys that are timings wherever they appear (e.g. a solver's run time in a rule's details).
 TIMING_KEY = re.compile(r"(^|_)seconds$")
 
@@ -165,12 +175,23 @@ def seal(report: dict[str, Any]) -> dict[str, Any]:
     return {**body, "provenance": {**body["provenance"], "integrity": integrity}}
 
 
+def with_report_files(report: dict[str, Any], files: list[dict[str, str]]) -> dict[str, Any]:
+    """``report`` listing ``files`` (name, and sha256 where given) as written with it, the list sealed in ``fields``."""
+    integrity = report["provenance"].get("integrity")
+    if integrity is None:  # an unsealed report (written by hand): nothing to seal the list with
+        return report
+    listed = {**integrity, "fields": {**integrity["fields"], REPORT_FILES: digest(files)}, "report_files": files}
+    return {**report, "provenance": {**report["provenance"], "integrity": listed}}
+
+
 def unsealed_fields(report: dict[str, Any]) -> list[str]:
     """Paths whose digest no longer matches, or that gained or lost one; ``report`` if only the total differs."""
     integrity = report["provenance"].get("integrity") or {}
     stored = integrity.get("fields") or {}
     body = without_integrity(report)
     now = {path_text(p): digest(v) for p, v in context_fields(body)}
+    if integrity.get("report_files") is not None:
+        now[REPORT_FILES] = digest(integrity["report_files"])
     changed = [p for p in now if stored.get(p) != now[p]] + [p for p in stored if p not in now]
     if integrity.get("algorithm") != ALGORITHM:
         changed.append("provenance.integrity.algorithm")

@@ -6,7 +6,8 @@ CI pipelines read this file; keep changes backward compatible and bump
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -191,10 +192,24 @@ class FileHash(_Model):
     sha256: str
 
 
+class ReportFile(_Model):
+    name: Literal["report.html", "report.md", "report.junit.xml", "report.sarif", "report.pdf"] = Field(
+        description="File name, beside report.json."
+    )
+    sha256: str | None = Field(
+        None, description="SHA-256 of its bytes, for a file verify cannot render again identically (report.pdf)."
+    )
+
+
 class Integrity(_Model):
     algorithm: Literal["sha256"]
     fields: dict[str, str] = Field(description="SHA-256 of the canonical JSON of each run-context field, by JSON path.")
     report_sha256: str = Field(description="SHA-256 of the canonical JSON of the report without this block.")
+    report_files: list[ReportFile] | None = Field(
+        None,
+        description="The report files written with report.json as one set (absent in reports written before it "
+        "was recorded, and where report.json was not written to a folder); sealed in fields like a context field.",
+    )
 
 
 class Provenance(_Model):
@@ -276,3 +291,56 @@ class Report(_Model):
         default_factory=list, description="Per metric used: definition, source, conventions against peers (since 1.3)."
     )
     provenance: Provenance
+
+
+def _models_in(annotation: Any) -> tuple[str, type[BaseModel]] | None:
+    """How a field holds a model: ("object" | "list" | "dict", the model), or None (a free value)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "object", annotation
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (Union, UnionType):
+        return next((held for a in args if (held := _models_in(a))), None)
+    inner = _models_in(args[-1]) if origin in (list, dict) and args else None
+    if inner is None or inner[0] != "object":
+        return None
+    return ("list" if origin is list else "dict"), inner[1]
+
+
+def _children(how: str, key: str, value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
+    if how == "list" and isinstance(value, list):
+        return [((key, i), item) for i, item in enumerate(value)]
+    if how == "dict" and isinstance(value, dict):
+        return [((key, k), item) for k, item in value.items()]
+    return [((key,), value)] if how == "object" else []
+
+
+def first_key_out_of_order(report: dict[str, Any]) -> tuple[tuple[str | int, ...], str, str] | None:
+    """Where ``report``'s keys first leave the order policycheck writes them: (object's path, earlier key, later key).
+
+    policycheck writes each object of the schema with its keys in the order of its model's
+    fields (the published schema's properties); a report re-serialised with sorted keys
+    (``jq -S``) keeps its values but not that order. Free-form objects (libraries, columns,
+    a rule's details) have no fixed order and are not judged. None when every object is in order.
+    """
+
+    def walk(node: dict[str, Any], model: type[BaseModel], path: tuple[str | int, ...]) -> Any:
+        order = {name: i for i, name in enumerate(model.model_fields)}
+        latest: str | None = None
+        for key in node:
+            if key in order:
+                if latest is not None and order[key] < order[latest]:
+                    return path, latest, key
+                latest = key
+        for key, value in node.items():
+            held = _models_in(model.model_fields[key].annotation) if key in order else None
+            if held is None:
+                continue
+            how, inner = held
+            for at, item in _children(how, key, value):
+                found = walk(item, inner, (*path, *at)) if isinstance(item, dict) else None
+                if found:
+                    return found
+        return None
+
+    found: tuple[tuple[str | int, ...], str, str] | None = walk(report, Report, ())
+    return found

@@ -7,8 +7,10 @@ the sign-off block on pages 1-2, raw JSON left out. Every page carries
 protocol (``Page.printToPDF`` with a header and footer template), spoken
 over ``--remote-debugging-pipe`` (file descriptors 3 and 4, messages ended
 by a NUL byte): no port is opened and no library is needed. It is not one
-of the formats ``verify`` re-renders (a PDF carries its own creation time);
-the HTML it is printed from is.
+of the formats ``verify`` re-renders (a PDF carries its own creation time):
+it is printed before report.json is written, which records the SHA-256 of
+its bytes (:func:`policycheck.report.integrity.with_report_files`), and
+verify compares that.
 """
 
 from __future__ import annotations
@@ -198,8 +200,17 @@ def print_pdf(chromium: str, page: Path, profile: Path) -> bytes:
 
 def write_pdf(html: str, pdf_path: Path) -> Path:
     """Print ``html`` to ``pdf_path`` (written atomically: a temporary file beside it, then a rename)."""
-    chromium = require_chromium()
     pdf_path = Path(pdf_path)
+    data = print_report(html, pdf_path)
+    staged = pdf_path.with_name(f".{pdf_path.name}.{os.getpid()}.tmp")
+    staged.write_bytes(data)
+    os.replace(staged, pdf_path)
+    return pdf_path
+
+
+def print_report(html: str, pdf_path: Path) -> bytes:
+    """The PDF bytes of ``html`` printed (``pdf_path``: where they will go, to name it if Chromium fails)."""
+    chromium = require_chromium()
     with tempfile.TemporaryDirectory(prefix="policycheck-pdf-") as tmp:
         page = Path(tmp) / "report.html"
         page.write_text(html, encoding="utf-8")
@@ -213,7 +224,4 @@ def write_pdf(html: str, pdf_path: Path) -> Path:
             raise InvalidInput(Problem(str(pdf_path), f"Chromium did not print the report ({exc})")) from None
         if not data.startswith(b"%PDF"):
             raise InvalidInput(Problem(str(pdf_path), "Chromium did not print the report (no PDF written)"))
-        staged = pdf_path.with_name(f".{pdf_path.name}.{os.getpid()}.tmp")
-        staged.write_bytes(data)
-        os.replace(staged, pdf_path)
-    return pdf_path
+    return data

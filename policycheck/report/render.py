@@ -11,6 +11,7 @@ waiver's ``approved_by: "\\e[2J"`` must not clear the screen of whoever runs
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,7 @@ from policycheck.report.formatting import (
     settle_text,
     threshold_text,
 )
+from policycheck.report.integrity import with_report_files
 from policycheck.report.junit import render_junit
 from policycheck.report.sarif import render_sarif
 from policycheck.report.summary import KINDS, summarize
@@ -197,9 +199,20 @@ def report_inputs(report: dict[str, Any]) -> list[Path]:
 def write_reports(
     report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")
 ) -> list[Path]:
-    """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set); returns the paths.
+    """Write the chosen formats into ``out_dir`` as one set (:func:`write_listed_reports`); returns the paths."""
+    return write_listed_reports(report, out_dir, formats)[1]
 
-    ``pdf`` prints the HTML through headless Chromium (report/pdf.py) once the set is in place.
+
+def write_listed_reports(
+    report: dict[str, Any], out_dir: Path, formats: tuple[str, ...] = ("json", "html", "md")
+) -> tuple[dict[str, Any], list[Path]]:
+    """Write the chosen formats into ``out_dir`` as one set (see fileio.write_report_set).
+
+    Returns the report as report.json holds it (listing the set, when json is written) and the paths.
+
+    ``pdf`` prints the HTML through headless Chromium (report/pdf.py) first: report.json,
+    rendered last, lists every file of the set and the printed PDF's SHA-256
+    (:func:`policycheck.report.integrity.with_report_files`), which verify checks.
     """
     out_dir = Path(out_dir)
     refuse_overwriting([out_dir / name for name in REPORT_FILES], report_inputs(report))
@@ -207,11 +220,22 @@ def write_reports(
         from policycheck.report.pdf import require_chromium
 
         require_chromium()  # before anything is written: exit 2 leaves the folder as it was
-    files = {OUTPUTS[f]: render_format(f, report) for f in formats if f in OUTPUTS}
-    write_report_set(out_dir, files)
-    paths = [out_dir / name for name in files]
+    files: dict[str, str | bytes] = {OUTPUTS[f]: render_format(f, report) for f in formats if f in OUTPUTS}
     if "pdf" in formats:
-        from policycheck.report.pdf import write_pdf
+        from policycheck.report.pdf import print_report
 
-        paths.append(write_pdf(files.get("report.html") or render_html(report), out_dir / "report.pdf"))
-    return paths
+        html = files.get("report.html")
+        files["report.pdf"] = print_report(
+            html if isinstance(html, str) else render_html(report), out_dir / "report.pdf"
+        )
+    if "report.json" in files:
+        # NOTE: the list is in the integrity block, which no render and no report_sha256 covers.
+        written = [
+            {"name": name, **({"sha256": hashlib.sha256(content).hexdigest()} if isinstance(content, bytes) else {})}
+            for name, content in files.items()
+            if name != "report.json"
+        ]
+        report = with_report_files(report, written)
+        files["report.json"] = render_format("json", report)
+    write_report_set(out_dir, files)
+    return report, [out_dir / name for name in files]

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from policycheck.core.errors import InvalidInput, Problem, display_path
+
 #: The file of sign-off records beside report.json.
 SIGNOFF_FILE = "report.signoff.json"
 #: Format of the records file (bumped on an incompatible change).
@@ -147,7 +149,11 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of a sign-off file (an empty list when there is none)."""
     if not path.is_file():
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(Problem(display_path(path), f"cannot read sign-off file: {exc.strerror}")) from None
+    data = json.loads(text)
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("records"), list):
         raise ValueError(f"{path.name}: not a policycheck sign-off file ({FORMAT})")
     return [r for r in data["records"] if isinstance(r, dict)]
@@ -235,7 +241,13 @@ def check_records(report_path: Path, allowed_signers: Path | None = None) -> lis
             path = report_path.with_name(name) if name != "report.json" else report_path
             if not path.is_file():
                 problems.append(f"{name} is missing")
-            elif _sha256(path) != sha:
+                continue
+            try:
+                now = _sha256(path)
+            except OSError as exc:
+                problems.append(f"{name} cannot be read ({exc.strerror})")
+                continue
+            if now != sha:
                 problems.append(f"{name} changed after it was signed (sha256 differs)")
         signature, problem = _check_ssh(record, allowed_signers)
         if problem:

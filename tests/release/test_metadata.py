@@ -74,7 +74,7 @@ def test_metadata_column_not_in_the_data_is_refused(tmp_path):
 
 def test_metadata_that_is_not_json_is_one_line(tmp_path):
     (tmp_path / "m.json").write_text("{columns: ")
-    with pytest.raises(InvalidInput, match="m.json:1:2: not valid JSON: Expecting property name"):
+    with pytest.raises(InvalidInput, match="m.json:1:2: not valid JSON: expecting property name"):
         read_sdv_metadata(tmp_path / "m.json")
 
 

@@ -137,7 +137,8 @@ def test_verify_reads_a_root_the_auditor_names(project, secret):
 
 
 def test_verify_resolves_the_reports_paths_from_its_own_folder_by_default(project, monkeypatch, tmp_path):
-    shutil.copy(project / "out" / "report.json", tmp_path / "report.json")
+    for name in ("report.json", "report.html", "report.md"):  # the set, moved to the folder the check ran in
+        shutil.copy(project / "out" / name, tmp_path / name)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)

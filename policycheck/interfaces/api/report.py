@@ -108,8 +108,11 @@ class Report:
         return render_format(format, self.data)
 
     def write(self, out_dir: str | Path, formats: Iterable[str] = ("json", "html", "md")) -> list[Path]:
-        """Write the chosen formats into ``out_dir`` (atomically); return the paths written."""
-        from policycheck.report.render import write_reports
+        """Write the chosen formats into ``out_dir`` (atomically); return the paths written.
+
+        :attr:`data` is then report.json as written: it lists the report files written with it.
+        """
+        from policycheck.report.render import write_listed_reports
 
         chosen = tuple(formats)
         unknown = [f for f in chosen if f not in (*FORMATS, "pdf")]  # pdf: the HTML printed by Chromium
@@ -117,7 +120,8 @@ class Report:
             raise ValueError(
                 f"unknown report {noun(len(unknown), 'format')} {unknown}; choose from {', '.join(FORMATS)}"
             )
-        return write_reports(self.data, Path(out_dir), chosen)
+        self.data, paths = write_listed_reports(self.data, Path(out_dir), chosen)
+        return paths
 
     def __repr__(self) -> str:
         s = self.data["summary"]

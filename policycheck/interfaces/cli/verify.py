@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from policycheck.core.errors import EXIT_FAIL, EXIT_INVALID, EXIT_PASS
 from policycheck.core.plural import count_of
 from policycheck.interfaces.cli.common import echo, guard, print_problems
+
+if TYPE_CHECKING:
+    from policycheck.interfaces.verify import Difference
+
+
+#: Differences the re-run finds listed by default: a report whose seed was edited differs in every number.
+SHOWN_RERUN_DIFFERENCES = 20
+#: Differences that say what was edited or changed (the report's sealed fields, its files, its inputs, rules
+#: not re-run): always listed, before anything the re-run finds.
+EDITS = ("sealed", "output", "file", "not-rerun")
 
 
 @click.command()
@@ -44,7 +55,13 @@ from policycheck.interfaces.cli.common import echo, guard, print_problems
     "--signoff-only",
     is_flag=True,
     help="Check only the sign-off records beside REPORT (report.signoff.json) against the report files: "
-    "no re-hash of the inputs, no re-run.",
+    "no re-hash of the inputs, no re-run. Exit 1 when there is no record to check.",
+)
+@click.option(
+    "--all-differences",
+    is_flag=True,
+    help=f"List every difference the re-run finds (by default the first {SHOWN_RERUN_DIFFERENCES}, then a count "
+    "of the rest; what was edited in the report and its files is always listed).",
 )
 @click.option(
     "--allowed-signers",
@@ -62,12 +79,14 @@ def verify(
     manifest: Path | None,
     show_external: bool,
     signoff_only: bool,
+    all_differences: bool,
     allowed_signers: Path | None,
 ) -> None:
     """Confirm REPORT (report.json) matches its files: re-hash them and re-run the check.
 
     Exit 0 when every file hash, verdict and number is identical (numbers to a
-    relative 1e-12), 1 when anything differs (each difference is listed), 2 when
+    relative 1e-12), 1 when anything differs (what was edited is listed, and the
+    first 20 differences the re-run finds unless --all-differences), 2 when
     a file is missing or invalid. Sign-off records beside REPORT
     (``policycheck sign``) are checked too: each must match the report
     files as they are now, and its SSH signature, if any, the record.
@@ -79,7 +98,7 @@ def verify(
         edited = edited_after_the_run(report, read_report(report))
         for difference in edited:  # a record made after the edit would match it: the seal says what changed
             echo(f"DIFFERS  {difference}")
-        signed = check_signoffs(report, allowed_signers, say_none=True)
+        signed = check_signoffs(report, allowed_signers, required=True)
         sys.exit(EXIT_PASS if signed and not edited else EXIT_FAIL)
 
     result = verify_report(
@@ -93,8 +112,7 @@ def verify(
     )
     for path, sha, _ in result.files:
         echo(f"ok       {path}  sha256 {sha}")
-    for difference in result.differences:
-        echo(f"DIFFERS  {difference}")
+    list_differences(result.differences, None if all_differences else SHOWN_RERUN_DIFFERENCES)
     if result.problems:
         print_problems(result.problems)
         sys.exit(EXIT_INVALID)
@@ -113,8 +131,24 @@ def verify(
     sys.exit(EXIT_FAIL)
 
 
-def check_signoffs(report: Path, allowed_signers: Path | None, say_none: bool = False) -> bool:
-    """Print one line per sign-off record beside ``report``; whether every one matches (True when there is none)."""
+def list_differences(differences: list[Difference], most: int | None) -> None:
+    """One line per difference: every edit, and at most ``most`` of what the re-run finds, then how many more."""
+    shown = 0
+    for difference in differences:
+        if difference.kind in EDITS or most is None or shown < most:
+            echo(f"DIFFERS  {difference}")
+            shown += difference.kind not in EDITS
+    rest = sum(d.kind not in EDITS for d in differences) - shown
+    if rest:
+        more = count_of(rest, "more difference", "more differences")
+        echo(f"         and {more} from the re-run (--all-differences lists every one)")
+
+
+def check_signoffs(report: Path, allowed_signers: Path | None, required: bool = False) -> bool:
+    """Print one line per sign-off record beside ``report``; whether every one matches.
+
+    With none, True, unless ``required`` (``--signoff-only``: there is nothing to verify): then a line says so.
+    """
     from policycheck.core.errors import InvalidInput, Problem
     from policycheck.report.signoff import SIGNOFF_FILE, check_records
 
@@ -124,6 +158,10 @@ def check_signoffs(report: Path, allowed_signers: Path | None, say_none: bool = 
         raise InvalidInput(Problem(str(report.with_name(SIGNOFF_FILE)), str(exc).split(": ", 1)[-1])) from None
     for check in checks:
         echo(f"{'signed  ' if check.ok else 'DIFFERS '} sign-off: {check.line()}")
-    if not checks and say_none:
-        echo(f"no sign-off records ({SIGNOFF_FILE}) beside the report")
+    if not checks and required:
+        echo(
+            "NOT verified: there is no sign-off record beside the report to verify "
+            f"(policycheck sign writes them to {SIGNOFF_FILE})"
+        )
+        return False
     return all(check.ok for check in checks)

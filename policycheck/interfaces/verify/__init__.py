@@ -31,7 +31,9 @@ beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
 - every field a re-run reproduces is compared with the re-run, and every
   run-context field with its digest; each difference names the JSON path;
 - the report files beside report.json (HTML, Markdown, JUnit, SARIF) are
-  rendered again from report.json and must be identical;
+  rendered again from report.json and must be identical; report.pdf must
+  have the SHA-256 report.json records for it, and every file report.json
+  lists as written with it must be there;
 - it never runs a command the report names: a rule whose synthesizer is the
   release's command is re-run only with ``--manifest``, a manifest the
   auditor names (its hash and each command's hash must match the report);

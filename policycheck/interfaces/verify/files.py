@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from policycheck.interfaces.verify.differences import Difference
 from policycheck.io.files import open_regular, read_json, stat_input
 from policycheck.release.load import sha256_file
 from policycheck.report.integrity import path_text
-from policycheck.report.model import Report
+from policycheck.report.model import Report, first_key_out_of_order
 
 #: Largest report.json read, in bytes (the demo's is 120 kB; a report grows by about 10 kB a rule).
 MAX_REPORT_BYTES = 64_000_000
@@ -31,8 +33,12 @@ def read_report(path: Path) -> dict[str, Any]:
     """
     path = Path(path)
     name = display_path(path)
-    if not path.exists() and not path.is_symlink():
-        raise InvalidInput(Problem(name, "report not found"))
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InvalidInput(Problem(name, "report not found")) from None
+    except (OSError, ValueError):
+        pass  # a folder it cannot be read from, a NUL in the name: read_json says so in one line
     data = read_json(path, "report", MAX_REPORT_BYTES)
     if not isinstance(data, dict):
         raise InvalidInput(Problem(name, f"not a policycheck report: a JSON {type(data).__name__}, not an object"))
@@ -129,7 +135,9 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
     """What of the report at ``report_path`` changed since its check wrote it, without re-running anything.
 
     A field whose digest no longer matches its seal (:mod:`policycheck.report.integrity`), a
-    missing seal, and a report file beside it that report.json no longer renders to.
+    missing seal, and a report file beside it that report.json no longer renders to. A
+    report.json whose keys were re-ordered (``jq -S``) is named itself: the renders follow its
+    key order, so they are not compared with it (they would all differ, untouched).
     """
     from policycheck.report.integrity import unsealed_fields
 
@@ -137,39 +145,96 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
         sealed = [Difference("sealed", "provenance.integrity", "missing")]
     else:
         sealed = [Difference("sealed", p) for p in unsealed_fields(report)]
-    return sealed + check_outputs(report_path, report)
+    misordered = first_key_out_of_order(report)
+    if misordered is None:
+        return sealed + check_outputs(report_path, report)
+    path, earlier, later = misordered
+    where = f"in {path_text(path)}" if path else "at the top level"
+    intact = "its values still match their digests, but " if not sealed else ""
+    return [
+        *sealed,
+        Difference(
+            "output",
+            display_path(report_path),
+            f"its keys are not in the order policycheck writes them ({where}, {earlier!r} comes before "
+            f"{later!r}), so it was re-serialised after the run: {intact}the report files beside it render "
+            "from that order and are not compared",
+        ),
+        *check_outputs(report_path, report, renders=False),
+    ]
 
 
-def check_outputs(report_path: Path, report: dict[str, Any]) -> list[Difference]:
-    """Each report file beside report.json must be what report.json renders to, byte for byte."""
-    from policycheck.report.render import OUTPUTS, render_format
+def check_outputs(report_path: Path, report: dict[str, Any], renders: bool = True) -> list[Difference]:
+    """The report files beside report.json: each as report.json renders it, byte for byte, and the set complete.
 
-    out = []
+    A report that lists the files written with it (``provenance.integrity.report_files``)
+    must have each of them: a missing one is named, report.pdf must have the SHA-256
+    recorded for it, and a report.pdf it does not list is not its own. A report from before
+    the list has each render present compared, as then. ``renders=False`` leaves the
+    renders uncompared (report.json's key order is not the one they were rendered from).
+    """
+    from policycheck.io.outputs import REPORT_FILES
+    from policycheck.report.render import OUTPUTS
+
     folder = Path(report_path).parent
-    for fmt_name, file_name in OUTPUTS.items():
-        path = folder / file_name
-        if fmt_name == "json" or not (path.exists() or path.is_symlink()):
+    listed = (report["provenance"].get("integrity") or {}).get("report_files")
+    recorded = {f["name"]: f.get("sha256") for f in listed or []}
+    out = []
+    for name in dict.fromkeys([*recorded, *REPORT_FILES[1:]]):
+        path = folder / name
+        shown = display_path(path)
+        if not os.path.lexists(path):
+            if name in recorded:
+                out.append(Difference("output", shown, "missing: written with this report"))
             continue
-        try:
-            expected = render_format(fmt_name, report)
-        except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
-            out.append(
-                Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})")
+        fmt_name = next((f for f, n in OUTPUTS.items() if n == name), None)
+        if fmt_name is not None:
+            if renders:
+                out += _check_render(path, fmt_name, report)
+        elif recorded.get(name):
+            out += _check_digest(path, recorded[name])
+        elif listed is not None:
+            why = (
+                "written with this report, which records no digest to check it by"
+                if name in recorded
+                else "not written with this report, which records no digest to check it by "
+                "(printed from another run, or since)"
             )
-            continue
-        wanted = expected.encode("utf-8")
-        try:
-            with open_regular(path, "report") as fh:  # a FIFO beside report.json is refused, not waited on
-                same = fh.read(len(wanted) + 1) == wanted
-        except InvalidInput as exc:
-            out.append(Difference("output", display_path(path), exc.problems[0].message))
-            continue
-        if not same:
-            out.append(
-                Difference(
-                    "output",
-                    display_path(path),
-                    "differs from what report.json renders to (edited, or from another run)",
-                )
-            )
+            out.append(Difference("output", shown, why))
     return out
+
+
+def _check_render(path: Path, fmt_name: str, report: dict[str, Any]) -> list[Difference]:
+    """``path`` must be what report.json renders to in ``fmt_name``, byte for byte."""
+    from policycheck.report.render import render_format
+
+    try:
+        expected = render_format(fmt_name, report)
+    except Exception as exc:  # noqa: BLE001 - a tampered report may not render at all
+        return [Difference("output", display_path(path), f"report.json no longer renders ({type(exc).__name__})")]
+    wanted = expected.encode("utf-8")
+    try:
+        with open_regular(path, "report") as fh:  # a FIFO beside report.json is refused, not waited on
+            same = fh.read(len(wanted) + 1) == wanted
+    except InvalidInput as exc:
+        return [Difference("output", display_path(path), exc.problems[0].message)]
+    if same:
+        return []
+    why = "differs from what report.json renders to (edited, or from another run)"
+    return [Difference("output", display_path(path), why)]
+
+
+def _check_digest(path: Path, recorded: str) -> list[Difference]:
+    """``path`` must have the SHA-256 report.json records for it (report.pdf: printed, not rendered again)."""
+    digest = hashlib.sha256()
+    try:
+        with open_regular(path, "report") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except InvalidInput as exc:
+        return [Difference("output", display_path(path), exc.problems[0].message)]
+    except OSError as exc:
+        return [Difference("output", display_path(path), f"cannot read report file: {exc.strerror}")]
+    if digest.hexdigest() == recorded:
+        return []
+    return [Difference("file", display_path(path), "sha256", recorded, digest.hexdigest())]
