@@ -54,6 +54,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     :func:`policycheck.policy.load.validate_for_release`). Writes nothing:
     :func:`policycheck.report.render.write_reports` does.
     """
+    from policycheck.engine.commands import hash_command_files
     from policycheck.engine.compiler import compile_plan
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
@@ -66,6 +67,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     plan = compile_plan(loaded, release, resolution=False, estimates=False)  # a check measures; plan -r estimates
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
+    synthesizer_files = hash_command_files(plan, release)  # before it runs: what ran is what was hashed
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
@@ -75,7 +77,13 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     if unchosen:  # a level nobody chose is said wherever the report is read, beside the release's findings
         release = dataclasses.replace(release, findings=[*release.findings, *unchosen])
     return build_report(
-        plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
+        plan,
+        release,
+        run,
+        executor=name,
+        command=list(options.command),
+        fail_on_warn=options.fail_on_warn,
+        synthesizer_files=synthesizer_files,
     )
 
 
