@@ -44,6 +44,9 @@ class CheckOptions:
     command: tuple[str, ...] = field(default_factory=tuple)
     #: Whether a rule may run the synthesizer command the release declares (``--run-synthesizer``).
     run_synthesizer: bool = False
+    #: The folder the reports are written to, recorded so the report can say how to verify it;
+    #: None when they are not written by the check (``-o -``, the Python API).
+    output: Path | None = None
 
 
 def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckOptions()) -> dict[str, Any]:
@@ -54,6 +57,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     :func:`policycheck.policy.load.validate_for_release`). Writes nothing:
     :func:`policycheck.report.render.write_reports` does.
     """
+    from policycheck.core.errors import display_path
     from policycheck.engine.commands import hash_command_files
     from policycheck.engine.compiler import compile_plan
     from policycheck.engine.progress import Progress
@@ -84,6 +88,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
         command=list(options.command),
         fail_on_warn=options.fail_on_warn,
         synthesizer_files=synthesizer_files,
+        output_folder=display_path(options.output) if options.output is not None else None,
     )
 
 
@@ -139,6 +144,6 @@ def check_release(
     from policycheck.report.render import write_reports
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
-    report = check(load_policy(policy_path, release), release, options)
+    report = check(load_policy(policy_path, release), release, dataclasses.replace(options, output=Path(out_dir)))
     write_reports(report, out_dir, formats)
     return report

@@ -53,11 +53,13 @@ def build_report(
     fail_on_warn: bool = False,
     run_id: str | None = None,
     synthesizer_files: list[dict[str, str]] | None = None,
+    output_folder: str | None = None,
 ) -> dict[str, Any]:
     """The report as a plain dict, validated against the published schema, sealed (see report/integrity.py).
 
     ``synthesizer_files``: the files the synthesizer command the run ran names, hashed
     (:func:`policycheck.engine.commands.hash_command_files`); None when it ran none.
+    ``output_folder``: where the reports are written (as the user would type it), None when not known.
     """
     loaded = plan.loaded
     policy = loaded.policy
@@ -136,6 +138,7 @@ def build_report(
             "command": command,
             "fail_on_warn": fail_on_warn,
             "working_directory": str(Path.cwd()),
+            "output_folder": output_folder,
             "git_revision": loaded.git_revision,
             "started_at": run.started.isoformat(timespec="seconds"),
             "finished_at": run.finished.isoformat(timespec="seconds"),

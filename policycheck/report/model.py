@@ -221,6 +221,11 @@ class Provenance(_Model):
     command: list[str]
     fail_on_warn: bool = Field(description="Whether warnings were turned into failures (--fail-on-warn).")
     working_directory: str = Field(description="Folder the check ran in; relative paths resolve against it.")
+    output_folder: str | None = Field(
+        None,
+        description="Folder the check wrote the reports to, relative to working_directory when inside it; "
+        "None when not written by the check (the Python API, -o -). Since 1.4.",
+    )
     git_revision: str | None = Field(description="Commit of the git checkout holding the policy, if any.")
     started_at: str
     finished_at: str

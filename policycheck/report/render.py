@@ -119,6 +119,7 @@ def _environment() -> Environment:
         "decided_sentence",
         "cited",
         "effects_here",
+        "verify_command",
     ):
         env.globals[name] = getattr(words, name)
     env.globals["GLOSSARY"] = words.GLOSSARY
