@@ -254,7 +254,7 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
-    return {
+    out = {
         "Release": f"{report['release']['id']}: {count_of(len(synthetic), 'synthetic set')} to be released, {sets}",
         "Data protected": f"the original data {data}",
         "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
@@ -262,6 +262,24 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
         "Confidence": f"{percent(report['provenance']['confidence'])} for each rule; a rule over several sets or "
         "attacks takes each interval at a higher (Bonferroni) level, printed beside it",
     }
+    seed = seed_override(report)
+    if seed:
+        out["Seed"] = seed
+    return out
+
+
+def seed_override(report: dict[str, Any]) -> str | None:
+    """The seed in words when the run's is not the policy's (``--seed``), else None: it can move a verdict."""
+    prov = report["provenance"]
+    seed, policy_seed = prov["seed"], (prov.get("effective_policy") or {}).get("seed")
+    # the policy's, or the default a policy naming none runs with (interfaces.check.DEFAULT_SEED)
+    if seed == policy_seed or (policy_seed is None and seed == 0):
+        return None
+    policy_words = f"the policy's seed is {policy_seed}" if policy_seed is not None else "the policy names none"
+    return (
+        f"{seed} (from --seed or the run's settings; {policy_words}): the games and samples "
+        "draw from it, and another seed can move a verdict near its level"
+    )
 
 
 def assumptions(report: dict[str, Any]) -> list[str]:

@@ -368,3 +368,48 @@ def test_the_verify_command_of_a_report_whose_check_ran_a_synthesizer_command_sa
         "to re-run the rules that ran the release's synthesizer command",
         "policycheck verify out/report.json --root .",
     )
+
+
+SEEDED_POLICY = """\
+metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
+attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
+seed: 20261121
+rules:
+  - id: male-share
+    metric: toy_share
+    params: {column: sex, value: Male}
+    threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}
+"""
+
+SEED_WORDS = (
+    "7 (from --seed or the run's settings; the policy's seed is 20261121): the games and samples draw from it, "
+    "and another seed can move a verdict near its level"
+)
+
+
+def test_a_seed_given_with_seed_is_on_the_decision_page_and_in_the_markdown_beside_the_policy_s(
+    toy_metric, write, toy_release
+):
+    from click.testing import CliRunner
+
+    from policycheck.interfaces.cli import cli
+
+    write("p.yaml", SEEDED_POLICY)
+    args = ["check", "p.yaml", "-r", str(toy_release["manifest"]), "-o", "out", "-q", "--seed", "7"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    html = open("out/report.html", encoding="utf-8").read()
+    assert f"<tr><th>Seed</th><td>{SEED_WORDS.replace(chr(39), '&#39;')}</td></tr>" in html
+    assert f"- **Seed**: {SEED_WORDS}" in open("out/report.md", encoding="utf-8").read().splitlines()
+
+
+def test_the_policy_s_own_seed_adds_no_seed_line(two_set_report):
+    assert "Seed" not in decision.scope(two_set_report.data)
+
+
+def test_a_seed_given_for_a_policy_naming_none_says_the_policy_names_none():
+    report = {"provenance": {"seed": 7, "effective_policy": {"seed": None}}}
+    assert decision.seed_override(report) == (
+        "7 (from --seed or the run's settings; the policy names none): the games and samples draw from it, and "
+        "another seed can move a verdict near its level"
+    )
