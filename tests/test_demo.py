@@ -117,3 +117,25 @@ def test_indhist_dp_claim_pass_is_worded_as_not_refuted(demo):
     assert claim["verdict"] == "pass" and claim["refutes"] == []
     assert claim["verdict_reason"] == "Not refuted by this test (a test cannot verify a DP claim)."
     assert "verified" not in json.dumps(claim).replace("cannot verify", "")
+
+
+TINY_POLICY = """\
+metadata: {id: tiny, title: Tiny, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - {id: exact-copies, metric: exact_copy_share, threshold: {fail_above: 0.5}}
+"""
+
+
+def test_the_reports_record_the_demo_command_as_typed(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "tiny.policy.yaml").write_text(TINY_POLICY)
+    args = ["demo", "--policy", "tiny.policy.yaml", "-o", "out", "--seed", "5", "-qq"]
+    monkeypatch.setattr(sys, "argv", ["policycheck", *args])  # what the shell gives the program
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    # re-running the recorded command checks the same policy into the same folder
+    for name in ("nonprivate", "indhist_dp"):
+        report = json.loads((tmp_path / "out" / name / "report.json").read_text())
+        assert report["provenance"]["command"] == ["policycheck", *args]

@@ -4,13 +4,21 @@ The attack games re-run the release's synthesizer (``synthesizer: release``):
 a Python entry point given through the API, a built-in (``builtin:``), or a
 manifest's ``command:``, a program run once per round. A command is the one
 thing a check can run that nobody typed: ``check`` runs it only with
-``--run-synthesizer`` and ``verify`` only with a manifest the auditor names,
-and both ask this module which rules would run one.
+``--run-synthesizer`` and ``verify`` only with a manifest the auditor names
+and ``--run-synthesizer``, and both ask this module which rules would run one.
+
+A command's text is hashed into the report, but the program it runs is a
+file: ``python3 synth.py ...`` runs whatever synth.py holds that day. So a
+check that runs a command also hashes the files the command names
+(:func:`command_files`), and ``verify`` re-hashes them before it runs
+anything: a changed script is a difference, and the command is not run.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from policycheck.engine.compiler import Plan
@@ -54,3 +62,50 @@ def commands_to_run(plan: Plan, release: Release) -> list[CommandUse]:
         return []
     name, command = declared[0]
     return [CommandUse(e.rule.id, name, command) for e in plan.evaluations if needs_command(e.params, release)]
+
+
+def command_files(template: str, folder: Path) -> list[tuple[str, Path]]:
+    """(argument as written, path) of each file ``template`` names, the command run in ``folder``.
+
+    The rule: the template is split into arguments as it is for running; an
+    argument, or the value of an ``--option=value`` argument, that is a
+    relative path to an existing regular file in ``folder`` (the folder the
+    command runs in: the policy's) is such a file; the program too (``./synth.sh``).
+    Arguments holding a placeholder (``{input}``, ...) are the run's own files;
+    absolute paths (an interpreter such as /usr/bin/python3) name the machine's
+    software, not the release's, and are left out, as are the modules a script
+    imports: name each file the command depends on in the command itself.
+    """
+    from policycheck.methods.reconstruction.external import PLACEHOLDERS
+
+    try:
+        arguments = shlex.split(template)
+    except ValueError:  # unbalanced quotes: the command cannot run either
+        return []
+    out: dict[str, Path] = {}
+    for argument in arguments:
+        if any(p in argument for p in PLACEHOLDERS):
+            continue
+        candidates = [argument]
+        if argument.startswith("-") and "=" in argument:
+            candidates.append(argument.split("=", 1)[1])
+        for candidate in candidates:
+            if not candidate or candidate.startswith("~") or Path(candidate).is_absolute():
+                continue
+            path = Path(folder) / candidate
+            if path.is_file():
+                out.setdefault(candidate, path)
+    return list(out.items())
+
+
+def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | None:
+    """``provenance.synthesizer_files``: the files of the command ``plan`` runs, hashed; None when it runs none."""
+    from policycheck.io.files import sha256_file
+
+    uses = commands_to_run(plan, release)
+    if not uses:
+        return None
+    return [
+        {"file": written, "sha256": sha256_file(path, "file the synthesizer command names")}
+        for written, path in command_files(uses[0].command, plan.loaded.path.parent)
+    ]

@@ -44,6 +44,9 @@ class CheckOptions:
     command: tuple[str, ...] = field(default_factory=tuple)
     #: Whether a rule may run the synthesizer command the release declares (``--run-synthesizer``).
     run_synthesizer: bool = False
+    #: The folder the reports are written to, recorded so the report can say how to verify it;
+    #: None when they are not written by the check (``-o -``, the Python API).
+    output: Path | None = None
 
 
 def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckOptions()) -> dict[str, Any]:
@@ -54,6 +57,8 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     :func:`policycheck.policy.load.validate_for_release`). Writes nothing:
     :func:`policycheck.report.render.write_reports` does.
     """
+    from policycheck.core.errors import display_path
+    from policycheck.engine.commands import hash_command_files
     from policycheck.engine.compiler import compile_plan
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
@@ -66,6 +71,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     plan = compile_plan(loaded, release, resolution=False, estimates=False)  # a check measures; plan -r estimates
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
+    synthesizer_files = hash_command_files(plan, release)  # before it runs: what ran is what was hashed
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
@@ -75,7 +81,14 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     if unchosen:  # a level nobody chose is said wherever the report is read, beside the release's findings
         release = dataclasses.replace(release, findings=[*release.findings, *unchosen])
     return build_report(
-        plan, release, run, executor=name, command=list(options.command), fail_on_warn=options.fail_on_warn
+        plan,
+        release,
+        run,
+        executor=name,
+        command=list(options.command),
+        fail_on_warn=options.fail_on_warn,
+        synthesizer_files=synthesizer_files,
+        output_folder=display_path(options.output) if options.output is not None else None,
     )
 
 
@@ -131,6 +144,6 @@ def check_release(
     from policycheck.report.render import write_reports
 
     check_output_folder(out_dir)  # before any work: a refused folder must not cost a run
-    report = check(load_policy(policy_path, release), release, options)
+    report = check(load_policy(policy_path, release), release, dataclasses.replace(options, output=Path(out_dir)))
     write_reports(report, out_dir, formats)
     return report

@@ -133,8 +133,13 @@ def run_demo(
     policy: Path | None = None,
     progress: bool | Literal["auto", "plain", "bar", "none"] = True,
     quiet: int = 0,
+    command: tuple[str, ...] | None = None,
 ) -> int:
-    """Synthesize and check both releases; ``quiet`` 1 prints the verdicts and summary only, 2 nothing."""
+    """Synthesize and check both releases; ``quiet`` 1 prints the verdicts and summary only, 2 nothing.
+
+    ``command``: the command line the reports record as what ran (the CLI's as typed); by
+    default one that names the folder, the policy and the seed, so re-running it checks the same.
+    """
     from policycheck.report.formatting import VERDICT_WORDS
 
     def say(text: str, level: int = 0) -> None:
@@ -142,12 +147,14 @@ def run_demo(
             click.echo(text)
 
     policy_path = policy or find_policy()
+    if command is None:
+        command = ("policycheck", "demo", "--policy", str(policy_path), "-o", str(out_dir), "--seed", str(seed))
     say(f"policycheck demo: policy {policy_path}, seed {seed}, reports in {out_dir}/<release>/")
     reports = {}
     for name in RELEASES:
         say(f"\n== release {name}: synthesizing {TRAINING.name} ...")
         release = load_manifest(write_release(name, out_dir, seed))
-        options = CheckOptions(seed=seed, progress=progress, command=("policycheck", "demo", "--seed", str(seed)))
+        options = CheckOptions(seed=seed, progress=progress, command=command)
         report = check_release(policy_path, release, out_dir / name, options)
         if quiet < 2:
             print_summary(report, out_dir / name)

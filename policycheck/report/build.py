@@ -52,8 +52,15 @@ def build_report(
     command: list[str],
     fail_on_warn: bool = False,
     run_id: str | None = None,
+    synthesizer_files: list[dict[str, str]] | None = None,
+    output_folder: str | None = None,
 ) -> dict[str, Any]:
-    """The report as a plain dict, validated against the published schema, sealed (see report/integrity.py)."""
+    """The report as a plain dict, validated against the published schema, sealed (see report/integrity.py).
+
+    ``synthesizer_files``: the files the synthesizer command the run ran names, hashed
+    (:func:`policycheck.engine.commands.hash_command_files`); None when it ran none.
+    ``output_folder``: where the reports are written (as the user would type it), None when not known.
+    """
     loaded = plan.loaded
     policy = loaded.policy
     present = frozenset(d.role for d in release.datasets())
@@ -131,12 +138,15 @@ def build_report(
             "command": command,
             "fail_on_warn": fail_on_warn,
             "working_directory": str(Path.cwd()),
+            "output_folder": output_folder,
             "git_revision": loaded.git_revision,
             "started_at": run.started.isoformat(timespec="seconds"),
             "finished_at": run.finished.isoformat(timespec="seconds"),
             "intermediate_seconds": {k: round(v, 3) for k, v in run.intermediate_seconds.items()},
             "run_id": run_id or new_run_id(),
             "referenced_files": [{"path": display_path(p), "sha256": sha} for p, sha in loaded.referenced_files],
+            # NOTE: absent when no command ran, so verify can tell a report from before they were recorded.
+            **({"synthesizer_files": synthesizer_files} if synthesizer_files is not None else {}),
         },
     }
     report = seal(jsonable(report))

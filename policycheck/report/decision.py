@@ -10,6 +10,8 @@ which number decided, at which confidence, on which synthetic set.
 from __future__ import annotations
 
 import re
+import shlex
+from pathlib import PurePath
 from typing import Any, NamedTuple
 
 from policycheck.core.plural import count_of, noun
@@ -252,7 +254,7 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
-    return {
+    out = {
         "Release": f"{report['release']['id']}: {count_of(len(synthetic), 'synthetic set')} to be released, {sets}",
         "Data protected": f"the original data {data}",
         "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
@@ -260,6 +262,24 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
         "Confidence": f"{percent(report['provenance']['confidence'])} for each rule; a rule over several sets or "
         "attacks takes each interval at a higher (Bonferroni) level, printed beside it",
     }
+    seed = seed_override(report)
+    if seed:
+        out["Seed"] = seed
+    return out
+
+
+def seed_override(report: dict[str, Any]) -> str | None:
+    """The seed in words when the run's is not the policy's (``--seed``), else None: it can move a verdict."""
+    prov = report["provenance"]
+    seed, policy_seed = prov["seed"], (prov.get("effective_policy") or {}).get("seed")
+    # the policy's, or the default a policy naming none runs with (interfaces.check.DEFAULT_SEED)
+    if seed == policy_seed or (policy_seed is None and seed == 0):
+        return None
+    policy_words = f"the policy's seed is {policy_seed}" if policy_seed is not None else "the policy names none"
+    return (
+        f"{seed} (from --seed or the run's settings; {policy_words}): the games and samples "
+        "draw from it, and another seed can move a verdict near its level"
+    )
 
 
 def assumptions(report: dict[str, Any]) -> list[str]:
@@ -530,3 +550,50 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
         "true epsilon is larger than claimed (refute the claim); it cannot show it is smaller.",
     ),
 )
+
+
+class VerifyCommand(NamedTuple):
+    """How to verify a report: where to run the command (said before it), and the command."""
+
+    where: str
+    command: str
+
+
+def verify_command(report: dict[str, Any]) -> VerifyCommand:
+    """The ``policycheck verify`` command that works for ``report``, from where it was written and what it names.
+
+    The report's paths start from the folder the check ran in, and verify reads
+    them from ``--root`` (default: the report's own folder); files it names
+    outside that folder (absolute paths) are read only with ``--show-external``.
+    """
+    prov = report["provenance"]
+    out = prov.get("output_folder")
+    named = [
+        *(f["path"] for f in prov.get("policy_files") or []),
+        *(f["path"] for f in prov.get("data_files") or []),
+        *(f["path"] for f in prov.get("referenced_files") or []),
+        *(f["path"] for f in (prov.get("manifest"), prov.get("metadata")) if f),
+    ]
+    flag = " --show-external" if any(PurePath(p).is_absolute() for p in named) else ""
+    notes = []
+    if flag:
+        notes.append("--show-external reads the files it names outside that folder")
+    if "synthesizer_files" in prov:
+        notes.append(
+            "add --manifest MANIFEST, a manifest you trust, and --run-synthesizer to re-run the rules "
+            "that ran the release's synthesizer command"
+        )
+    if out is None:
+        where = f"run with --root naming the folder the check ran in ({prov['working_directory']} there)"
+        command = f"policycheck verify PATH/report.json --root DIR{flag}"
+    elif PurePath(out).is_absolute():
+        where = "run with --root naming the folder the check ran in (wherever it is now)"
+        report_path = shlex.quote(str(PurePath(out) / "report.json"))
+        command = f"policycheck verify {report_path} --root {shlex.quote(prov['working_directory'])}{flag}"
+    elif PurePath(out) == PurePath("."):
+        where = "run in the folder the check ran in"
+        command = f"policycheck verify report.json{flag}"
+    else:
+        where = "run in the folder the check ran in"
+        command = f"policycheck verify {shlex.quote((PurePath(out) / 'report.json').as_posix())} --root .{flag}"
+    return VerifyCommand(where + "".join(f"; {n}" for n in notes), command)

@@ -107,11 +107,23 @@ def measured_text(rule: dict[str, Any]) -> str:
     return f"{shown} (baseline {fmt(baseline)})"
 
 
+#: What the report digest is, where a page has room to say it (docs/outputs.md explains it once).
+DIGEST_MEANS = (
+    "the SHA-256 of report.json's canonical content without its integrity block, not of the file's bytes "
+    "(sha256sum gives another value); policycheck verify checks it"
+)
+
+
 def run_mark(report: dict[str, Any]) -> str:
-    """The run id and report.json's digest, which every rendered file carries (verify checks them)."""
+    """The run id and the report digest, which every rendered file carries (verify checks them).
+
+    The digest (``provenance.integrity.report_sha256``) is of report.json's canonical JSON
+    without its integrity block, not of the file: it is called the report digest, never the
+    file's sha256, so nobody takes ``sha256sum report.json`` differing from it for an edit.
+    """
     prov = report["provenance"]
     digest = (prov.get("integrity") or {}).get("report_sha256", "-")
-    return f"run {prov.get('run_id') or '-'} · report.json sha256 {digest}"
+    return f"run {prov.get('run_id') or '-'} · report digest {digest}"
 
 
 def percent(confidence: float) -> str:

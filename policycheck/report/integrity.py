@@ -60,6 +60,7 @@ CONTEXT_PATHS = (
     "provenance.command",
     "provenance.fail_on_warn",
     "provenance.working_directory",
+    "provenance.output_folder",
     "provenance.git_revision",
     "provenance.started_at",
     "provenance.finished_at",

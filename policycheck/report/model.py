@@ -201,6 +201,11 @@ class ReportFile(_Model):
     )
 
 
+class CommandFile(_Model):
+    file: str = Field(description="As the command names it, relative to the folder it runs in (the policy's).")
+    sha256: str
+
+
 class Integrity(_Model):
     algorithm: Literal["sha256"]
     fields: dict[str, str] = Field(description="SHA-256 of the canonical JSON of each run-context field, by JSON path.")
@@ -231,6 +236,11 @@ class Provenance(_Model):
     command: list[str]
     fail_on_warn: bool = Field(description="Whether warnings were turned into failures (--fail-on-warn).")
     working_directory: str = Field(description="Folder the check ran in; relative paths resolve against it.")
+    output_folder: str | None = Field(
+        None,
+        description="Folder the check wrote the reports to, relative to working_directory when inside it; "
+        "None when not written by the check (the Python API, -o -). Since 1.4.",
+    )
     git_revision: str | None = Field(description="Commit of the git checkout holding the policy, if any.")
     started_at: str
     finished_at: str
@@ -238,6 +248,11 @@ class Provenance(_Model):
     run_id: str | None = Field(None, description="Id of the run; every report file it wrote carries it.")
     referenced_files: list[FileHash] = Field(
         default_factory=list, description="Files the policy's rules read (DP ledgers, transition matrices)."
+    )
+    synthesizer_files: list[CommandFile] | None = Field(
+        None,
+        description="Files the synthesizer command the check ran names (its script, ...), hashed when it ran; "
+        "verify re-hashes them before it runs the command. Absent when no command ran (since 1.4).",
     )
     integrity: Integrity | None = Field(
         None, description="Digests verify checks: each run-context field, and the whole report (see verify)."

@@ -2,7 +2,7 @@
 
 A PDF is the HTML printed with its print stylesheet (A4): the decision and
 the sign-off block on pages 1-2, raw JSON left out. Every page carries
-"page N of M", the run id and report.json's digest: Chromium fills no
+"page N of M", the run id and the report digest: Chromium fills no
 ``@page`` margin box, so the report is printed through the DevTools
 protocol (``Page.printToPDF`` with a header and footer template), spoken
 over ``--remote-debugging-pipe`` (file descriptors 3 and 4, messages ended

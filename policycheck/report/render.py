@@ -27,6 +27,7 @@ from policycheck.report import decision as words
 from policycheck.report.charts import is_empty, render_chart, render_gauge
 from policycheck.report.columns import roles_by_source
 from policycheck.report.formatting import (
+    DIGEST_MEANS,
     VERDICT_WORDS,
     decision_text,
     detail_value,
@@ -120,11 +121,13 @@ def _environment() -> Environment:
         "decided_sentence",
         "cited",
         "effects_here",
+        "verify_command",
     ):
         env.globals[name] = getattr(words, name)
     env.globals["GLOSSARY"] = words.GLOSSARY
     env.globals["VERDICT_WORDS"] = VERDICT_WORDS
     env.globals["run_mark"] = run_mark
+    env.globals["digest_means"] = DIGEST_MEANS
     env.globals["percent"] = percent
     env.globals["KINDS"] = KINDS
     env.globals["ATTENTION"] = ATTENTION

@@ -299,3 +299,117 @@ def test_the_decided_sentence_of_one_failing_rule_is_singular():
         "beyond its fail level, so it should not be released as it is. This is the automated verdict; the decision "
         "to release is the signer's."
     )
+
+
+def test_the_sign_off_block_gives_a_verify_command_that_works_for_a_report_in_a_subfolder(
+    toy_metric, write, toy_release
+):
+    import shlex
+
+    from click.testing import CliRunner
+    from conftest import TOY_POLICY
+
+    from policycheck.interfaces.cli import cli
+
+    write("p.yaml", TOY_POLICY)
+    runner = CliRunner()
+    checked = runner.invoke(cli, ["check", "p.yaml", "-r", str(toy_release["manifest"]), "-o", "out/run1", "-q"])
+    assert checked.exit_code == 0, checked.output
+    html = open("out/run1/report.html", encoding="utf-8").read()
+    command = "policycheck verify out/run1/report.json --root ."
+    assert (
+        "To confirm months later that this report matches its data and policy, run in the folder the check ran in: "
+        f"<code>{command}</code> (re-hashes the files it names, re-runs the check).</p>"
+    ) in html
+    verified = runner.invoke(cli, [*shlex.split(command)[1:], "-q", "--executor", "serial"])
+    assert verified.exit_code == 0, verified.output
+
+
+def _verify_report(output_folder, data_path="data/original.csv"):
+    report = {
+        "provenance": {
+            "working_directory": "/home/sdc/project",
+            "policy_files": [{"path": "p.yaml", "sha256": "0"}],
+            "data_files": [{"path": data_path, "sha256": "0"}],
+            "manifest": None,
+        }
+    }
+    if output_folder != "absent":
+        report["provenance"]["output_folder"] = output_folder
+    return report
+
+
+def test_the_verify_command_says_root_is_needed_when_the_report_does_not_record_its_folder():
+    assert decision.verify_command(_verify_report("absent")) == (
+        "run with --root naming the folder the check ran in (/home/sdc/project there)",
+        "policycheck verify PATH/report.json --root DIR",
+    )
+
+
+def test_the_verify_command_of_a_report_written_outside_the_check_s_folder_names_both_folders():
+    assert decision.verify_command(_verify_report("/srv/reports/run 1")) == (
+        "run with --root naming the folder the check ran in (wherever it is now)",
+        "policycheck verify '/srv/reports/run 1/report.json' --root /home/sdc/project",
+    )
+
+
+def test_the_verify_command_of_a_report_naming_files_outside_the_check_s_folder_adds_show_external():
+    assert decision.verify_command(_verify_report("out", "/srv/data/original.csv")) == (
+        "run in the folder the check ran in; --show-external reads the files it names outside that folder",
+        "policycheck verify out/report.json --root . --show-external",
+    )
+
+
+def test_the_verify_command_of_a_report_whose_check_ran_a_synthesizer_command_says_what_re_runs_it():
+    report = _verify_report("out")
+    report["provenance"]["synthesizer_files"] = [{"file": "synth.py", "sha256": "0"}]
+    assert decision.verify_command(report) == (
+        "run in the folder the check ran in; add --manifest MANIFEST, a manifest you trust, and --run-synthesizer "
+        "to re-run the rules that ran the release's synthesizer command",
+        "policycheck verify out/report.json --root .",
+    )
+
+
+SEEDED_POLICY = """\
+metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
+attacker: {model: no-box, quasi_identifiers: [sex], secrets: [income]}
+seed: 20261121
+rules:
+  - id: male-share
+    metric: toy_share
+    params: {column: sex, value: Male}
+    threshold: {fail_above: 0.9, warn_above: 0.6, compare: estimate}
+"""
+
+SEED_WORDS = (
+    "7 (from --seed or the run's settings; the policy's seed is 20261121): the games and samples draw from it, "
+    "and another seed can move a verdict near its level"
+)
+
+
+def test_a_seed_given_with_seed_is_on_the_decision_page_and_in_the_markdown_beside_the_policy_s(
+    toy_metric, write, toy_release
+):
+    from click.testing import CliRunner
+
+    from policycheck.interfaces.cli import cli
+
+    write("p.yaml", SEEDED_POLICY)
+    args = ["check", "p.yaml", "-r", str(toy_release["manifest"]), "-o", "out", "-q", "--seed", "7"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    html = open("out/report.html", encoding="utf-8").read()
+    assert f"<tr><th>Seed</th><td>{SEED_WORDS.replace(chr(39), '&#39;')}</td></tr>" in html
+    assert f"- **Seed**: {SEED_WORDS}" in open("out/report.md", encoding="utf-8").read().splitlines()
+
+
+def test_the_policy_s_own_seed_adds_no_seed_line(two_set_report):
+    assert "Seed" not in decision.scope(two_set_report.data)
+
+
+def test_a_seed_given_for_a_policy_naming_none_says_the_policy_names_none():
+    report = {"provenance": {"seed": 7, "effective_policy": {"seed": None}}}
+    assert decision.seed_override(report) == (
+        "7 (from --seed or the run's settings; the policy names none): the games and samples draw from it, and "
+        "another seed can move a verdict near its level"
+    )

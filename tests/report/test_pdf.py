@@ -68,7 +68,7 @@ def test_demo_nonprivate_report_prints_in_at_most_15_a4_pages_with_the_sign_off_
         " ".join(first.split()),
     )
     assert "What a PASS does not guarantee" in first and "Assumptions the signer must ensure" in first
-    # every page: page N of M, the run id and report.json's digest (printed through the DevTools protocol)
+    # every page: page N of M, the run id and the report digest (printed through the DevTools protocol)
     mark = f"run {report['provenance']['run_id']}"
     digest = report["provenance"]["integrity"]["report_sha256"]
     for p in range(1, count + 1):

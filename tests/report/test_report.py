@@ -71,3 +71,34 @@ def test_markdown_neutralises_html_and_table_breaks_from_the_data(report):
     report["rules"][0]["id"] = "<img src=x onerror=alert(1)>|x"
     md = render_markdown(report)
     assert "<img" not in md and "&lt;img" in md and "\\|x" in md
+
+
+def _run_and_digest(report):
+    return report["provenance"]["run_id"], report["provenance"]["integrity"]["report_sha256"]
+
+
+def test_the_markdown_footer_calls_the_canonical_digest_the_report_digest_not_the_file_s_sha256(report):
+    run, digest = _run_and_digest(report)
+    md = render_markdown(report)
+    assert (
+        md.rstrip()
+        .splitlines()[-1]
+        .endswith(
+            f" · run {run} · report digest {digest} (report.json's canonical SHA-256, not the file's; "
+            "`policycheck verify` checks it)</sub>"
+        )
+    )
+    assert "report.json sha256" not in md
+
+
+def test_the_html_header_says_what_the_report_digest_is(report):
+    # on screen: the printed pages carry the short label (the 15-page budget of test_pdf.py)
+    run, digest = _run_and_digest(report)
+    html = render_html(report)
+    assert f'<meta name="policycheck-run" content="run {run} · report digest {digest}">' in html
+    assert (
+        f'· run {run} · report digest {digest}<span class="screen-only"> (the report digest is the SHA-256 of '
+        "report.json&#39;s canonical content without its integrity block, not of the file&#39;s bytes (sha256sum "
+        "gives another value); policycheck verify checks it)</span></p>"
+    ) in html
+    assert "report.json sha256" not in html

@@ -101,6 +101,23 @@ def test_run_synthesizer_lets_the_game_run_the_manifest_command(vendor):
     assert rule["verdict"] != "error", rule["error"]
 
 
+def test_a_check_that_runs_the_command_records_the_sha256_of_the_script_it_names(vendor):
+    import hashlib
+
+    result = _check("game.yaml", "--run-synthesizer")
+    assert result.exit_code in (0, 1), result.output
+    provenance = json.loads((vendor / "out" / "report.json").read_text())["provenance"]
+    # the interpreter, an absolute path, is the machine's; the script, relative to the policy's folder, the release's
+    sha = hashlib.sha256(SYNTH.encode()).hexdigest()
+    assert provenance["synthesizer_files"] == [{"file": "synth.py", "sha256": sha}]
+
+
+def test_a_check_that_runs_no_command_records_no_command_files(vendor):
+    result = _check("distances.yaml")
+    assert result.exit_code in (0, 1), result.output
+    assert "synthesizer_files" not in json.loads((vendor / "out" / "report.json").read_text())["provenance"]
+
+
 def test_a_policy_without_game_rules_checks_a_manifest_with_a_command(vendor):
     result = _check("distances.yaml")
     assert result.exit_code in (0, 1), result.output

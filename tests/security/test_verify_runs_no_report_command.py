@@ -4,7 +4,9 @@ The attribute-inference game re-runs the release's synthesizer command.
 A report is someone else's file: a command planted in it must not run, and
 verify must say that rule was not re-run instead of "verified". The
 auditor re-runs the rule by naming a manifest they trust (``--manifest``),
-whose hash must be the report's.
+whose hash must be the report's, and asking for its command to run
+(``--run-synthesizer``), as ``check`` asks. The script the command names is
+hashed by the check and re-hashed by verify before anything runs.
 """
 
 import json
@@ -65,6 +67,15 @@ def _check(runner, *release_args):
     return json.loads(open("out/report.json").read())
 
 
+def _verify(runner, *args):
+    return runner.invoke(cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", *args])
+
+
+def _marking(release, planted):
+    """synth.py, made to leave ``planted`` when it runs."""
+    (release / "synth.py").write_text(f"open({str(planted)!r}, 'w').close()\n" + SYNTH)
+
+
 def _plant(report, planted):
     for d in report["release"]["datasets"]:
         if d["role"] == "synthetic":
@@ -115,9 +126,7 @@ def test_verify_re_runs_the_game_with_a_manifest_the_auditor_names(release):
     runner = CliRunner()
     report = _check(runner, "-r", "release.yaml")
     assert report["rules"][0]["verdict"] != "error", report["rules"][0]["error"]
-    result = runner.invoke(
-        cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "release.yaml"]
-    )
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
     assert result.exit_code == 0, result.output
     # A manifest other than the report's is named as a different file.
     (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("bootstrap", "other"))
@@ -135,9 +144,7 @@ def test_the_command_of_a_manifest_other_than_the_reports_does_not_run(release):
     # The auditor names a manifest whose hash is not the report's: its command must not run before that is found.
     (release / "planted.py").write_text(f"open({str(planted)!r}, 'w').close()\n" + SYNTH)
     (release / "other.yaml").write_text((release / "release.yaml").read_text().replace("synth.py", "planted.py"))
-    result = runner.invoke(
-        cli, ["verify", "out/report.json", "--root", ".", "-q", "--executor", "serial", "--manifest", "other.yaml"]
-    )
+    result = _verify(runner, "--manifest", "other.yaml", "--run-synthesizer")
     assert not planted.exists()
     assert result.exit_code == 1, result.output
     assert "file other.yaml: sha256" in result.output
@@ -189,3 +196,77 @@ def test_a_rule_not_re_run_is_not_also_listed_as_a_method_missing_from_the_re_ru
     assert result.exit_code == 1 and "rule game: not re-run" in result.output
     # The rule not re-run is the one difference: its method is not reported missing from the re-run.
     assert "field methods" not in result.output and "NOT verified: 1 difference" in result.output
+
+
+def test_the_manifest_s_command_does_not_run_without_run_synthesizer(release):
+    runner = CliRunner()
+    planted = release / "PWNED"
+    _marking(release, planted)
+    _check(runner, "-r", "release.yaml")
+    planted.unlink()
+    result = _verify(runner, "--manifest", "release.yaml")
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    command = f"{sys.executable} synth.py --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}"
+    assert (
+        f"DIFFERS  rule game: not re-run: its synthesizer is the command the manifest declares, {command!r}; "
+        "verify runs it only when asked: add --run-synthesizer"
+    ) in result.output.splitlines()
+
+
+def test_a_script_changed_since_the_check_is_a_difference_and_its_command_does_not_run(release):
+    import hashlib
+
+    runner = CliRunner()
+    _check(runner, "-r", "release.yaml")
+    planted = release / "PWNED"
+    _marking(release, planted)
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    old = hashlib.sha256(SYNTH.encode()).hexdigest()
+    new = hashlib.sha256((release / "synth.py").read_bytes()).hexdigest()
+    assert result.output.splitlines()[-3:] == [
+        f"DIFFERS  file synth.py: sha256 {old} -> {new} (at provenance.synthesizer_files[0].sha256)",
+        "DIFFERS  rule game: not re-run: its synthesizer command names synth.py, changed since the check "
+        "(see above): the command was not run",
+        "NOT verified: 2 differences",
+    ]
+
+
+def test_a_report_recording_no_command_files_is_not_verified_and_its_command_does_not_run(release):
+    from policycheck.report.integrity import seal, without_integrity
+
+    runner = CliRunner()
+    report = _check(runner, "-r", "release.yaml")
+    # A report from before the command's files were recorded: its digests sealed without them.
+    del report["provenance"]["synthesizer_files"]
+    with open("out/report.json", "w") as fh:
+        json.dump(seal(without_integrity(report)), fh, indent=2)
+    for rendered in ("report.html", "report.md"):  # they carry the old digest
+        (release / "out" / rendered).unlink()
+    planted = release / "PWNED"
+    _marking(release, planted)
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[-2:] == [
+        "DIFFERS  rule game: not re-run: the report does not record the files its synthesizer command names (a "
+        "report from before they were recorded), so nothing shows the script that would run is the one the check "
+        "ran: the command was not run",
+        "NOT verified: 1 difference",
+    ]
+
+
+def test_run_synthesizer_without_a_manifest_is_a_usage_error(release):
+    runner = CliRunner()
+    _check(runner, "-r", "release.yaml")
+    result = _verify(runner, "--run-synthesizer")
+    assert result.exit_code == 2
+    assert (
+        result.output.strip()
+        .splitlines()[-1]
+        .startswith(
+            "error: usage: --run-synthesizer needs --manifest: verify runs only a command a manifest you name declares "
+        )
+    )

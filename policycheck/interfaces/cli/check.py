@@ -152,7 +152,7 @@ def check(
     )
     codes = []
     for i, policy in enumerate(loaded):
-        report = run_check(policy, data, options)
+        report = run_check(policy, data, dataclasses.replace(options, output=None if to_stdout else folders[i]))
         if to_stdout:
             click.echo(render_format(chosen[0], report), nl=False)
         else:

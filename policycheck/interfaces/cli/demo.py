@@ -50,7 +50,14 @@ def demo(
     temporary = out_dir is None and not refresh_sample
     try:
         mode = progress_choice(quiet, progress)
-        code = run_demo(folder, seed=seed, policy=policy, progress=mode, quiet=quiet)  # type: ignore[arg-type]
+        code = run_demo(
+            folder,
+            seed=seed,
+            policy=policy,
+            progress=mode,  # type: ignore[arg-type]
+            quiet=quiet,
+            command=("policycheck", *sys.argv[1:]),  # as typed, as check records it
+        )
     finally:
         if temporary and not keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -44,7 +44,15 @@ EDITS = ("sealed", "output", "file", "not-rerun")
     "--manifest",
     type=click.Path(path_type=Path, dir_okay=False),
     help="A release manifest you trust: the only source of synthesizer commands verify will run "
-    "(its hash must match the report's). Without it, rules that re-run the release's command are not re-run.",
+    "(its hash must match the report's), with --run-synthesizer. Without it, rules that re-run the release's "
+    "command are not re-run.",
+)
+@click.option(
+    "--run-synthesizer",
+    is_flag=True,
+    help="Let the re-run run the synthesizer command the --manifest declares (`command:`), once per round, "
+    "after re-hashing the files it names (a changed one: the command is not run). Without it a rule that "
+    "would run one is not re-run.",
 )
 @click.option(
     "--show-external",
@@ -77,6 +85,7 @@ def verify(
     workers: int | None,
     quiet: bool,
     manifest: Path | None,
+    run_synthesizer: bool,
     show_external: bool,
     signoff_only: bool,
     all_differences: bool,
@@ -93,6 +102,10 @@ def verify(
     """
     from policycheck.interfaces.verify import edited_after_the_run, read_report, verify_report
 
+    if run_synthesizer and manifest is None:
+        raise click.UsageError(
+            "--run-synthesizer needs --manifest: verify runs only a command a manifest you name declares"
+        )
     if signoff_only:
         # A missing, special or invalid report: one line, exit 2, as verify says it.
         edited = edited_after_the_run(report, read_report(report))
@@ -109,6 +122,7 @@ def verify(
         progress=not quiet,
         manifest=manifest,
         show_external=show_external,
+        run_synthesizer=run_synthesizer,
     )
     for path, sha, _ in result.files:
         echo(f"ok       {path}  sha256 {sha}")

@@ -36,16 +36,20 @@ beyond what it can re-derive or check (see :mod:`policycheck.report.integrity`):
   lists as written with it must be there;
 - it never runs a command the report names: a rule whose synthesizer is the
   release's command is re-run only with ``--manifest``, a manifest the
-  auditor names (its hash and each command's hash must match the report);
-  otherwise verify says why that rule was not re-run, and does not verify;
+  auditor names (its hash and each command's hash must match the report),
+  and ``--run-synthesizer``, and only when the files the command names (its
+  script), hashed by the check, are unchanged (:mod:`.command_files`, re-hashed
+  before anything runs); otherwise verify says why that rule was not re-run,
+  and does not verify;
 - it reads no file outside its root (not to hash it, not to re-run with
   it), whatever the report, the manifest or the policy it names say, unless
   ``show_external`` (``--show-external``): each such file is refused with
   one line and exit 2 (:func:`policycheck.io.files.reads_confined_to`).
 
 One module per step: :mod:`.files` reads the report and re-hashes what it names,
-:mod:`.rerun` re-runs its check, :mod:`.differences` compares field by field,
-:mod:`.verification` puts them together; :mod:`.diff` compares two reports.
+:mod:`.command_files` the files a synthesizer command names, :mod:`.rerun` re-runs
+its check, :mod:`.differences` compares field by field, :mod:`.verification` puts
+them together; :mod:`.diff` compares two reports.
 """
 
 from policycheck.engine.commands import needs_command

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from policycheck.core.errors import InvalidInput, Problem
-from policycheck.engine.commands import needs_command
-from policycheck.engine.compiler import compile_plan
+from policycheck.engine.commands import commands_to_run, hash_command_files, needs_command
+from policycheck.engine.compiler import Plan, compile_plan
 from policycheck.engine.progress import Progress
 from policycheck.engine.runner import run_plan
 from policycheck.execution.factory import make_executor
+from policycheck.interfaces.verify.command_files import CHANGED, NO_MANIFEST, NOT_ASKED, NOT_RECORDED
 from policycheck.interfaces.verify.files import resolve_path
 from policycheck.policy.load import load_policy
 from policycheck.release.load import build_release, load_manifest
@@ -102,12 +103,16 @@ def rerun(
     progress: bool = False,
     command: list[str] | None = None,
     manifest: Path | None = None,
+    run_synthesizer: bool = False,
+    changed_command_files: list[str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """Check the release again with the report's policy and seed: (new report, rules not re-run -> why).
 
     Waivers are judged as of the day the report was made, so a waiver that
     has expired since does not make the old report unverifiable. No command
-    is run unless ``manifest`` (named by the auditor) declares it.
+    is run unless ``manifest`` (named by the auditor) declares it, the auditor
+    asked (``run_synthesizer``), the report records the files it names and
+    none of them changed (``changed_command_files``: those that did).
     """
     prov = report["provenance"]
     if not prov["policy_files"]:
@@ -117,29 +122,59 @@ def rerun(
     release = rebuild_release(report, root, manifest)
     loaded = load_policy(resolve_path(prov["policy_files"][0]["path"], root), release, today=_report_date(report))
     plan = compile_plan(loaded, release, resolution=False, estimates=False)
+    refusal = _command_refusal(report, release, plan, manifest, run_synthesizer, changed_command_files or [])
     skipped: dict[str, str] = {}
-    if manifest is None:
+    if refusal is not None:
         for e in plan.evaluations:
             if needs_command(e.params, release):
-                skipped[e.rule.id] = (
-                    "its synthesizer is the release's command, and verify runs no command a report "
-                    "names; re-run it with --manifest MANIFEST, a release manifest you trust"
-                )
+                skipped[e.rule.id] = refusal
     runnable = [e for e in plan.evaluations if e.rule.id not in skipped]
     used = {n for e in runnable for n in e.needs}
     to_run = dataclasses.replace(
         plan, evaluations=tuple(runnable), intermediates=tuple(s for s in plan.intermediates if s.need in used)
     )
+    # The files of the command the check ran, hashed now (verify compared them before this): a report
+    # from before they were recorded records none, and its re-run none either.
+    synthesizer_files = hash_command_files(plan, release) if "synthesizer_files" in prov else None
     with make_executor(executor, workers) as pool:
-        # NOTE: the run sees no command unless the auditor named the manifest;
-        # the report still records the declared ones, for comparison.
+        # NOTE: the run sees no command unless it may run one; the report
+        # still records the declared ones, for comparison.
         run = run_plan(
             to_run,
-            release if manifest is not None else _without_commands(release),
+            release if refusal is None else _without_commands(release),
             prov["seed"],
             pool,
             Progress(enabled=progress),
         )
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    new = build_report(to_run, release, run, executor=name, command=command or [], fail_on_warn=warnings_fail(report))
+    new = build_report(
+        to_run,
+        release,
+        run,
+        executor=name,
+        command=command or [],
+        fail_on_warn=warnings_fail(report),
+        synthesizer_files=synthesizer_files,
+    )
     return new, skipped
+
+
+def _command_refusal(
+    report: dict[str, Any],
+    release: Release,
+    plan: Plan,
+    manifest: Path | None,
+    run_synthesizer: bool,
+    changed: list[str],
+) -> str | None:
+    """Why the re-run may not run the release's synthesizer command, or None when it may."""
+    if manifest is None:
+        return NO_MANIFEST
+    if not run_synthesizer:
+        uses = commands_to_run(plan, release)
+        return NOT_ASKED.format(command=uses[0].command if uses else "")
+    if "synthesizer_files" not in report["provenance"]:
+        return NOT_RECORDED
+    if changed:
+        return CHANGED.format(files=", ".join(changed))
+    return None

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.interfaces.verify.command_files import rehash_command_files
 from policycheck.interfaces.verify.differences import Difference, compare_reports
 from policycheck.interfaces.verify.files import OUTSIDE, default_root, edited_after_the_run, read_report, rehash
 from policycheck.interfaces.verify.rerun import rerun
@@ -50,11 +51,14 @@ def verify_report(
     progress: bool = False,
     manifest: Path | None = None,
     show_external: bool = False,
+    run_synthesizer: bool = False,
 ) -> Verification:
     """Check every field of the report at ``path``, re-hash its files and re-run its check.
 
     ``root``: the folder the report's relative paths start from (default: the
     folder holding the report). No file outside it is read unless ``show_external``.
+    A synthesizer command runs only as ``manifest`` declares it, with ``run_synthesizer``,
+    and when the files it names are recorded in the report and unchanged.
     """
     report = read_report(path)
     root_given = root is not None
@@ -85,8 +89,12 @@ def verify_report(
     )
     with confined:
         confirmed, changed, missing = rehash(report, root, show_external, root_given)
-        result.files = confirmed
-        result.differences += changed
+        # Before anything runs: the script a command names is a file the manifest's hash does not cover.
+        command_confirmed, command_changed, command_missing = rehash_command_files(report, root, show_external)
+        result.files = confirmed + command_confirmed
+        result.differences += changed + command_changed
+        changed = changed + command_changed
+        missing = missing + command_missing
         if missing:
             result.problems = missing
             return result
@@ -103,6 +111,8 @@ def verify_report(
                 progress=progress,
                 command=["policycheck", "verify", display_path(path)],
                 manifest=manifest,
+                run_synthesizer=run_synthesizer,
+                changed_command_files=[d.subject for d in command_changed],
             )
         except InvalidInput as exc:
             # NOTE: keep the differences found so far: they usually say why.
