@@ -182,7 +182,8 @@ class RecordCheck:
             f"{r.get('decision', '?')} by {signer.get('name', '?')} ({signer.get('role', '?')}) on {r.get('signed_at')}"
         )
         if self.ok:
-            return f"{head}: matches the report; SSH signature {self.signature}"
+            signed = "not SSH-signed" if self.signature == "none" else f"SSH signature {self.signature}"
+            return f"{head}: matches the report; {signed}"
         return f"{head}: " + "; ".join(self.problems)
 
 

@@ -66,6 +66,13 @@ def test_verify_passes_a_signed_report_as_it_was_signed(signed):
     assert result.exit_code == 0 and "approve by Ada Lovelace (privacy reviewer)" in result.output
 
 
+def test_a_record_without_an_ssh_signature_is_not_called_signed(signed):
+    result = invoke("verify", "run/report.json", "--signoff-only")
+    (line,) = [x for x in result.output.splitlines() if "sign-off:" in x]
+    assert line.startswith("ok       sign-off: approve by Ada Lovelace (privacy reviewer) on ")
+    assert line.endswith(": matches the report; not SSH-signed")
+
+
 @pytest.mark.parametrize("edited", ["report.json", "report.html", "report.signoff.json"])
 def test_verify_fails_when_the_report_or_the_record_is_edited(signed, edited):
     path = signed / edited

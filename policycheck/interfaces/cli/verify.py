@@ -171,7 +171,8 @@ def check_signoffs(report: Path, allowed_signers: Path | None, required: bool = 
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInput(Problem(str(report.with_name(SIGNOFF_FILE)), str(exc).split(": ", 1)[-1])) from None
     for check in checks:
-        echo(f"{'signed  ' if check.ok else 'DIFFERS '} sign-off: {check.line()}")
+        # "ok", not "signed": a record without an SSH signature matches the report but is signed by no key.
+        echo(f"{'ok      ' if check.ok else 'DIFFERS '} sign-off: {check.line()}")
     if not checks and required:
         echo(
             "NOT verified: there is no sign-off record beside the report to verify "
