@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 from typing import Any
 
-from policycheck.core.errors import InvalidInput, Problem, display_path
+from policycheck.core.errors import Problem
 from policycheck.interfaces.verify.differences import Difference
-from policycheck.interfaces.verify.files import OUTSIDE, resolve_path
-from policycheck.io.files import sha256_file, stat_input
+from policycheck.interfaces.verify.files import Rehashed, resolve_path
 
 #: The ``not re-run`` reasons of a rule whose synthesizer is the release's command.
 NO_MANIFEST = (
@@ -46,38 +45,22 @@ def rehash_command_files(
 
     Each is read in the folder the command runs in, the policy's, under ``root``.
     """
-    confirmed: list[tuple[str, str, bool]] = []
-    changed: list[Difference] = []
-    missing: list[Problem] = []
+    found = Rehashed()
     recorded = report["provenance"].get("synthesizer_files") or []
     if not recorded or not report["provenance"]["policy_files"]:
-        return confirmed, changed, missing
+        return found.confirmed, found.changed, found.missing
     folder = resolve_path(report["provenance"]["policy_files"][0]["path"], root).parent
     for i, f in enumerate(recorded):
-        name = shown(report, f["file"])
-        path = folder / f["file"]
-        try:
-            inside = path.resolve().is_relative_to(root.resolve())
-        except OSError:
-            inside = False
-        if not inside and not show_external:
-            missing.append(
-                Problem(name, f"file the synthesizer command names is outside {display_path(root)}, {OUTSIDE}")
-            )
-            continue
-        if not path.exists() and not path.is_symlink():
-            missing.append(Problem(name, "file the synthesizer command names is missing"))
-            continue
-        try:
-            stat_input(path, "input")
-            sha = sha256_file(path)
-        except InvalidInput as exc:
-            missing.extend(exc.problems)
-            continue
-        if sha == f["sha256"]:
-            confirmed.append((name, sha, inside))
-        else:
-            changed.append(
-                Difference("file", name, "sha256", f["sha256"], sha, at=f"provenance.synthesizer_files[{i}].sha256")
-            )
-    return confirmed, changed, missing
+        what = "file the synthesizer command names"
+        at = f"provenance.synthesizer_files[{i}].sha256"
+        found.file(
+            shown(report, f["file"]),
+            folder / f["file"],
+            f["sha256"],
+            at,
+            root,
+            show_external,
+            what=what,
+            absent=f"{what} is missing",
+        )
+    return found.confirmed, found.changed, found.missing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,44 +92,59 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def rehash(
-    report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
-) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
-    """Hash every named file again: (confirmed, changed, missing or refused).
+@dataclass
+class Rehashed:
+    """Files hashed again: confirmed (path, sha256, inside the root), changed, and why any was not read."""
 
-    A file outside ``root`` (links followed) is not read unless
-    ``show_external``: a report from someone else must not make verify
-    reveal what files elsewhere on this machine contain.
-    """
-    confirmed, changed, missing = [], [], []
-    for f in named_files(report):
-        path = resolve_path(f["path"], root)
+    confirmed: list[tuple[str, str, bool]] = field(default_factory=list)
+    changed: list[Difference] = field(default_factory=list)
+    missing: list[Problem] = field(default_factory=list)
+
+    def file(
+        self, name: str, path: Path, sha256: str, at: str, root: Path, show_external: bool, *, what: str, absent: str
+    ) -> None:
+        """``path`` (shown as ``name``) hashed again and compared with ``sha256``, recorded at ``at``.
+
+        A file outside ``root`` (links followed) is not read unless ``show_external``: a report
+        from someone else must not make verify reveal what files elsewhere on this machine contain.
+        ``what`` names the kind of file in that refusal; ``absent`` is the problem of a missing one.
+        """
         inside = _inside(path, root)
         if not inside and not show_external:
-            missing.append(Problem(f["path"], f"file named in the report is outside {display_path(root)}, {OUTSIDE}"))
-            continue
+            self.missing.append(Problem(name, f"{what} is outside {display_path(root)}, {OUTSIDE}"))
+            return
         if not path.exists() and not path.is_symlink():
-            missing.append(
-                Problem(
-                    f["path"],
-                    "file named in the report is missing"
-                    if root_given
-                    else f"file named in the report is not in {display_path(root)}, the folder verify "
-                    "reads (the report's own): give --root with the folder the check ran in",
-                )
-            )
-            continue
+            self.missing.append(Problem(name, absent))
+            return
         try:
             stat_input(path, "input")
             sha = sha256_file(path)
         except InvalidInput as exc:
-            missing.extend(exc.problems)
-            continue
-        if sha == f["sha256"]:
-            confirmed.append((f["path"], sha, inside))
+            self.missing.extend(exc.problems)
+            return
+        if sha == sha256:
+            self.confirmed.append((name, sha, inside))
         else:
-            changed.append(Difference("file", f["path"], "sha256", f["sha256"], sha, at=f["at"]))
-    return confirmed, changed, missing
+            self.changed.append(Difference("file", name, "sha256", sha256, sha, at=at))
+
+
+def rehash(
+    report: dict[str, Any], root: Path, show_external: bool = False, root_given: bool = True
+) -> tuple[list[tuple[str, str, bool]], list[Difference], list[Problem]]:
+    """Hash every named file again: (confirmed, changed, missing or refused); see :meth:`Rehashed.file`."""
+    found = Rehashed()
+    absent = (
+        "file named in the report is missing"
+        if root_given
+        else f"file named in the report is not in {display_path(root)}, the folder verify "
+        "reads (the report's own): give --root with the folder the check ran in"
+    )
+    for f in named_files(report):
+        path = resolve_path(f["path"], root)
+        found.file(
+            f["path"], path, f["sha256"], f["at"], root, show_external, what="file named in the report", absent=absent
+        )
+    return found.confirmed, found.changed, found.missing
 
 
 def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Difference]:
