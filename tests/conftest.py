@@ -129,3 +129,8 @@ def toy_release(tmp_path):
 def _in_tmp_path(tmp_path, monkeypatch):
     """Run every test in its own folder, so reported paths are short and relative."""
     monkeypatch.chdir(tmp_path)
+
+
+def toy_check_args(policy: str | Path, manifest: str | Path, *extra: str) -> list[str]:
+    """``check``'s arguments for a report set in ./out from ``manifest``: quiet, in this process (serial)."""
+    return ["check", str(policy), "-r", str(manifest), "-o", "out", "-q", "--executor", "serial", *extra]

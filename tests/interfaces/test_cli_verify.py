@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import TOY_POLICY
+from conftest import TOY_POLICY, toy_check_args
 
 import policycheck.interfaces.verify as verify_module
 from policycheck.interfaces.cli import cli
@@ -36,20 +36,9 @@ def run_without_file_permission_override(*args):
 @pytest.fixture
 def made(toy_metric, write, toy_release):
     """A report set (json, html, md, junit, sarif) in out/, made with the toy release's manifest."""
+    policy = write("p.yaml", TOY_POLICY)
     result = invoke(
-        "check",
-        write("p.yaml", TOY_POLICY),
-        "-r",
-        toy_release["manifest"],
-        "-o",
-        "out",
-        "-q",
-        "--executor",
-        "serial",
-        "--seed",
-        "4",
-        "--format",
-        "json,html,md,junit,sarif",
+        *toy_check_args(policy, toy_release["manifest"], "--seed", "4", "--format", "json,html,md,junit,sarif")
     )
     assert result.exit_code == 0, result.output
     return Path("out/report.json")

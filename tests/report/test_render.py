@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import TOY_POLICY
+from conftest import TOY_POLICY, toy_check_args
 
 from policycheck.interfaces.cli import cli
 from policycheck.report import pdf
@@ -16,23 +16,8 @@ from policycheck.report.render import render_format
 
 
 def check(*formats):
-    result = CliRunner().invoke(
-        cli,
-        [
-            "check",
-            "p.yaml",
-            "-r",
-            "release.yaml",
-            "-o",
-            "out",
-            "-q",
-            "--executor",
-            "serial",
-            "--format",
-            ",".join(formats),
-        ],
-        catch_exceptions=False,
-    )
+    args = toy_check_args("p.yaml", "release.yaml", "--format", ",".join(formats))
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(Path("out/report.json").read_text())
 
