@@ -349,3 +349,51 @@ def test_verify_resolves_relative_paths_against_root(runner, checked, tmp_path, 
     assert invoke(runner, "verify", "out/report.json", "--executor", "serial", "-q").exit_code == 2  # not in tmp_path
     result = invoke(runner, "verify", "out/report.json", "--root", moved, "--executor", "serial", "-q")
     assert result.exit_code == 0, result.output
+
+
+def changed_code(monkeypatch, value):
+    """This process as another build of policycheck: another source digest, and the toy metric measuring ``value``."""
+    import dataclasses
+
+    import policycheck.core.version as version
+    from policycheck.metrics import registry
+
+    monkeypatch.setattr(version, "source_sha256", lambda: "b" * 64)
+    spec = registry._METRICS["toy_share"]
+    measured = spec.evaluate
+    changed = dataclasses.replace(
+        spec, evaluate=lambda ctx, params, needs: dataclasses.replace(measured(ctx, params, needs), value=value)
+    )
+    registry._METRICS["toy_share"] = changed  # the toy_metric fixture unregisters it after the test
+
+
+def test_a_rerun_by_other_policycheck_code_that_differs_says_the_report_was_made_by_other_code(
+    runner, checked, monkeypatch
+):
+    made_by = json.loads(open(checked[0]).read())["provenance"]["tool_source_sha256"]
+    changed_code(monkeypatch, 0.5)
+    result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-2:] == [
+        f"note     the report was made by other policycheck code (source sha256 {made_by}) than this one "
+        f"({'b' * 64}): a difference the re-run finds may come from changes to policycheck, not to the release",
+        "NOT verified: 8 differences",
+    ]
+
+
+def test_a_rerun_by_other_policycheck_code_that_agrees_adds_no_note(runner, checked, monkeypatch):
+    changed_code(monkeypatch, 5 / 6)
+    result = invoke(runner, "verify", checked[0], "--root", ".", "--executor", "serial", "-q")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        0,
+        "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers",
+    )
+
+
+def test_a_report_without_a_source_digest_is_said_to_predate_it_when_the_rerun_differs():
+    from policycheck.interfaces.verify.verification import other_code
+
+    assert other_code({"provenance": {"tool_version": "0.1.0"}}) == [
+        "the report records no digest of the policycheck code that made it (written before one was recorded): "
+        "a difference the re-run finds may come from changes to policycheck since"
+    ]

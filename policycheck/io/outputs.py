@@ -140,13 +140,14 @@ def _holds_cwd(folder: Path) -> bool:
 def _replace_in_place(folder: Path, files: dict[str, str | bytes]) -> None:
     """Each file atomically, report.json last; then the previous run's other formats go."""
     for name in sorted(files, key=lambda n: n == "report.json"):
-        atomic_write_bytes(folder / name, _bytes(files[name]))
+        atomic_write_bytes(folder / name, file_bytes(files[name]))
     for name in REPORT_FILES:
         if name not in files and (folder / name).is_file():
             (folder / name).unlink()
 
 
-def _bytes(content: str | bytes) -> bytes:
+def file_bytes(content: str | bytes) -> bytes:
+    """A report file's bytes as written: text in UTF-8."""
     return content if isinstance(content, bytes) else content.encode("utf-8")
 
 
@@ -162,7 +163,7 @@ def _swap_in(target: Path, files: dict[str, str | bytes]) -> None:
         for file_name, content in files.items():
             # open() creates with 0o666 & ~umask, as the user expects.
             with open(tmp / file_name, "xb") as fh:
-                fh.write(_bytes(content))
+                fh.write(file_bytes(content))
                 fh.flush()
                 os.fsync(fh.fileno())
         mode = target.stat().st_mode & 0o7777 if target.is_dir() else 0o777 & ~umask()

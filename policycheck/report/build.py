@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from policycheck.core.errors import display_path
-from policycheck.core.version import __version__
+from policycheck.core.version import __version__, source_sha256
 from policycheck.engine.compiler import Plan
 from policycheck.engine.outcome import RuleOutcome, RunResult
 from policycheck.engine.verdicts import exit_code, release_verdict
@@ -114,6 +114,7 @@ def build_report(
         "provenance": {
             "tool": "policycheck",
             "tool_version": __version__,
+            "tool_source_sha256": source_sha256(),
             "python": sys.version.split()[0],
             "platform": platform.platform(),
             "libraries": {name: _version(name) for name in LIBRARIES},

@@ -13,9 +13,10 @@ read from). Each context field gets a SHA-256 of its canonical JSON in
 report.html, .md, .junit.xml and .sarif carry beside the run id.
 
 Written to a folder, report.json also lists in ``provenance.integrity.report_files``
-the report files written with it as one set, each by name, and report.pdf (printed by
-Chromium, so not rendered again identically) with the SHA-256 of its bytes: verify
-names a file of the set that is missing, and a PDF that is not the one printed. The
+the report files written with it as one set, each by name and the SHA-256 of its bytes
+(report.pdf is printed by Chromium, which never prints the same bytes twice, and other
+policycheck code renders report.json otherwise): verify names a file of the set that is
+missing, or that is not the one written. The
 list is sealed like a context field (``fields`` holds its digest); being inside the
 integrity block, it changes neither ``report_sha256`` nor the renders that carry it,
 which are written, and the PDF printed, before report.json.
@@ -47,6 +48,7 @@ CONTEXT_PATHS = (
     "rules.*.policy_location.file",
     "rules.*.seconds",
     "provenance.tool_version",
+    "provenance.tool_source_sha256",
     "provenance.python",
     "provenance.platform",
     "provenance.libraries",

@@ -178,6 +178,7 @@ def render_junit(report: dict[str, Any]) -> str:
     properties = [
         ("tool", prov["tool"]),
         ("tool_version", prov["tool_version"]),
+        ("tool_source_sha256", prov.get("tool_source_sha256")),
         ("policy_id", report["policy"]["id"]),
         ("policy_version", report["policy"]["version"]),
         ("policy_path", report["policy"]["path"]),

@@ -197,7 +197,9 @@ class ReportFile(_Model):
         description="File name, beside report.json."
     )
     sha256: str | None = Field(
-        None, description="SHA-256 of its bytes, for a file verify cannot render again identically (report.pdf)."
+        None,
+        description="SHA-256 of its bytes, which verify checks it by (every file since it was recorded for each; "
+        "before, report.pdf's alone, the renders being compared with what report.json renders to).",
     )
 
 
@@ -220,6 +222,12 @@ class Integrity(_Model):
 class Provenance(_Model):
     tool: str
     tool_version: str
+    tool_source_sha256: str | None = Field(
+        None,
+        description="SHA-256 over the policycheck package's files (code, templates), by relative path: reports "
+        "with the same digest were made by the same code, which a version string between releases does not "
+        "tell. Absent in reports written before it was recorded.",
+    )
     python: str
     platform: str
     libraries: dict[str, str]

@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from policycheck.core.escape import block
 from policycheck.core.plural import count_of, noun
-from policycheck.io.outputs import REPORT_FILES, refuse_overwriting, write_report_set
+from policycheck.io.outputs import REPORT_FILES, file_bytes, refuse_overwriting, write_report_set
 from policycheck.report import decision as words
 from policycheck.report.charts import is_empty, render_chart, render_gauge
 from policycheck.report.columns import roles_by_source
@@ -214,7 +214,7 @@ def write_listed_reports(
     Returns the report as report.json holds it (listing the set, when json is written) and the paths.
 
     ``pdf`` prints the HTML through headless Chromium (report/pdf.py) first: report.json,
-    rendered last, lists every file of the set and the printed PDF's SHA-256
+    rendered last, lists every file of the set with its SHA-256
     (:func:`policycheck.report.integrity.with_report_files`), which verify checks.
     """
     out_dir = Path(out_dir)
@@ -232,9 +232,10 @@ def write_listed_reports(
             html if isinstance(html, str) else render_html(report), out_dir / "report.pdf"
         )
     if "report.json" in files:
-        # NOTE: the list is in the integrity block, which no render and no report_sha256 covers.
+        # NOTE: the list is in the integrity block, which no render and no report_sha256 covers. Every file's
+        # digest, the renders' too: another build of policycheck may render report.json otherwise.
         written = [
-            {"name": name, **({"sha256": hashlib.sha256(content).hexdigest()} if isinstance(content, bytes) else {})}
+            {"name": name, "sha256": hashlib.sha256(file_bytes(content)).hexdigest()}
             for name, content in files.items()
             if name != "report.json"
         ]

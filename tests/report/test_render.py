@@ -34,23 +34,22 @@ def toy(toy_metric, write, toy_release):
     write("p.yaml", TOY_POLICY)
 
 
-def test_report_json_lists_the_report_files_written_with_it(toy):
+def sha256_of(name):
+    return hashlib.sha256(Path("out", name).read_bytes()).hexdigest()
+
+
+def test_report_json_lists_each_report_file_written_with_it_by_the_sha256_of_its_bytes(toy):
     report = check("json", "html", "md", "junit", "sarif")
-    assert report["provenance"]["integrity"]["report_files"] == [
-        {"name": "report.html"},
-        {"name": "report.md"},
-        {"name": "report.junit.xml"},
-        {"name": "report.sarif"},
-    ]
+    names = ["report.html", "report.md", "report.junit.xml", "report.sarif"]
+    assert report["provenance"]["integrity"]["report_files"] == [{"name": n, "sha256": sha256_of(n)} for n in names]
 
 
 def test_report_json_records_the_sha256_of_the_pdf_written_with_it(toy):
     needs_chromium()
     report = check("json", "html", "pdf")
-    printed = hashlib.sha256(Path("out/report.pdf").read_bytes()).hexdigest()
     assert report["provenance"]["integrity"]["report_files"] == [
-        {"name": "report.html"},
-        {"name": "report.pdf", "sha256": printed},
+        {"name": "report.html", "sha256": sha256_of("report.html")},
+        {"name": "report.pdf", "sha256": sha256_of("report.pdf")},
     ]
 
 

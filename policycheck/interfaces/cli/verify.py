@@ -127,6 +127,8 @@ def verify(
     for path, sha, _ in result.files:
         echo(f"ok       {path}  sha256 {sha}")
     list_differences(result.differences, None if all_differences else SHOWN_RERUN_DIFFERENCES)
+    for note in result.notes:
+        echo(f"note     {note}")
     if result.problems:
         print_problems(result.problems)
         sys.exit(EXIT_INVALID)

@@ -97,6 +97,7 @@ def diff_reports(old: dict[str, Any], new: dict[str, Any]) -> ReportDiff:
         ("attacker model", lambda r: r["policy"]["attacker_model"]),
         ("seed", lambda r: r["provenance"]["seed"]),
         ("tool version", lambda r: r["provenance"]["tool_version"]),
+        ("tool source sha256", lambda r: r["provenance"].get("tool_source_sha256")),
     )
     for label, getter in getters:
         if getter(old) != getter(new):

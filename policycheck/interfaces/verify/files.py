@@ -151,9 +151,10 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
     """What of the report at ``report_path`` changed since its check wrote it, without re-running anything.
 
     A field whose digest no longer matches its seal (:mod:`policycheck.report.integrity`), a
-    missing seal, and a report file beside it that report.json no longer renders to. A
-    report.json whose keys were re-ordered (``jq -S``) is named itself: the renders follow its
-    key order, so they are not compared with it (they would all differ, untouched).
+    missing seal, and a report file beside it that is not the one written with it. A
+    report.json whose keys were re-ordered (``jq -S``) is named itself; the renders follow its
+    key order, so where their digests are not recorded they are not compared with it (they
+    would all differ, untouched).
     """
     from policycheck.report.integrity import unsealed_fields
 
@@ -166,28 +167,35 @@ def edited_after_the_run(report_path: Path, report: dict[str, Any]) -> list[Diff
         return sealed + check_outputs(report_path, report)
     path, earlier, later = misordered
     where = f"in {path_text(path)}" if path else "at the top level"
-    intact = "its values still match their digests, but " if not sealed else ""
+    listed = (report["provenance"].get("integrity") or {}).get("report_files") or []
+    if listed and all(f.get("sha256") for f in listed):  # the files are checked by their digests, not rendered
+        after = ": its values still match their digests" if not sealed else ""
+    else:
+        intact = "its values still match their digests, but " if not sealed else ""
+        after = f": {intact}the report files beside it render from that order and are not compared"
     return [
         *sealed,
         Difference(
             "output",
             display_path(report_path),
             f"its keys are not in the order policycheck writes them ({where}, {earlier!r} comes before "
-            f"{later!r}), so it was re-serialised after the run: {intact}the report files beside it render "
-            "from that order and are not compared",
+            f"{later!r}), so it was re-serialised after the run{after}",
         ),
         *check_outputs(report_path, report, renders=False),
     ]
 
 
 def check_outputs(report_path: Path, report: dict[str, Any], renders: bool = True) -> list[Difference]:
-    """The report files beside report.json: each as report.json renders it, byte for byte, and the set complete.
+    """The report files beside report.json: each the one written with it, and the set complete.
 
     A report that lists the files written with it (``provenance.integrity.report_files``)
-    must have each of them: a missing one is named, report.pdf must have the SHA-256
-    recorded for it, and a report.pdf it does not list is not its own. A report from before
-    the list has each render present compared, as then. ``renders=False`` leaves the
-    renders uncompared (report.json's key order is not the one they were rendered from).
+    must have each of them: a missing one is named, each must have the SHA-256 recorded
+    for it, and a report.pdf it does not list is not its own. A digest is checked, not a
+    render: another build of policycheck renders report.json otherwise, and a report is
+    verified months after it was made. A render whose digest is not recorded (reports from
+    before every file's was) is compared with what report.json renders to, byte for byte;
+    ``renders=False`` leaves those uncompared (report.json's key order is not the one they
+    were rendered from).
     """
     from policycheck.io.outputs import REPORT_FILES
     from policycheck.report.render import OUTPUTS
@@ -204,11 +212,12 @@ def check_outputs(report_path: Path, report: dict[str, Any], renders: bool = Tru
                 out.append(Difference("output", shown, "missing: written with this report"))
             continue
         fmt_name = next((f for f, n in OUTPUTS.items() if n == name), None)
-        if fmt_name is not None:
+        if recorded.get(name):
+            # The bytes written with the report: whatever code renders it now, and in whatever key order.
+            out += _check_digest(path, recorded[name])
+        elif fmt_name is not None:
             if renders:
                 out += _check_render(path, fmt_name, report)
-        elif recorded.get(name):
-            out += _check_digest(path, recorded[name])
         elif listed is not None:
             why = (
                 "written with this report, which records no digest to check it by"
@@ -236,7 +245,10 @@ def _check_render(path: Path, fmt_name: str, report: dict[str, Any]) -> list[Dif
         return [Difference("output", display_path(path), exc.problems[0].message)]
     if same:
         return []
-    why = "differs from what report.json renders to (edited, or from another run)"
+    why = (
+        "differs from what report.json renders to with this policycheck: edited, from another run, or rendered "
+        "by other policycheck code (the report records no digest of the file to tell which)"
+    )
     return [Difference("output", display_path(path), why)]
 
 

@@ -36,6 +36,8 @@ class Verification:
     rerun: dict[str, Any] | None = None
     #: Why the check could not be re-run (a changed file no longer loads, say).
     problems: list[Problem] = field(default_factory=list)
+    #: What the auditor should know to read the differences (not differences themselves).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def identical(self) -> bool:
@@ -122,12 +124,33 @@ def verify_report(
     result.differences += [Difference("not-rerun", rule_id, why) for rule_id, why in skipped.items()]
     # A file that changed shows once, as a file, not again as each field holding its hash.
     seen = {(d.old, d.new) for d in changed}
-    result.differences += [
+    rerun_differences = [
         d
         for d in compare_reports(report, new, skipped)
         if not (d.kind == "field" and isinstance(d.old, str) and isinstance(d.new, str) and (d.old, d.new) in seen)
     ]
+    result.differences += rerun_differences
+    if rerun_differences:
+        result.notes += other_code(report)
     return result
+
+
+def other_code(report: dict[str, Any]) -> list[str]:
+    """Why a re-run may differ without the release changing: the report was made by other policycheck code."""
+    from policycheck.core.version import source_sha256
+
+    made_by, this = report["provenance"].get("tool_source_sha256"), source_sha256()
+    if made_by == this:
+        return []
+    if made_by is None:
+        return [
+            "the report records no digest of the policycheck code that made it (written before one was "
+            "recorded): a difference the re-run finds may come from changes to policycheck since"
+        ]
+    return [
+        f"the report was made by other policycheck code (source sha256 {made_by}) than this one ({this}): "
+        "a difference the re-run finds may come from changes to policycheck, not to the release"
+    ]
 
 
 def _unconfined() -> AbstractContextManager[None]:
