@@ -248,15 +248,23 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     synthetic = [d for d in datasets if d["role"] == "synthetic"]
     policy = report["policy"]
     data = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in original) or "none"
-    if holdout:
-        data += "; the holdout " + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
-        data += ", real records the synthesizer never saw, as the control"
     sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
     out = {
         "Release": f"{report['release']['id']}: {count_of(len(synthetic), 'synthetic set')} to be released, {sets}",
         "Data protected": f"the original data {data}",
+        **(
+            {
+                # Not "protected": the synthesizer never saw them, so the release cannot expose them.
+                "Control": "the holdout "
+                + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
+                + ", real records the synthesizer never saw: what the attacks achieve on them is what an "
+                "attacker gets without the release's individual information"
+            }
+            if holdout
+            else {}
+        ),
         "Attacker": f"{policy['attacker_model']}: knows {'; '.join(policy.get('attacker_knowledge') or [])}. "
         f"Quasi-identifiers (learnable elsewhere): {qi}. Secrets: {secrets}",
         "Confidence": f"{percent(report['provenance']['confidence'])} for each rule; a rule over several sets or "

@@ -143,6 +143,28 @@ def test_numbers_print_one_way_a_seed_as_written_and_delta_without_trailing_zero
     assert detail_value(3000, "records", {"format": "count", "unit": "records"}) == "3,000 records"
 
 
+def _scope_report(*roles):
+    """A report dict with what decision.scope reads: one data set of each role, 3,000 records each."""
+    return {
+        "release": {"id": "r", "datasets": [{"role": role, "name": role, "rows": 3000} for role in roles]},
+        "policy": {"attacker_model": "no-box", "attacker_knowledge": ["every released synthetic set"]},
+        "provenance": {"confidence": 0.95, "seed": 0, "effective_policy": {}},
+    }
+
+
+def test_the_scope_lists_the_holdout_as_the_control_not_as_data_protected():
+    words = decision.scope(_scope_report("original", "holdout", "synthetic"))
+    assert words["Data protected"] == "the original data 'original' (3,000 records)"
+    assert words["Control"] == (
+        "the holdout 'holdout' (3,000 records), real records the synthesizer never saw: what the attacks achieve "
+        "on them is what an attacker gets without the release's individual information"
+    )
+
+
+def test_a_release_without_a_holdout_has_no_control_in_its_scope():
+    assert "Control" not in decision.scope(_scope_report("original", "synthetic"))
+
+
 def _coverage_report(rules, model="no-box", synthesizer=None):
     """A report dict with what decision.untested reads: the rules' families and needs, the sets' claims."""
     return {
