@@ -259,8 +259,7 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
                 # Not "protected": the synthesizer never saw them, so the release cannot expose them.
                 "Control": "the holdout "
                 + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
-                + ", real records the synthesizer never saw: what the attacks achieve on them is what an "
-                "attacker gets without the release's individual information"
+                + ", real records the synthesizer never saw: the attacks' baseline"
             }
             if holdout
             else {}

@@ -156,8 +156,7 @@ def test_the_scope_lists_the_holdout_as_the_control_not_as_data_protected():
     words = decision.scope(_scope_report("original", "holdout", "synthetic"))
     assert words["Data protected"] == "the original data 'original' (3,000 records)"
     assert words["Control"] == (
-        "the holdout 'holdout' (3,000 records), real records the synthesizer never saw: what the attacks achieve "
-        "on them is what an attacker gets without the release's individual information"
+        "the holdout 'holdout' (3,000 records), real records the synthesizer never saw: the attacks' baseline"
     )
 
 
