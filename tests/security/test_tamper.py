@@ -6,6 +6,7 @@ the edited field. The rendered files beside report.json are edited too.
 """
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 
@@ -193,12 +194,17 @@ def test_every_field_edited_once_fails_verify_naming_it(made, cached_rerun):
     _sweep(made, every=1)
 
 
+def sha256_of(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 @pytest.mark.parametrize("name", ["report.html", "report.md", "report.junit.xml", "report.sarif"])
 def test_an_edited_rendering_fails_verify_naming_the_file(made, name, cached_rerun):
     target = made.parent / name
+    written = sha256_of(target)
     target.write_text(target.read_text().replace("toy", "tox", 1))
     passed, text = outcome(made)
-    assert not passed and f"file out/{name}: differs from what report.json renders to" in text
+    assert not passed and f"file out/{name}: sha256 {written} -> {sha256_of(target)}" in text
 
 
 def test_a_rendering_from_another_run_fails_verify(made, runner_cli, toy_release, cached_rerun):
@@ -218,9 +224,10 @@ def test_a_rendering_from_another_run_fails_verify(made, runner_cli, toy_release
     )
     run_id = json.loads(made.read_text())["provenance"]["run_id"]
     assert run_id in (made.parent / "report.html").read_text() and run_id not in html
+    written = sha256_of(made.parent / "report.html")
     (made.parent / "report.html").write_text(html)
     passed, text = outcome(made)
-    assert not passed and "file out/report.html: differs" in text
+    assert not passed and f"file out/report.html: sha256 {written} -> {sha256_of(made.parent / 'report.html')}" in text
 
 
 def test_an_edited_ledger_is_named(made, cached_rerun):
