@@ -170,6 +170,14 @@ def test_a_report_written_before_interval_of_has_not_moved_in_a_comparison():
     assert rows["dp-claim"]["new_value"] == "0 [0, 0] of this attack's excess over the claim"
 
 
+def test_to_frame_has_what_each_interval_is_of():
+    from policycheck.interfaces.api.report import Report as ApiReport
+
+    frame = ApiReport(sample()).to_frame().set_index("id")
+    assert frame.loc["dp-claim", "interval_of"] == INTERVAL_OF
+    assert frame.loc["exact-copies", "interval_of"] is None
+
+
 @pytest.mark.parametrize("of_claims", [True, False])
 def test_report_json_with_or_without_interval_of_keeps_the_published_schema_and_its_key_order(of_claims):
     report = sample(of_claims)
