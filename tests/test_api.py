@@ -144,6 +144,7 @@ def test_report_reads_the_verdict_exit_code_and_rules(toy_metric, toy_release):
         "value",
         "interval",
         "interval_level",
+        "interval_of",
         "threshold",
         "worst_set",
     ]

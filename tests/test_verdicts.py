@@ -287,3 +287,20 @@ def test_the_sample_needed_is_counted_in_the_metrics_unit():
     result = MetricResult(-0.067, (-0.285, 0.166), 0.95, sample_size=150, sample_unit="test rounds")
     judged = judge_result(Threshold(fail_above=0.2, warn_above=0.1), result)
     assert "About 292 test rounds (this run used 150) would settle it" in judged.reason
+
+
+#: A DP claim excess's interval: what one attack can show, not the value's own (metrics/dp/claims.py).
+OF_THIS_ATTACK = "this attack's excess over the claim; the mechanism's own excess may be larger"
+
+
+def test_an_interval_decision_says_what_the_interval_is_of():
+    result = MetricResult(0.0, (0.0, 2.8), 0.95, interval_of=OF_THIS_ATTACK)
+    judged = judge_result(Threshold(fail_above=0.0), result)
+    assert judged.verdict == "inconclusive"
+    assert "(estimate 0, its 95% interval [0, 2.8] of this attack's excess over the claim)." in judged.reason
+
+
+def test_a_compared_end_says_what_its_interval_is_of():
+    result = MetricResult(0.0, (0.0, 2.8), 0.95, interval_of=OF_THIS_ATTACK)
+    judged = judge_result(Threshold(fail_above=0.0, compare="upper"), result)
+    assert "the upper end of its 95% interval of this attack's excess over the claim, 2.8, is:" in judged.reason

@@ -231,14 +231,14 @@ def _inconclusive_reason(threshold: Threshold, result: MetricResult, bound: floa
     if beyond(threshold, threshold.fail, bound):
         text = (
             f"The estimate {_num(result.value)} is not {word} the fail level {level}, but the {end} end "
-            f"of its {confidence}interval, {_num(bound)}, is: this sample cannot show that the value is within the "
-            f"fail level."
+            f"of its {confidence}interval{_of(result)}, {_num(bound)}, is: this sample cannot show that the value "
+            f"is within the fail level."
         )
     else:
         text = (
             f"The estimate {_num(result.value)} is {word} the fail level {level}, but the {end} end "
-            f"of its {confidence}interval, {_num(bound)}, is not: this sample does not show that the value is "
-            f"{word} the fail level."
+            f"of its {confidence}interval{_of(result)}, {_num(bound)}, is not: this sample does not show that the "
+            f"value is {word} the fail level."
         )
     return text + _settle_words(needed, result)
 
@@ -264,7 +264,7 @@ class _Words:
         conf = _interval_confidence(result)
         assert result.interval is not None, "the words of an interval's decision need the interval"
         lo, hi = result.interval
-        self.interval = f"its {conf}interval [{_num(lo)}, {_num(hi)}]"
+        self.interval = f"its {conf}interval [{_num(lo)}, {_num(hi)}]{_of(result)}"
 
     def _level(self, which: str) -> str:
         level = self.t.fail if which == "fail" else self.t.warn
@@ -339,6 +339,11 @@ def _relation(threshold: Threshold, value: float) -> str:
         return f"is {word} the warn level {_num(threshold.warn)}, within the fail level {_num(threshold.fail)}"
     level = "warn" if threshold.warn is not None else "fail"
     return f"is within the {level} level {_num(threshold.warn if threshold.warn is not None else threshold.fail)}"
+
+
+def _of(result: MetricResult) -> str:
+    """`` of <what the interval is of>`` when the metric says it is not the value's own interval, else ''."""
+    return f" of {result.interval_of_short}" if result.interval_of_short else ""
 
 
 def _interval_confidence(result: MetricResult) -> str:

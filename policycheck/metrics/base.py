@@ -160,6 +160,16 @@ class MetricResult:
     #: rule refuted in the same run cannot pass.
     refutes: tuple[Claim, ...] = ()
     relies_on: tuple[Claim, ...] = ()
+    #: What ``interval`` is of, when that is not the quantity ``value`` names, as a phrase a report prints
+    #: beside the interval ("of <phrase>"): its first clause (up to the first "; ") is what a table shows,
+    #: the whole phrase where there is room. None: the interval is the value's own. (Last, so results
+    #: built with positional fields keep their meaning.)
+    interval_of: str | None = None
+
+    @property
+    def interval_of_short(self) -> str | None:
+        """``interval_of``'s first clause: what a table, or a sentence already long, shows beside the interval."""
+        return self.interval_of.split("; ", 1)[0] if self.interval_of else None
 
     def __post_init__(self) -> None:
         # A plugin written against the untyped details of earlier versions fails here, inside its

@@ -25,11 +25,9 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
         a, b = before.get(rule_id), after.get(rule_id)
         either = b or a
         assert either is not None, "every id comes from one of the two reports"
-        shown = [
-            None if r is None else (fmt(r["value"]) + interval_text(r) if not r["error"] else "not evaluated")
-            for r in (a, b)
-        ]
-        moved = a is None or b is None or a["verdict"] != b["verdict"] or shown[0] != shown[1]
+        shown = [_value(r) for r in (a, b)]
+        # NOTE: the numbers decide: a report written before intervals said what they are of has not moved.
+        moved = a is None or b is None or a["verdict"] != b["verdict"] or _value(a, False) != _value(b, False)
         rows.append(
             {
                 "id": rule_id,
@@ -44,6 +42,13 @@ def rule_rows(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _value(rule: dict[str, Any] | None, with_of: bool = True) -> str | None:
+    """A rule's value and interval as the comparison shows it."""
+    if rule is None:
+        return None
+    return fmt(rule["value"]) + interval_text(rule, with_of) if not rule["error"] else "not evaluated"
 
 
 def render_diff_html(old: dict[str, Any], new: dict[str, Any], changes: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from policycheck.core.plural import count_of, noun
 from policycheck.metrics.combinators import printed_level
-from policycheck.report.formatting import fmt, is_excess, percent
+from policycheck.report.formatting import fmt, interval_of, interval_text, is_excess, percent
 
 #: The papers the metrics are built from, as the methods section cites them ("paper 000") and in full.
 REFERENCES: dict[str, dict[str, str]] = {
@@ -193,7 +193,8 @@ def plain_sentence(rule: dict[str, Any], default: float | None = None, several_s
     interval = rule.get("interval")
     label = level_label(rule, default)
     value = fmt(rule.get("value"))
-    span = f" ({label} interval {fmt(interval[0])} to {fmt(interval[1])})" if interval and label else ""
+    of = f", of {interval_of(rule)}" if interval_of(rule) else ""
+    span = f" ({label} interval {fmt(interval[0])} to {fmt(interval[1])}{of})" if interval and label else ""
     lead = f"{what_it_measures(rule)}: measured {value}{span}"
     if is_excess(rule):  # the sentence names the measure, so the number must be the measure's, then the excess
         lead = (
@@ -231,10 +232,9 @@ def plain_sentence(rule: dict[str, Any], default: float | None = None, several_s
 def unsettled_words(rule: dict[str, Any]) -> str:
     """For a pass whose interval reaches past the fail level under estimate/upper/lower: what would settle it."""
     direction, fail, _ = _levels(rule)
-    interval = rule["interval"]
     return (
         f"passes on {rule.get('decided_on') or 'the estimate'} (compare: {rule['threshold'].get('compare')}), but its "
-        f"interval [{fmt(interval[0])}, {fmt(interval[1])}] reaches {'above' if direction == 'above' else 'below'} "
+        f"interval{interval_text(rule)} reaches {'above' if direction == 'above' else 'below'} "
         f"the fail level {fmt(fail)}: the sample does not show it within. A larger sample, or deciding on the "
         "interval (compare: interval), would settle it"
     )

@@ -73,9 +73,25 @@ COMPARE_WORDS = {
 }
 
 
-def interval_text(rule: dict[str, Any]) -> str:
+def interval_of(rule: dict[str, Any], full: bool = False) -> str:
+    """What the rule's interval is of, when its metric says that is not the value (report.json's ``interval_of``).
+
+    The phrase's first clause (up to the first "; "), for a table or a sentence already long: ``this attack's
+    excess over the claim``; the whole phrase with ``full``. '' when the interval is the value's own, or absent.
+    """
+    phrase = rule.get("interval_of")
+    if not phrase or not rule.get("interval"):
+        return ""
+    return str(phrase) if full else str(phrase).split("; ", 1)[0]
+
+
+def interval_text(rule: dict[str, Any], with_of: bool = True) -> str:
+    """`` [0.01, 0.09]``, and what it is of where its metric says it is not the value's (unless not ``with_of``)."""
     interval = rule.get("interval")
-    return f" [{fmt(interval[0])}, {fmt(interval[1])}]" if interval else ""
+    if not interval:
+        return ""
+    of = interval_of(rule) if with_of else ""
+    return f" [{fmt(interval[0])}, {fmt(interval[1])}]" + (f" of {of}" if of else "")
 
 
 def is_excess(rule: dict[str, Any]) -> bool:
@@ -87,16 +103,18 @@ def is_excess(rule: dict[str, Any]) -> bool:
     return excess
 
 
-def measured_text(rule: dict[str, Any]) -> str:
+def measured_text(rule: dict[str, Any], with_of: bool = True) -> str:
     """The value with its interval and, where the metric gives them, the observed rate and the baseline.
 
     ``0.05 [0.01, 0.09] excess = observed 0.25 - baseline 0.2`` when the value
     is the excess over a baseline; ``0.004 [-0.09, 0.1] (observed 0.7413, baseline
     0.7403)`` when the value is derived from both otherwise (the individual
     reconstruction risk is a ratio of errors); ``0.52 [0.5, 0.54] (baseline
-    0.5)`` when the value keeps its own scale.
+    0.5)`` when the value keeps its own scale. ``0 [0, 0.7] of this attack's
+    excess over the claim`` when the metric says the interval is not of the value
+    (``with_of=False`` leaves that to a caller that words it itself).
     """
-    shown = fmt(rule.get("value")) + interval_text(rule)
+    shown = fmt(rule.get("value")) + interval_text(rule, with_of)
     if rule.get("baseline") is None:
         return shown
     raw, baseline = rule.get("raw"), rule["baseline"]
@@ -150,11 +168,12 @@ def decision_text(rule: dict[str, Any], confidence: float | None = None) -> str:
     interval = rule.get("interval")
     shown = fmt(rule.get("value"))
     if interval and conf:
+        of = f", of {interval_of(rule)}" if interval_of(rule) else ""
         if t.get("compare") in ("upper", "lower"):
             end = interval[1] if t["compare"] == "upper" else interval[0]
-            shown += f" ({percent(conf)} {t['compare']} bound {fmt(end)})"
+            shown += f" ({percent(conf)} {t['compare']} bound {fmt(end)}{of})"
         else:
-            shown += f" ({percent(conf)} interval {fmt(interval[0])} – {fmt(interval[1])})"
+            shown += f" ({percent(conf)} interval {fmt(interval[0])} – {fmt(interval[1])}{of})"
     if rule.get("raw") is not None and rule.get("baseline") is not None:
         shown += f" (observed {fmt(rule['raw'])}, baseline {fmt(rule['baseline'])})"
     if level is None:
@@ -206,7 +225,7 @@ def settle_text(rule: dict[str, Any]) -> str:
     level = t.get(f"{which}_above" if above else f"{which}_below")
     interval = rule.get("interval")
     if interval and rule.get("decided_on") == "interval":
-        text = f"the interval [{fmt(interval[0])}, {fmt(interval[1])}] contains the {which} level {fmt(level)}"
+        text = f"the interval{interval_text(rule)} contains the {which} level {fmt(level)}"
     else:
         text = (
             f"the estimate {fmt(rule.get('value'))} and the compared bound {fmt(rule.get('compared_value'))} "

@@ -33,7 +33,7 @@ from typing import Any
 
 from policycheck.engine.verdicts import fails_release
 from policycheck.report.decision import untested_gaps
-from policycheck.report.formatting import VERDICT_WORDS, measured_text, threshold_text
+from policycheck.report.formatting import VERDICT_WORDS, interval_of, measured_text, threshold_text
 from policycheck.report.summary import Summary, summarize
 
 #: Characters XML 1.0 cannot carry, even escaped (control characters).
@@ -106,6 +106,7 @@ def _testcase(suite: ET.Element, rule: dict[str, Any], classname: str, warn_fail
         ("compared_value", rule["compared_value"]),
         ("interval_lower", interval[0]),
         ("interval_upper", interval[1]),
+        ("interval_of", interval_of(rule, full=True) or None),
         ("threshold", threshold_text(rule["threshold"])),
         ("raw", rule.get("raw")),
         ("baseline", rule.get("baseline")),

@@ -95,6 +95,13 @@ class RuleOut(_Model):
         default=None, description="The values the metric can take [lowest, highest] (None: unbounded); since 1.2."
     )
     interval: list[float] | None = Field(description="Confidence interval [lower, upper] of the estimate, if any.")
+    interval_of: str | None = Field(
+        default=None,
+        description="What `interval` is of, when that is not the quantity `value` names, as the metric words it "
+        "(its first clause, up to '; ', is what tables print beside the interval): a DP claim excess's interval "
+        "bounds what its attack can show, not the mechanism's epsilon. Absent when the interval is the value's "
+        "own, and in reports written before it was recorded.",
+    )
     confidence: float | None = None
     summary: str
     meaning: str

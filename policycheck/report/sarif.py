@@ -29,7 +29,7 @@ from urllib.parse import quote
 
 from policycheck.engine.verdicts import fails_release
 from policycheck.report.decision import GAPS, untested_gaps
-from policycheck.report.formatting import measured_text, threshold_text
+from policycheck.report.formatting import interval_of, measured_text, threshold_text
 from policycheck.report.summary import summarize
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -129,6 +129,8 @@ def _result(rule: dict[str, Any], rule_index: int, policy_id: str, artifact_inde
             "value": rule["value"],
             "comparedValue": rule["compared_value"],
             "interval": rule["interval"],
+            # NOTE: only where the metric gives it, so the SARIF of every other rule reads as it did.
+            **({"intervalOf": interval_of(rule, full=True)} if interval_of(rule) else {}),
             "confidence": rule["confidence"],
             "raw": rule.get("raw"),
             "baseline": rule.get("baseline"),

@@ -65,12 +65,13 @@ class Report:
         return self.render("json")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per rule: id, metric, severity, verdict, value, interval, its confidence, threshold, and the
-        synthetic set that decided it (the worst, for a rule over several sets)."""
+        """One row per rule: id, metric, severity, verdict, value, interval, its confidence, what it is of (where
+        its metric says it is not the value's own; else None), threshold, and the synthetic set that decided it
+        (the worst, for a rule over several sets)."""
         import pandas as pd
 
         from policycheck.report.decision import interval_level, worst_set
-        from policycheck.report.formatting import threshold_text
+        from policycheck.report.formatting import interval_of, threshold_text
 
         rows = [
             {
@@ -81,6 +82,7 @@ class Report:
                 "value": r["value"],
                 "interval": tuple(r["interval"]) if r["interval"] else None,
                 "interval_level": interval_level(r) if r["interval"] else None,
+                "interval_of": interval_of(r, full=True) or None,
                 "threshold": threshold_text(r["threshold"]),
                 "worst_set": worst_set(r),
             }
@@ -94,6 +96,7 @@ class Report:
             "value",
             "interval",
             "interval_level",
+            "interval_of",
             "threshold",
             "worst_set",
         ]
@@ -133,7 +136,7 @@ class Report:
 
     def _repr_html_(self) -> str:
         """A compact version of the HTML report for Jupyter: the verdict and one row per rule."""
-        from policycheck.report.formatting import VERDICT_WORDS, fmt, threshold_text
+        from policycheck.report.formatting import VERDICT_WORDS, fmt, interval_text, threshold_text
 
         colours = {
             "pass": "#1a7f37",
@@ -146,7 +149,7 @@ class Report:
         e = html.escape
         rows = []
         for r in self.rules:
-            interval = f" [{fmt(r['interval'][0])}, {fmt(r['interval'][1])}]" if r["interval"] else ""
+            interval = interval_text(r)
             colour = colours.get(r["verdict"], "#57606a")
             rows.append(
                 f"<tr><td><code>{e(r['id'])}</code></td><td>{e(r['metric'])}</td>"

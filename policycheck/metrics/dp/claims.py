@@ -34,6 +34,12 @@ EXCESS_IS_BOUND = (
     "so it says only what the test shows; its interval's upper end bounds this attack, not the mechanism, and no "
     "sample can show that a DP claim holds."
 )
+#: What a claim excess's interval is of: its upper end is the excess of this attack's measured-epsilon upper end,
+#: which bounds what the attack can show, not the mechanism's epsilon (the table shows the clause before "; ").
+INTERVAL_OF = (
+    "this attack's excess over the claim; the mechanism's own excess may be larger: no test bounds its epsilon "
+    "from above"
+)
 
 
 class ClaimParams(Params):
@@ -132,6 +138,7 @@ def excess_result(details: ExcessDetails, attack: str, more_notes: tuple[str, ..
         charts=(claim_chart(rows, attack),),
         notes=(*notes, *more_notes),
         refutes=tuple(r.claim for r in rows if r.contradicted and r.claim is not None),
+        interval_of=INTERVAL_OF if interval is not None else None,
     )
 
 

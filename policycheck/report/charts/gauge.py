@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 from policycheck.report.charts.axes import clip, nice_step
 from policycheck.report.charts.style import ZONES, W
 from policycheck.report.charts.text import fmt, number, text_width
+from policycheck.report.formatting import interval_of
 
 #: Ends of the line, its top and its height.
 LEFT, RIGHT_END, TOP, HEIGHT = 16, W - 16, 22, 14
@@ -37,6 +38,8 @@ class Gauge:
     compared: float | None
     compares_an_end: bool
     domain: tuple[float | None, float | None]
+    #: What the interval is of, when its metric says it is not the value's own ('' when it is).
+    interval_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ def gauge_of(rule: dict[str, Any]) -> Gauge | None:
         compared=number(rule.get("compared_value")),
         compares_an_end=threshold.get("compare", "estimate") != "estimate",
         domain=(d_lo, d_hi),
+        interval_of=interval_of(rule),
     )
 
 
@@ -237,6 +241,7 @@ def gauge_words(gauge: Gauge) -> str:
     words = f"measured {fmt(gauge.value)}"
     if gauge.interval:
         words += f", interval {fmt(gauge.interval[0])} to {fmt(gauge.interval[1])}"
+        words += f", of {gauge.interval_of}" if gauge.interval_of else ""
     words += f"; fail {side} {fmt(gauge.fail)}"
     if gauge.warn is not None:
         words += f", warn {side} {fmt(gauge.warn)}"

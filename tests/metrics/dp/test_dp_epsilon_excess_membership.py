@@ -6,10 +6,13 @@ import pytest
 
 from policycheck.core.errors import EvaluationError
 from policycheck.metrics import registry
+from policycheck.metrics.dp.claims import INTERVAL_OF
 from policycheck.release.claims import Claim
 from policycheck.release.model import SynthesizerInfo
-from tests.metrics.dp.releases import evaluate, release
+from tests.metrics.dp.releases import TRAINING, evaluate, release
 from tests.metrics.membership.game_release import checked
+
+COPIES = TRAINING.iloc[::5].reset_index(drop=True)
 
 
 def test_manifest_claim_wins_over_the_param_and_value_is_the_worst_set():
@@ -44,6 +47,15 @@ def test_a_claim_the_test_does_not_contradict_is_not_refuted_never_verified():
     assert registry.get_metric("dp_epsilon_excess_membership").pass_means == (
         "Not refuted by this test (a test cannot verify a DP claim)."
     )
+
+
+def test_the_excess_interval_says_it_is_of_this_attack_not_of_the_mechanism():
+    # a copy of every fifth training record: the test measures epsilon in [0.65, 4.8], so a claim of 2 is not
+    # refuted (value 0), and the interval's upper end 2.8 is what this test could show, not the mechanism's excess
+    result = evaluate("dp_epsilon_excess_membership", release(SynthesizerInfo("a", epsilon=2.0), synthetic=COPIES))
+    assert result.value == 0 and result.interval == pytest.approx((0.0, 2.825), abs=1e-3)
+    assert result.interval_of == INTERVAL_OF
+    assert result.interval_of_short == "this attack's excess over the claim"
 
 
 def test_a_noise_free_indhist_claim_of_epsilon_one_is_refuted_by_the_game_and_the_budget_fails():
