@@ -397,3 +397,19 @@ def test_a_report_without_a_source_digest_is_said_to_predate_it_when_the_rerun_d
         "the report records no digest of the policycheck code that made it (written before one was recorded): "
         "a difference the re-run finds may come from changes to policycheck since"
     ]
+
+
+def test_a_field_recorded_only_since_a_later_build_is_no_difference_when_the_report_lacks_it():
+    from policycheck.interfaces.verify.differences import compare_fields
+
+    out: list[Difference] = []
+    compare_fields({"rules": [{"value": 0.0}]}, {"rules": [{"value": 0.0, "interval_of": "this attack's"}]}, (), out)
+    assert out == []
+
+
+def test_a_field_recorded_since_a_later_build_that_the_rerun_lacks_is_a_difference():
+    from policycheck.interfaces.verify.differences import compare_fields
+
+    out: list[Difference] = []
+    compare_fields({"rules": [{"value": 0.0, "interval_of": "this attack's"}]}, {"rules": [{"value": 0.0}]}, (), out)
+    assert [str(d) for d in out] == ["field rules[0].interval_of: report says this attack's, re-run gives (absent)"]

@@ -185,6 +185,9 @@ def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, present: frozenset[str]) -
         "threshold": e.rule.threshold.model_dump(),
         "value_range": list(e.spec.value_range) if any(v is not None for v in e.spec.value_range) else None,
         "interval": list(r.interval) if r and r.interval is not None else None,
+        # NOTE: absent unless the metric gives it, so every other rule (and a re-run of a report written before
+        # it was recorded) reads as before.
+        **({"interval_of": r.interval_of} if r and r.interval_of and r.interval is not None else {}),
         "confidence": r.confidence if r else None,
         "summary": e.spec.summary,
         "meaning": e.spec.meaning,

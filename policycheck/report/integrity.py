@@ -112,6 +112,11 @@ def _matches(path: tuple[str | int, ...], parts: tuple[str, ...]) -> bool:
     )
 
 
+def path_matches(path: tuple[str | int, ...], pattern: str) -> bool:
+    """Whether ``path`` is the field ``pattern`` names, or inside it (``rules.*.interval_of``: ``*`` any index)."""
+    return _matches(path, tuple(pattern.split(".")))
+
+
 def is_context(path: tuple[str | int, ...]) -> bool:
     """Whether ``path`` (or an ancestor) is a context field, or a timing leaf."""
     if path and isinstance(path[-1], str) and TIMING_KEY.search(path[-1]):

@@ -183,3 +183,45 @@ def test_report_json_with_or_without_interval_of_keeps_the_published_schema_and_
     report = sample(of_claims)
     Report.model_validate(report)
     assert first_key_out_of_order(report) is None
+
+
+@pytest.fixture
+def claim_like_metric():
+    """``claim_like``: a value of 0 whose interval is of something else, as the DP claim excess rules give it."""
+    from policycheck.metrics import registry
+    from policycheck.metrics.base import Knowledge, MetricResult
+    from policycheck.metrics.registry import Params
+
+    def claim_like(ctx, params, needs):
+        """A value whose interval is of something else (test metric)."""
+        return MetricResult(0.0, (0.0, 2.8), 0.95, interval_of=INTERVAL_OF)
+
+    registry.load_families()
+    registry.metric(
+        name="claim_like", family="toy", params=Params, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
+    )(claim_like)
+    yield
+    registry._METRICS.pop("claim_like", None)
+
+
+def test_report_json_carries_interval_of_where_the_metric_gives_it_and_nowhere_else(
+    claim_like_metric, toy_metric, write, toy_release, tmp_path
+):
+    from policycheck.interfaces.check import CheckOptions, check_release
+    from policycheck.release.load import load_manifest
+
+    policy = write(
+        "p.yaml",
+        """\
+metadata: {id: toy, title: Toy policy, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - {id: claim, metric: claim_like, threshold: {fail_above: 0, compare: estimate}}
+  - {id: share, metric: toy_share, params: {column: sex, value: Male}, threshold: {fail_above: 0.9, compare: estimate}}
+""",
+    )
+    release = load_manifest(toy_release["manifest"])
+    report = check_release(policy, release, tmp_path / "out", CheckOptions(executor="serial"), formats=("json",))
+    claim, share = report["rules"]
+    assert claim["interval_of"] == INTERVAL_OF and "interval_of" not in share
+    assert first_key_out_of_order(report) is None

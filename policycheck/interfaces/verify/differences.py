@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from policycheck.report.integrity import is_context, path_text
+from policycheck.report.integrity import is_context, path_matches, path_text
 
 #: Numbers closer than this, relative to the larger, count as identical.
 RELATIVE_TOLERANCE = 1e-12
@@ -102,6 +102,10 @@ def compare_rules(old: dict[str, Any], new: dict[str, Any]) -> list[Difference]:
 
 
 _MISSING = "(absent)"
+#: Fields a report records only since a later build of policycheck: one made before lacks them, and a
+#: re-run that has them differs in nothing the report said. (A field deleted from a report that had it
+#: breaks the report's seal, which verify names.)
+RECORDED_SINCE = ("rules.*.interval_of",)
 
 
 def _same_leaf(a: Any, b: Any) -> bool:
@@ -119,6 +123,8 @@ def compare_fields(old: Any, new: Any, path: tuple[str | int, ...], out: list[Di
         return
     if isinstance(old, dict) and isinstance(new, dict):
         for key in dict.fromkeys([*old, *new]):
+            if key not in old and any(path_matches((*path, key), p) for p in RECORDED_SINCE):
+                continue
             if key not in old or key not in new:
                 if not is_context((*path, key)):
                     out.append(
