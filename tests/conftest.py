@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -134,3 +135,13 @@ def _in_tmp_path(tmp_path, monkeypatch):
 def toy_check_args(policy: str | Path, manifest: str | Path, *extra: str) -> list[str]:
     """``check``'s arguments for a report set in ./out from ``manifest``: quiet, in this process (serial)."""
     return ["check", str(policy), "-r", str(manifest), "-o", "out", "-q", "--executor", "serial", *extra]
+
+
+def registered_toy_metric(name: str, evaluate: Callable, params: type[Params] = Params) -> Iterator[None]:
+    """``evaluate`` registered as the synthetic-only toy metric ``name`` while a fixture yields, then removed."""
+    registry.load_families()
+    registry.metric(name=name, family="toy", params=params, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"})(
+        evaluate
+    )
+    yield
+    registry._METRICS.pop(name, None)

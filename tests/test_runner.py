@@ -1,6 +1,6 @@
 import datetime as dt
 
-from conftest import TOY_POLICY
+from conftest import TOY_POLICY, registered_toy_metric
 
 from policycheck.engine.compiler import compile_plan
 from policycheck.engine.runner import run_plan
@@ -61,7 +61,7 @@ import pytest  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 from policycheck.metrics import registry  # noqa: E402
-from policycheck.metrics.base import Knowledge, MetricResult  # noqa: E402
+from policycheck.metrics.base import MetricResult  # noqa: E402
 from policycheck.metrics.registry import Params  # noqa: E402
 from policycheck.release.claims import Claim  # noqa: E402
 
@@ -90,12 +90,7 @@ def fixed_metric():
             relies_on=tuple(Claim.of_synthetic_set(i) for i in params.relies_on),
         )
 
-    registry.load_families()
-    registry.metric(
-        name="fixed", family="toy", params=FixedParams, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
-    )(fixed)
-    yield
-    registry._METRICS.pop("fixed", None)
+    yield from registered_toy_metric("fixed", fixed, FixedParams)
 
 
 HEAD = 'metadata: {id: t, title: T, version: "1", owner: tests}\nattacker: {model: no-box}\n'

@@ -114,78 +114,89 @@ def test_verify_all_differences_lists_every_rerun_difference(made, monkeypatch):
     ]
 
 
+def verified(report_path):
+    """``verify`` of the report, in this process: its exit code and the lines other than each file's ``ok``."""
+    result = invoke("verify", report_path, "--root", ".", "--executor", "serial", "-q")
+    return result.exit_code, [line for line in result.output.splitlines() if not line.startswith("ok ")]
+
+
 def test_a_report_json_resorted_is_named_and_the_renders_beside_it_checked_by_their_digests(made):
     report = json.loads(made.read_text())
     made.write_text(json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
     made.with_name("report.md").write_text("# Approved\n")
-    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
-    assert result.exit_code == 1
     md = next(f for f in report["provenance"]["integrity"]["report_files"] if f["name"] == "report.md")
-    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
-        "DIFFERS  file out/report.json: its keys are not in the order policycheck writes them (at the top "
-        "level, 'methods' comes before 'policy'), so it was re-serialised after the run: its values "
-        "still match their digests",
-        f"DIFFERS  file out/report.md: sha256 {md['sha256']} -> {sha256_of('out/report.md')}",
-        "NOT verified: 2 differences",
-    ]
+    assert verified(made) == (
+        1,
+        [
+            "DIFFERS  file out/report.json: its keys are not in the order policycheck writes them (at the top "
+            "level, 'methods' comes before 'policy'), so it was re-serialised after the run: its values "
+            "still match their digests",
+            f"DIFFERS  file out/report.md: sha256 {md['sha256']} -> {sha256_of('out/report.md')}",
+            "NOT verified: 2 differences",
+        ],
+    )
 
 
 def without_render_digests(report_path):
     """The report as written before report.json recorded its renders' digests (the PDF's alone)."""
+    from policycheck.report.integrity import REPORT_FILES, digest
+
     report = json.loads(report_path.read_text())
     integrity = report["provenance"]["integrity"]
     integrity["report_files"] = [
         f if f["name"] == "report.pdf" else {"name": f["name"]} for f in integrity["report_files"]
     ]
-    from policycheck.report.integrity import REPORT_FILES, digest
-
     integrity["fields"][REPORT_FILES] = digest(integrity["report_files"])
     report_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+
+def rendering_otherwise(monkeypatch, formats):
+    """This process as a build of policycheck whose templates render ``formats`` otherwise."""
+    from policycheck.report import render
+
+    rendered = render.render_format
+    monkeypatch.setattr(
+        render, "render_format", lambda fmt, report: rendered(fmt, report) + ("changed\n" if fmt in formats else "")
+    )
 
 
 def test_a_report_json_resorted_without_render_digests_leaves_its_renders_uncompared(made):
     without_render_digests(made)
     report = json.loads(made.read_text())
     made.write_text(json.dumps(report, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
-    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
-    assert result.exit_code == 1
-    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
-        "DIFFERS  file out/report.json: its keys are not in the order policycheck writes them (at the top "
-        "level, 'methods' comes before 'policy'), so it was re-serialised after the run: its values "
-        "still match their digests, but the report files beside it render from that order and are not compared",
-        "NOT verified: 1 difference",
-    ]
+    assert verified(made) == (
+        1,
+        [
+            "DIFFERS  file out/report.json: its keys are not in the order policycheck writes them (at the top "
+            "level, 'methods' comes before 'policy'), so it was re-serialised after the run: its values "
+            "still match their digests, but the report files beside it render from that order and are not "
+            "compared",
+            "NOT verified: 1 difference",
+        ],
+    )
 
 
 def test_renders_of_a_report_made_by_other_policycheck_code_verify_by_their_recorded_digests(made, monkeypatch):
     """Months later, another build renders report.json otherwise: the files written with it still verify."""
-    from policycheck.report import render
-
-    rendered = render.render_format
-    monkeypatch.setattr(render, "render_format", lambda fmt, report: rendered(fmt, report) + "changed template\n")
-    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
-    assert (result.exit_code, result.output.splitlines()[-1]) == (
+    rendering_otherwise(monkeypatch, ("html", "md", "junit", "sarif"))
+    assert verified(made) == (
         0,
-        "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers",
+        ["verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers"],
     )
 
 
 def test_a_render_without_a_recorded_digest_that_this_code_renders_otherwise_is_named(made, monkeypatch):
     without_render_digests(made)
-    from policycheck.report import render
-
-    rendered = render.render_format
-    monkeypatch.setattr(
-        render, "render_format", lambda fmt, report: rendered(fmt, report) + ("changed\n" if fmt == "md" else "")
+    rendering_otherwise(monkeypatch, ("md",))
+    assert verified(made) == (
+        1,
+        [
+            "DIFFERS  file out/report.md: differs from what report.json renders to with this policycheck: edited, "
+            "from another run, or rendered by other policycheck code (the report records no digest of the file "
+            "to tell which)",
+            "NOT verified: 1 difference",
+        ],
     )
-    result = invoke("verify", made, "--root", ".", "--executor", "serial", "-q")
-    assert result.exit_code == 1
-    assert [line for line in result.output.splitlines() if not line.startswith("ok ")] == [
-        "DIFFERS  file out/report.md: differs from what report.json renders to with this policycheck: edited, "
-        "from another run, or rendered by other policycheck code (the report records no digest of the file to "
-        "tell which)",
-        "NOT verified: 1 difference",
-    ]
 
 
 def test_a_report_json_reindented_still_verifies(made):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import registered_toy_metric
 
 from policycheck.metrics.dp.claims import INTERVAL_OF
 from policycheck.report import decision
@@ -188,20 +189,13 @@ def test_report_json_with_or_without_interval_of_keeps_the_published_schema_and_
 @pytest.fixture
 def claim_like_metric():
     """``claim_like``: a value of 0 whose interval is of something else, as the DP claim excess rules give it."""
-    from policycheck.metrics import registry
-    from policycheck.metrics.base import Knowledge, MetricResult
-    from policycheck.metrics.registry import Params
+    from policycheck.metrics.base import MetricResult
 
     def claim_like(ctx, params, needs):
         """A value whose interval is of something else (test metric)."""
         return MetricResult(0.0, (0.0, 2.8), 0.95, interval_of=INTERVAL_OF)
 
-    registry.load_families()
-    registry.metric(
-        name="claim_like", family="toy", params=Params, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
-    )(claim_like)
-    yield
-    registry._METRICS.pop("claim_like", None)
+    yield from registered_toy_metric("claim_like", claim_like)
 
 
 def test_report_json_carries_interval_of_where_the_metric_gives_it_and_nowhere_else(

@@ -6,12 +6,12 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import registered_toy_metric
 from pydantic import Field
 
 from policycheck.interfaces.check import CheckOptions, check_release
 from policycheck.interfaces.cli.summary import print_summary
-from policycheck.metrics import registry
-from policycheck.metrics.base import Knowledge, MetricResult
+from policycheck.metrics.base import MetricResult
 from policycheck.metrics.registry import Params
 from policycheck.release.load import load_manifest
 from policycheck.report.junit import render_junit
@@ -202,12 +202,7 @@ def excess_metric():
             baseline_label="chance: sum of p^2 over the secret's values",
         )
 
-    registry.load_families()
-    registry.metric(
-        name="excess", family="toy", params=ExcessParams, knowledge={Knowledge.SYNTHETIC}, inputs={"synthetic"}
-    )(excess)
-    yield
-    registry._METRICS.pop("excess", None)
+    yield from registered_toy_metric("excess", excess, ExcessParams)
 
 
 @pytest.fixture
