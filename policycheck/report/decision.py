@@ -232,11 +232,21 @@ def plain_sentence(rule: dict[str, Any], default: float | None = None, several_s
 def unsettled_words(rule: dict[str, Any]) -> str:
     """For a pass whose interval reaches past the fail level under estimate/upper/lower: what would settle it."""
     direction, fail, _ = _levels(rule)
-    return (
+    lead = (
         f"passes on {rule.get('decided_on') or 'the estimate'} (compare: {rule['threshold'].get('compare')}), but its "
         f"interval{interval_text(rule)} reaches {'above' if direction == 'above' else 'below'} "
-        f"the fail level {fmt(fail)}: the sample does not show it within. A larger sample, or deciding on the "
-        "interval (compare: interval), would settle it"
+        f"the fail level {fmt(fail)}"
+    )
+    if interval_of(rule):
+        # The interval is not the value's (a DP claim's: what this attack could show), so deciding on it
+        # settles nothing: only more evidence can move the value itself.
+        return (
+            f"{lead}: a larger sample could show the value beyond it. Deciding on the interval (compare: "
+            "interval) would not settle it: the interval is not of the value"
+        )
+    return (
+        f"{lead}: the sample does not show it within. A larger sample, or deciding on the interval (compare: "
+        "interval), would settle it"
     )
 
 

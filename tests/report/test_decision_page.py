@@ -107,6 +107,16 @@ def test_a_pass_on_the_estimate_whose_interval_reaches_past_the_fail_level_is_no
     assert not decision.reaches_past_fail(_rule(interval=[-0.05, 0.09]))
 
 
+def test_a_pass_whose_interval_is_not_of_its_value_is_not_told_that_deciding_on_the_interval_would_settle_it():
+    rule = _rule(value=0.0, interval=[0.0, 2.8], interval_of="this attack's excess over the claim; more words")
+    rule["threshold"]["fail_above"] = 0.0
+    assert decision.unsettled_words(rule) == (
+        "passes on estimate (compare: estimate), but its interval [0, 2.8] of this attack's excess over the claim "
+        "reaches above the fail level 0: a larger sample could show the value beyond it. Deciding on the interval "
+        "(compare: interval) would not settle it: the interval is not of the value"
+    )
+
+
 def test_the_sentence_of_a_failure_is_words_with_the_end_that_decided():
     rule = _rule(verdict="fail", value=0.8688, interval=[0.8622, 0.8745], decided_on="interval")
     rule["threshold"] = {"fail_above": 0.2, "compare": "interval"}
