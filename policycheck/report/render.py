@@ -32,6 +32,7 @@ from policycheck.report.formatting import (
     decision_text,
     detail_value,
     fmt,
+    interval_of,
     is_excess,
     measured_text,
     percent,
@@ -92,6 +93,7 @@ def _environment() -> Environment:
     env.filters["noun"] = noun  # {{ n | noun('fails', 'fail') }}: the word that agrees with n
     env.filters["threshold"] = threshold_text
     env.filters["measured"] = measured_text
+    env.filters["interval_of"] = interval_of  # {{ rule | interval_of }}: its first clause
     env.filters["decision"] = decision_text
     env.filters["settle"] = settle_text
     env.filters["remedy"] = remedy_text
