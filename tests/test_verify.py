@@ -407,6 +407,56 @@ def test_a_field_recorded_only_since_a_later_build_is_no_difference_when_the_rep
     assert out == []
 
 
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("release", "role_sources"), {"sex": "inferred from synthetic.csv"}),
+        (("rules", 0, "detail_fields"), {"share": {"label": "Share"}}),
+        (("rules", 0, "sample_unit"), "records"),
+        (("provenance", "synthesizer_files"), [{"file": "synth.py", "sha256": "ab"}]),
+    ],
+)
+def test_each_field_added_within_schema_1_is_no_difference_when_an_older_report_lacks_it(path, value):
+    from policycheck.interfaces.verify.differences import compare_fields
+
+    old = {"release": {"id": "r"}, "rules": [{"value": 0.0}], "provenance": {"seed": 4}}
+    new = json.loads(json.dumps(old))
+    node = new
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    out: list[Difference] = []
+    compare_fields(old, new, (), out)
+    assert out == []
+
+
+def test_a_report_of_an_earlier_minor_schema_verifies_with_the_current_code(
+    runner, toy_metric, write, toy_release, monkeypatch
+):
+    import policycheck.report.build as build
+
+    with monkeypatch.context() as earlier:
+        earlier.setattr(build, "SCHEMA_VERSION", "1.4")
+        made = invoke(runner, "check", write("p.yaml", TOY_POLICY), "-r", toy_release["manifest"], "-o", "old", "-q")
+    assert made.exit_code == 0, made.output
+    assert json.loads(open("old/report.json").read())["schema_version"] == "1.4"
+    result = invoke(runner, "verify", "old/report.json", "--root", ".", "--executor", "serial", "-q")
+    assert (result.exit_code, result.output.splitlines()[-1]) == (
+        0,
+        "verified: 5 files unchanged; 1 rule re-run with seed 0: identical verdicts and numbers",
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "rerun", "same"),
+    [("1.4", "1.5", True), ("1.5", "1.5", True), ("1.5", "1.4", False), ("1.4", "2.0", False), ("x", "1.5", False)],
+)
+def test_a_rerun_writes_the_same_format_only_within_its_major_version_and_not_older(recorded, rerun, same):
+    from policycheck.interfaces.verify.differences import same_format
+
+    assert same_format({"schema_version": recorded}, {"schema_version": rerun}) is same
+
+
 def test_a_field_recorded_since_a_later_build_that_the_rerun_lacks_is_a_difference():
     from policycheck.interfaces.verify.differences import compare_fields
 

@@ -1,7 +1,15 @@
 """The report.json interface (published as schemas/report.schema.json).
 
 CI pipelines read this file; keep changes backward compatible and bump
-``SCHEMA_VERSION`` (major for breaking changes).
+``SCHEMA_VERSION`` (major for breaking changes). A field added within a major
+version is optional, and verify accepts a report that lacks it
+(:data:`policycheck.interfaces.verify.differences.RECORDED_SINCE`).
+
+- 1.4: how each rule was decided (``decided_on``, ``decision``, ``unsettled``).
+- 1.5: where each column's role came from (``release.role_sources``), detail labels
+  (``rules[].detail_fields``), ``rules[].sample_unit`` and ``rules[].interval_of``,
+  the synthesizer command's files, the report files' and policycheck's own
+  SHA-256 (``provenance.integrity.report_files``, ``provenance.tool_source_sha256``).
 """
 
 from __future__ import annotations
@@ -11,7 +19,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 
 class _Model(BaseModel):

@@ -102,10 +102,33 @@ def compare_rules(old: dict[str, Any], new: dict[str, Any]) -> list[Difference]:
 
 
 _MISSING = "(absent)"
-#: Fields a report records only since a later build of policycheck: one made before lacks them, and a
-#: re-run that has them differs in nothing the report said. (A field deleted from a report that had it
-#: breaks the report's seal, which verify names.)
-RECORDED_SINCE = ("rules.*.interval_of",)
+#: Fields a report records only since a later build of policycheck (added within schema 1): one made
+#: before lacks them, and a re-run that has them differs in nothing the report said. (A field deleted
+#: from a report that had it breaks the report's seal, which verify names.)
+RECORDED_SINCE = (
+    "release.role_sources",
+    "rules.*.detail_fields",
+    "rules.*.sample_unit",
+    "rules.*.interval_of",
+    "provenance.synthesizer_files",
+)
+
+
+def same_format(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether ``new`` is written in ``old``'s report format or a later minor version of it.
+
+    A re-run by newer policycheck writes the newer minor version (fields added, none changed): its
+    ``schema_version`` differs from the report's without anything the report said differing.
+    """
+
+    def version(report: dict[str, Any]) -> tuple[int, ...] | None:
+        try:
+            return tuple(int(part) for part in str(report.get("schema_version", "")).split("."))
+        except ValueError:
+            return None
+
+    before, after = version(old), version(new)
+    return before is not None and after is not None and before[:1] == after[:1] and before <= after
 
 
 def _same_leaf(a: Any, b: Any) -> bool:
@@ -167,8 +190,9 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
         for key in ("verdict", "exit_code"):
             if old[key] != new[key]:
                 out.append(Difference("release", old["release"]["id"], f"release {key}", old[key], new[key]))
-    top_old = {k: v for k, v in old.items() if k not in ("rules", *aggregates)}
-    top_new = {k: v for k, v in new.items() if k not in ("rules", *aggregates)}
+    formats = ("schema_version",) if same_format(old, new) else ()
+    top_old = {k: v for k, v in old.items() if k not in ("rules", *aggregates, *formats)}
+    top_new = {k: v for k, v in new.items() if k not in ("rules", *aggregates, *formats)}
     if skipped:  # the re-run describes the methods of the rules it ran: a rule not re-run is already listed
         ran = {r["metric"] for r in old["rules"] if r["id"] not in skipped}
         top_old["methods"] = [m for m in old.get("methods", []) if m.get("metric") in ran]
