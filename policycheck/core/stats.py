@@ -36,6 +36,15 @@ def normal_quantile(q: float) -> float:
     return float(_sp.ndtri(q))
 
 
+def binomial_upper_tail(successes: int, trials: int, probability: float) -> float:
+    """``P(X >= successes)`` for ``X ~ Binomial(trials, probability)``: a one-sided binomial test's p-value."""
+    if successes <= 0:
+        return 1.0
+    if successes > trials:
+        return 0.0
+    return float(_sp.bdtrc(successes - 1, trials, probability))
+
+
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """Exact two-sided binomial interval for ``successes / trials``.
 

@@ -269,11 +269,12 @@ def build_release(
             sha256=sha256,
             kinds=kinds,
             # For the checks across files below, which compare rows of sets of equal size and hold the
-            # holdout against the original: hashed here, on this file's thread, when they will be asked for
-            # (never for the population, which no check compares).
+            # holdout against the original and the synthetic sets: hashed here, on this file's thread, when
+            # they will be asked for (never for the population, which no check compares).
             hashed=(
                 checks.hashed_rows(coerced, categories)
-                if role != "population" and (role in paired or sizes.count(len(frame)) > 1)
+                if role != "population"
+                and (role in paired or sizes.count(len(frame)) > 1 or (role == "synthetic" and holdout is not None))
                 else None
             ),
             empty=checks.empty_columns(coerced) if role == "synthetic" else [],
@@ -373,6 +374,7 @@ def build_release(
     syn = tuple(s for s in syn_sets if s is not None)
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
+    findings += checks.check_holdout_copied(orig, hold, syn, hashes)
     findings += checks.check_id_leak(orig, syn)
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
     return Release(

@@ -1,5 +1,7 @@
 """Checks across the files of a release: same file twice, holdout overlap, id leak, extreme values."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -69,7 +71,7 @@ def test_synthetic_copy_of_the_original_is_checked_and_noted(tmp_path):
 def test_partial_holdout_overlap_is_a_finding_with_its_share(tmp_path):
     original, other = records(100, 0), records(100, 1)
     holdout = pd.concat([original.iloc[:30], other.iloc[:70]])
-    release = build(tmp_path, original, other, holdout)
+    release = build(tmp_path, original, records(100, 2), holdout)
     # 30 of 100 holdout rows are training rows; no training row repeats another (income has cents).
     assert release.findings == [
         "holdout: 30 of 100 holdout rows (30.0%) equal a training row, against 0.0% of "
@@ -90,6 +92,63 @@ def test_overlap_no_greater_than_chance_is_not_reported(tmp_path):
     coarse = pd.DataFrame({"sex": ["F", "M"] * 50, "smoker": ["y", "y", "n", "n"] * 25})
     release = build(tmp_path, coarse, coarse.iloc[:50], coarse.iloc[::-1].reset_index(drop=True).iloc[:60])
     assert release.findings == []
+
+
+def binomial_tail_by_hand(k, n, p):
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def test_a_synthetic_set_half_made_of_holdout_records_is_refused(tmp_path):
+    # Trained on training and holdout together: half the synthetic rows are holdout records.
+    original, holdout = records(100, 0), records(100, 1)
+    # No holdout record equals another (income has cents): chance is at most Clopper-Pearson's 99.9% bound of 0/100.
+    chance = 1 - 0.001 ** (1 / 100)
+    p = binomial_tail_by_hand(50, 100, chance)
+    with pytest.raises(InvalidInput) as exc:
+        build(tmp_path, original, pd.concat([original.iloc[:50], holdout.iloc[:50]]), holdout)
+    (problem,) = exc.value.problems
+    assert str(problem).endswith(
+        f"h.csv: synthetic set 's': 50 of its 100 rows (50.0%) copy a holdout record that no training record "
+        f"equals, against at most {chance:.2%} by chance (p = {p:.1e}; chance: 0 of 100 holdout records equal "
+        "another holdout record and no training record, at its 99.9% upper bound): the synthesizer saw the holdout, "
+        "so it cannot be the control of records the synthesizer never saw, and those synthetic records are real "
+        "ones (refused at p < 1e-6 and over twice chance)"
+    )
+
+
+def test_a_few_holdout_records_in_a_synthetic_set_beyond_chance_are_a_finding(tmp_path):
+    original, holdout = records(1000, 0), records(1000, 1)
+    chance = 1 - 0.001 ** (1 / 1000)
+    p = binomial_tail_by_hand(20, 1000, chance)  # 3.3e-05: beyond chance, short of a refusal
+    release = build(tmp_path, original, pd.concat([records(980, 2), holdout.iloc[:20]]), holdout)
+    assert release.findings == [
+        f"synthetic set 's': 20 of its 1,000 rows (2.0%) copy a holdout record that no training record equals, "
+        f"against at most {chance:.2%} by chance (p = {p:.1e}; chance: 0 of 1,000 holdout records equal another "
+        "holdout record and no training record, at its 99.9% upper bound): the synthesizer may have seen the "
+        "holdout, which weakens every holdout control"
+    ]
+
+
+def test_holdout_records_in_a_synthetic_set_within_chance_are_not_reported(tmp_path):
+    # 16 copies in 1,000: p = 0.002 against the bound of 0/1,000, not beyond chance at 1e-3.
+    original, holdout = records(1000, 0), records(1000, 1)
+    release = build(tmp_path, original, pd.concat([records(984, 2), holdout.iloc[:16]]), holdout)
+    assert release.findings == []
+
+
+def test_a_synthesizer_that_never_saw_the_holdout_lands_on_its_records_at_chance_and_is_not_reported(tmp_path):
+    # Coarse records: training, holdout and synthetic drawn alike, so the synthetic set lands on holdout-only
+    # records (about 12% of its rows here) only as often as the holdout's own records land on each other's.
+    rng = np.random.default_rng(7)
+
+    def draw(n):
+        return pd.DataFrame({"code": rng.integers(0, 500, n).astype(str), "sex": rng.choice(["F", "M"], n)})
+
+    original, holdout, synthetic = draw(1000), draw(1000), draw(1000)
+    hold_only = set(map(tuple, holdout.values)) - set(map(tuple, original.values))
+    assert sum(tuple(row) in hold_only for row in synthetic.values) > 50  # it does land on them
+    findings = build(tmp_path, original, synthetic, holdout).findings
+    assert not [f for f in findings if "copy a holdout record" in f], findings
 
 
 def test_synthetic_ids_equal_to_real_ids_are_a_finding(tmp_path):

@@ -156,3 +156,30 @@ def test_a_streamed_set_restores_a_named_range_index_batch_by_batch(tmp_path, sm
     assert isinstance(syn, StreamedDataset)
     ids = pd.concat([piece.ids for piece in syn.pieces()])
     assert ids["person_id"].tolist() == [str(i) for i in range(10_000, 10_500)]  # ids are read as labels
+
+
+def test_a_streamed_set_copying_holdout_records_is_refused_as_the_set_read_whole_is(
+    tmp_path, small_batches, monkeypatch
+):
+    rng = np.random.default_rng(8)
+    train, holdout = people(300, rng), people(300, rng, 5_000)
+    # 100 holdout records among 500 synthetic ones, spread over the batches of 64 rows.
+    synthetic = people(500, rng, 10_000)
+    synthetic.loc[::5, ["age", "sex", "visit"]] = holdout.loc[:99, ["age", "sex", "visit"]].to_numpy()
+    manifest = write_release(tmp_path, synthetic, train)
+    holdout.to_csv(tmp_path / "holdout.csv", index=False)
+    manifest.write_text(manifest.read_text() + "holdout: holdout.csv\n")
+    with pytest.raises(InvalidInput) as streamed:
+        load_manifest(manifest)
+    monkeypatch.setattr(stream, "STREAM_ABOVE_ROWS", 10**9)
+    with pytest.raises(InvalidInput) as whole:
+        load_manifest(manifest)
+    assert str(streamed.value) == str(whole.value)
+    # Counted by hand: the copies, and the random records that land on a holdout-only record too.
+    columns = ["age", "sex", "visit"]
+    holdout_only = set(map(tuple, holdout[columns].values)) - set(map(tuple, train[columns].values))
+    copies = sum(row in holdout_only for row in map(tuple, synthetic[columns].values))
+    assert copies >= 100
+    assert f"synthetic set 's': {copies} of its 500 rows ({copies / 500:.1%}) copy a holdout record that no " in str(
+        whole.value
+    )
