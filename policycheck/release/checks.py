@@ -17,8 +17,9 @@ sentence the report and the console show beside the verdicts.
   value), so a re-saved or re-ordered copy is caught as well.
 - **Holdout overlap.** The share of holdout rows equal to some training row
   is set against chance: the share of training rows equal to another
-  training row. Above chance it is a finding; over half the holdout and
-  more than twice chance, the release is refused.
+  training row, at its 99.9% upper bound. Beyond it (one-sided binomial,
+  p < 1e-3) it is a finding; over half the holdout and more than twice
+  chance, the release is refused.
 - **Holdout copied** (:func:`check_holdout_copied`). Synthetic rows equal
   to a holdout record that no training record equals are set against the
   chance of landing on such a record without having seen it, measured on
@@ -60,11 +61,11 @@ from policycheck.release.roles import row_number
 
 #: Holdout overlap share above which (and above twice chance) the release is refused.
 OVERLAP_REFUSED = 0.5
-#: A synthetic set copying holdout-only records beyond chance at this p-value (one-sided binomial) is noted ...
-COPIED_HOLDOUT_NOTED = 1e-3
-#: ... and at this one, with over twice the chance share, refused.
-COPIED_HOLDOUT_REFUSED = 1e-6
-#: The chance those are tested against is the upper bound of its estimate at this level (one-sided).
+#: Rows shared beyond chance at this p-value (one-sided binomial, against chance's upper bound) are noted ...
+BEYOND_CHANCE_NOTED = 1e-3
+#: ... and at this one, with over twice chance, refused (synthetic rows copying holdout-only records).
+BEYOND_CHANCE_REFUSED = 1e-6
+#: Chance is the upper bound of its estimate at this level (one-sided): the estimate is a sample too.
 CHANCE_BOUND = 1e-3
 #: A value this many bulk widths beyond the original's central 98% is noted ...
 EXTREME_NOTED = 1e3
@@ -154,7 +155,15 @@ def check_same_files(
 
 
 def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: RowHashes) -> list[str]:
-    """Holdout rows that are training rows, against the chance level of equal rows."""
+    """Holdout rows that are training rows, against chance: training rows that equal another training row.
+
+    A holdout drawn apart from the training records repeats a training row about as often as a
+    training row repeats another (coarse data repeats rows by chance); that share is a sample
+    too, so its 99.9% upper bound (Clopper-Pearson) is the chance the holdout is tested against,
+    one-sided binomial: a finding at p < 1e-3 (at the share itself, a holdout split at random
+    from the same records was noted about every other time), refused over half the holdout and
+    twice chance.
+    """
     if holdout is None:
         return []
     train = hashes(original)
@@ -169,11 +178,12 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
     if shared == 0:
         return []
     share = shared / len(hold)
-    _, inverse, counts = np.unique(train, return_inverse=True, return_counts=True)
-    chance = float(np.mean(counts[inverse] > 1))
+    repeated = int(np.sum(_run_lengths(sorted_train) > 1))
+    chance, p = _beyond_chance(shared, len(hold), repeated, len(train))
     said = (
-        f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against {chance:.1%} "
-        "of training rows that equal another training row (chance)"
+        f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against at most "
+        f"{chance:.1%} by chance ({_p_value(p)}; chance: {repeated:,} of {len(train):,} training rows equal "
+        "another training row, at its 99.9% upper bound)"
     )
     if share > OVERLAP_REFUSED and share > 2 * chance:
         raise InvalidInput(
@@ -185,9 +195,29 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
                 ),
             )
         )
-    if share > chance:
+    if p < BEYOND_CHANCE_NOTED and share > chance:
         return [f"holdout: {said}; the holdout overlaps the training data, which weakens every holdout control"]
     return []
+
+
+def _run_lengths(sorted_hashes: np.ndarray) -> np.ndarray:
+    """For each of ``sorted_hashes``, how many of them equal it."""
+    starts = np.flatnonzero(np.r_[True, sorted_hashes[1:] != sorted_hashes[:-1]])
+    run = np.diff(np.r_[starts, len(sorted_hashes)])
+    lengths: np.ndarray = np.repeat(run, run)
+    return lengths
+
+
+def _beyond_chance(count: int, trials: int, events: int, sample: int) -> tuple[float, float]:
+    """Chance (the 99.9% upper bound of ``events / sample``) and the p-value of ``count`` of ``trials`` beyond it."""
+    from policycheck.core.stats import binomial_upper_tail, clopper_pearson
+
+    chance = clopper_pearson(events, sample, confidence=1 - 2 * CHANCE_BOUND)[1]
+    return chance, binomial_upper_tail(count, trials, chance)
+
+
+def _p_value(p: float) -> str:
+    return f"p = {p:.1e}" if p >= 1e-300 else "p < 1e-300"
 
 
 def check_holdout_copied(
@@ -210,33 +240,29 @@ def check_holdout_copied(
     """
     if holdout is None or not synthetic:
         return []
-    from policycheck.core.stats import binomial_upper_tail, clopper_pearson
-
     # On the sets' sorted hashes, which the other checks sorted already (NumPy's unique and isin hash
     # or sort anew: 0.6 s at 300,000 rows against 0.1).
     order = hashes.order(holdout)
     sorted_hold = hashes(holdout)[order]
     holdout_only = ~_among(sorted_hold, hashes(original)[hashes.order(original)])
-    starts = np.flatnonzero(np.r_[True, sorted_hold[1:] != sorted_hold[:-1]])
-    run = np.diff(np.r_[starts, len(sorted_hold)])
-    landed = int(np.sum(holdout_only & (np.repeat(run, run) >= 2)))
-    chance = clopper_pearson(landed, len(sorted_hold), confidence=1 - 2 * CHANCE_BOUND)[1]
+    landed = int(np.sum(holdout_only & (_run_lengths(sorted_hold) > 1)))
     only = sorted_hold[holdout_only]
     findings: list[str] = []
     for syn in synthetic:
         hashed = hashes(syn)
         candidate = np.flatnonzero(_among(hashed, only))
         copies = _count_equal(syn, candidate, holdout, order[np.searchsorted(sorted_hold, hashed[candidate])])
-        share, p = copies / syn.n_rows, binomial_upper_tail(copies, syn.n_rows, chance)
-        if p >= COPIED_HOLDOUT_NOTED or share <= chance:
+        share = copies / syn.n_rows
+        chance, p = _beyond_chance(copies, syn.n_rows, landed, len(sorted_hold))
+        if p >= BEYOND_CHANCE_NOTED or share <= chance:
             continue
         said = (
             f"{_what(syn)}: {copies:,} of its {syn.n_rows:,} rows ({share:.1%}) copy a holdout record that no "
             f"training record equals, against at most {chance:.2%} by chance "
-            f"({f'p = {p:.1e}' if p >= 1e-300 else 'p < 1e-300'}; chance: {landed:,} of {len(sorted_hold):,} "
+            f"({_p_value(p)}; chance: {landed:,} of {len(sorted_hold):,} "
             "holdout records equal another holdout record and no training record, at its 99.9% upper bound)"
         )
-        if p < COPIED_HOLDOUT_REFUSED and share > 2 * chance:
+        if p < BEYOND_CHANCE_REFUSED and share > 2 * chance:
             raise InvalidInput(
                 Problem(
                     display_path(holdout.path or holdout.name),

@@ -88,10 +88,10 @@ def test_two_threads_build_the_release_one_thread_builds(tmp_path):
 
 
 def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread_count(tmp_path):
-    # Training: 8 distinct rows, then rows 0 and 1 again: 4 of its 10 rows equal another (chance 40%).
-    # Holdout: 3 of its 5 rows are training rows.
-    train = [f"{20 + i},{i},{'FM'[i % 2]}" for i in range(8)] + ["20,0,F", "21,1,M"]
-    hold = ["20,0,F", "23,3,M", "27,7,M", "50,9,F", "51,9,M"]
+    # Training: 100 distinct rows, none equal to another (chance at most 1 - 0.001^(1/100) = 6.7%).
+    # Holdout: 5 of its 10 rows are training rows: p = P(X >= 5), X ~ Binomial(10, 0.0667) = 2.5e-04.
+    train = [f"{20 + i % 60},{i},{'FM'[i % 2]}" for i in range(100)]
+    hold = train[:5] + [f"{70 + i},{500 + i},F" for i in range(5)]
     (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
     (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
     (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,2,M\n")
@@ -100,7 +100,8 @@ def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread
         said[0]
         == said[1]
         == [
-            "holdout: 3 of 5 holdout rows (60.0%) equal a training row, against 40.0% of training rows that equal "
-            "another training row (chance); the holdout overlaps the training data, which weakens every holdout control"
+            "holdout: 5 of 10 holdout rows (50.0%) equal a training row, against at most 6.7% by chance "
+            "(p = 2.5e-04; chance: 0 of 100 training rows equal another training row, at its 99.9% upper bound); the "
+            "holdout overlaps the training data, which weakens every holdout control"
         ]
     )
