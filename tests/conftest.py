@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -145,3 +146,8 @@ def registered_toy_metric(name: str, evaluate: Callable, params: type[Params] = 
     )
     yield
     registry._METRICS.pop(name, None)
+
+
+def binomial_tail_by_hand(k: int, n: int, p: float) -> float:
+    """``P(X >= k)`` for ``X ~ Binomial(n, p)`` as the sum of its terms: the hand computation tests compare with."""
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))

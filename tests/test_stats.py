@@ -1,7 +1,6 @@
-import math
-
 import numpy as np
 import pytest
+from conftest import binomial_tail_by_hand
 
 from policycheck.core import stats
 from policycheck.core.stats import binomial_upper_tail, clopper_pearson, roc_auc, roc_curve
@@ -221,10 +220,6 @@ def test_bootstrap_difference_of_two_constant_samples_is_their_difference():
     assert interval == (1.0, 1.0)
 
 
-def by_hand(k: int, n: int, p: float) -> float:
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
-
-
 def test_the_binomial_upper_tail_of_ten_fair_coins_is_56_in_1024():
     # P(X >= 8) = (C(10,8) + C(10,9) + C(10,10)) / 2^10 = (45 + 10 + 1) / 1024
     assert binomial_upper_tail(8, 10, 0.5) == pytest.approx(56 / 1024, rel=1e-12)
@@ -232,7 +227,7 @@ def test_the_binomial_upper_tail_of_ten_fair_coins_is_56_in_1024():
 
 @pytest.mark.parametrize(("k", "n", "p"), [(5, 1000, 0.0005), (50, 100, 0.005), (3, 100, 0.005)])
 def test_the_binomial_upper_tail_is_the_sum_of_the_binomial_terms(k, n, p):
-    assert binomial_upper_tail(k, n, p) == pytest.approx(by_hand(k, n, p), rel=1e-9)
+    assert binomial_upper_tail(k, n, p) == pytest.approx(binomial_tail_by_hand(k, n, p), rel=1e-9)
 
 
 def test_at_least_none_is_certain_and_more_than_all_impossible():

@@ -79,6 +79,7 @@ class RowHashes:
     def __init__(self) -> None:
         self._done: dict[int, np.ndarray] = {}
         self._orders: dict[int, np.ndarray] = {}
+        self._sorted: dict[int, np.ndarray] = {}
 
     def __call__(self, data: Dataset) -> np.ndarray:
         if id(data) not in self._done:
@@ -90,6 +91,12 @@ class RowHashes:
         if id(data) not in self._orders:
             self._orders[id(data)] = np.argsort(self(data), kind="stable")
         return self._orders[id(data)]
+
+    def sorted(self, data: Dataset) -> np.ndarray:
+        """The row hashes of ``data`` in their sorted order (:meth:`order`), for searches among them."""
+        if id(data) not in self._sorted:
+            self._sorted[id(data)] = self(data)[self.order(data)]
+        return self._sorted[id(data)]
 
     def put(self, data: Dataset, hashes: np.ndarray, order: np.ndarray) -> None:
         """Keep ``data``'s row hashes and their order (:func:`hashed_rows` of its frame), computed elsewhere."""
@@ -166,11 +173,10 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
     """
     if holdout is None:
         return []
-    train = hashes(original)
     hold = hashes(holdout)
     order = hashes.order(original)
-    sorted_train = train[order]
-    at = np.searchsorted(sorted_train, hold).clip(max=len(train) - 1)
+    sorted_train = hashes.sorted(original)
+    at = np.searchsorted(sorted_train, hold).clip(max=len(sorted_train) - 1)
     candidate = sorted_train[at] == hold
     rows = np.flatnonzero(candidate)
     equal = _rows_equal(holdout.frame, rows, original.frame, order[at[rows]])
@@ -179,10 +185,11 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
         return []
     share = shared / len(hold)
     repeated = int(np.sum(_run_lengths(sorted_train) > 1))
-    chance, p = _beyond_chance(shared, len(hold), repeated, len(train))
+    chance = _chance_bound(repeated, len(sorted_train))
+    p = _binomial_p(shared, len(hold), chance)
     said = (
         f"{shared:,} of {len(hold):,} holdout rows ({share:.1%}) equal a training row, against at most "
-        f"{chance:.1%} by chance ({_p_value(p)}; chance: {repeated:,} of {len(train):,} training rows equal "
+        f"{chance:.1%} by chance ({_p_value(p)}; chance: {repeated:,} of {len(sorted_train):,} training rows equal "
         "another training row, at its 99.9% upper bound)"
     )
     if share > OVERLAP_REFUSED and share > 2 * chance:
@@ -208,12 +215,18 @@ def _run_lengths(sorted_hashes: np.ndarray) -> np.ndarray:
     return lengths
 
 
-def _beyond_chance(count: int, trials: int, events: int, sample: int) -> tuple[float, float]:
-    """Chance (the 99.9% upper bound of ``events / sample``) and the p-value of ``count`` of ``trials`` beyond it."""
-    from policycheck.core.stats import binomial_upper_tail, clopper_pearson
+def _chance_bound(events: int, sample: int) -> float:
+    """Chance: the 99.9% upper bound (Clopper-Pearson, one-sided) of ``events / sample``."""
+    from policycheck.core.stats import clopper_pearson  # SciPy's special functions: only once a check needs them
 
-    chance = clopper_pearson(events, sample, confidence=1 - 2 * CHANCE_BOUND)[1]
-    return chance, binomial_upper_tail(count, trials, chance)
+    return clopper_pearson(events, sample, confidence=1 - 2 * CHANCE_BOUND)[1]
+
+
+def _binomial_p(count: int, trials: int, chance: float) -> float:
+    """The one-sided p-value of ``count`` of ``trials`` at ``chance`` or beyond."""
+    from policycheck.core.stats import binomial_upper_tail
+
+    return binomial_upper_tail(count, trials, chance)
 
 
 def _p_value(p: float) -> str:
@@ -242,18 +255,17 @@ def check_holdout_copied(
         return []
     # On the sets' sorted hashes, which the other checks sorted already (NumPy's unique and isin hash
     # or sort anew: 0.6 s at 300,000 rows against 0.1).
-    order = hashes.order(holdout)
-    sorted_hold = hashes(holdout)[order]
-    holdout_only = ~_among(sorted_hold, hashes(original)[hashes.order(original)])
+    order, sorted_hold = hashes.order(holdout), hashes.sorted(holdout)
+    holdout_only = ~_among(sorted_hold, hashes.sorted(original))
     landed = int(np.sum(holdout_only & (_run_lengths(sorted_hold) > 1)))
+    chance = _chance_bound(landed, len(sorted_hold))
     only = sorted_hold[holdout_only]
     findings: list[str] = []
     for syn in synthetic:
         hashed = hashes(syn)
         candidate = np.flatnonzero(_among(hashed, only))
         copies = _count_equal(syn, candidate, holdout, order[np.searchsorted(sorted_hold, hashed[candidate])])
-        share = copies / syn.n_rows
-        chance, p = _beyond_chance(copies, syn.n_rows, landed, len(sorted_hold))
+        share, p = copies / syn.n_rows, _binomial_p(copies, syn.n_rows, chance)
         if p >= BEYOND_CHANCE_NOTED or share <= chance:
             continue
         said = (
@@ -567,7 +579,7 @@ def _same_data(a: Dataset, b: Dataset, hashes: RowHashes) -> str | None:
         return None
     order_a = hashes.order(a)
     order_b = hashes.order(b)
-    if np.array_equal(hashes(a)[order_a], hashes(b)[order_b]) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
+    if np.array_equal(hashes.sorted(a), hashes.sorted(b)) and _rows_equal(a.frame, order_a, b.frame, order_b).all():
         return "rows"
     return None
 

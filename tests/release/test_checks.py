@@ -1,10 +1,9 @@
 """Checks across the files of a release: same file twice, holdout overlap, id leak, extreme values."""
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import binomial_tail_by_hand
 
 from policycheck.core.errors import InvalidInput
 from policycheck.release.checks import row_hashes
@@ -106,10 +105,6 @@ def test_overlap_no_greater_than_chance_is_not_reported(tmp_path):
     coarse = pd.DataFrame({"sex": ["F", "M"] * 50, "smoker": ["y", "y", "n", "n"] * 25})
     release = build(tmp_path, coarse, coarse.iloc[:50], coarse.iloc[::-1].reset_index(drop=True).iloc[:60])
     assert release.findings == []
-
-
-def binomial_tail_by_hand(k, n, p):
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
 
 
 def test_a_synthetic_set_half_made_of_holdout_records_is_refused(tmp_path):
