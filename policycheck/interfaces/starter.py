@@ -129,12 +129,15 @@ NO_HOLDOUT_RULES = """\
   # add one to the release manifest (`holdout:`) and see `policycheck init` for those rules.
   - id: dcr-baseline-protection
     metric: dcr_baseline_protection
-    threshold: {{fail_below: 0.05, warn_below: 0.5}}
+    threshold: {{fail_below: 0.01, warn_below: 0.5}}
     severity: blocking            # blocking: a failure fails the release (exit 1); advisory: it warns
     rationale: >-
-      {placeholder} Synthetic records must not sit on top of the training records. Safe
-      releases of coarse data score low too (0.07-0.18 on an Adult extract, where real records
-      crowd together), copies near 0 (1% jitter 0.006): below 0.05 they copy them.
+      {placeholder} Synthetic records must not sit on top of the training records. Real
+      records crowd together, so safe releases score low too: 0.05-0.29 on an Adult extract,
+      and 0.04 for 5,000 real diamonds the synthesizer never saw (ggplot2's table); copies
+      score 0, a 1% jitter 0.003-0.006. Without a holdout nothing tells a dense population
+      from copying above that: with one, `params: {{baseline: holdout}}` compares with real
+      people the synthesizer never saw.
 """
 
 

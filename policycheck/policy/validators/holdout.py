@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from policycheck.core.errors import Problem
 from policycheck.policy.validators.context import PolicyContext, ResolvedRule
 
@@ -22,11 +24,14 @@ def holdout_present(ctx: PolicyContext, rule: ResolvedRule) -> list[Problem]:
             )
         ]
     if rule.spec.holdout_baseline_needs_holdout and getattr(rule.params, "baseline", None) == "holdout":
+        # The metric's other baseline (none for most; random for SDMetrics' DCR baseline protection).
+        choices = get_args(type(rule.params).model_fields["baseline"].annotation)
+        other = next((c for c in choices if c != "holdout"), "none")
         return [
             ctx.problem(
                 rule.at("params", "baseline"),
                 "baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
-                "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)",
+                f"synthesizer never saw, or use baseline: {other} (the raw measure, which needs levels of its own)",
             )
         ]
     return []

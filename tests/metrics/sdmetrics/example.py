@@ -8,10 +8,19 @@ from policycheck.release.model import ColumnType, Dataset, Release
 
 
 def evaluate(
-    name: str, original: pd.DataFrame, synthetic: pd.DataFrame, types: dict[str, ColumnType], **params
+    name: str,
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    types: dict[str, ColumnType],
+    holdout: pd.DataFrame | None = None,
+    **params,
 ) -> MetricResult:
     release = Release(
-        "r", Dataset("original", "original", original), (Dataset("synthetic", "s", synthetic),), None, types
+        "r",
+        Dataset("original", "original", original),
+        (Dataset("synthetic", "s", synthetic),),
+        Dataset("holdout", "holdout", holdout) if holdout is not None else None,
+        types,
     )
     ctx = EvaluationContext(release, AttackerView("maximum-knowledge", ("key",), ("secret",)), seed=2)
     spec = registry.get_metric(name)

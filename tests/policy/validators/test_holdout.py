@@ -52,3 +52,22 @@ def test_a_holdout_baseline_without_a_holdout_is_refused_before_computing(write,
 def test_a_holdout_baseline_with_a_holdout_passes_the_check(write, toy_release):
     ctx = context(write("p.yaml", TCAP_AGAINST_HOLDOUT), load_manifest(toy_release["manifest"]))
     assert holdout_present(ctx, resolved(ctx, "tcap")) == []
+
+
+DCR_BASELINE_AGAINST_HOLDOUT = """\
+metadata: {id: t, title: T, version: "1", owner: tests}
+attacker: {model: no-box}
+rules:
+  - id: dcrb
+    metric: dcr_baseline_protection
+    params: {baseline: holdout}
+    threshold: {fail_below: 0.5}
+"""
+
+
+def test_the_refusal_names_the_metrics_own_other_baseline(write, toy_release):
+    ctx = context(write("p.yaml", DCR_BASELINE_AGAINST_HOLDOUT), without_holdout(toy_release))
+    assert lines(holdout_present(ctx, resolved(ctx, "dcrb"))) == [
+        "p.yaml:6:14: baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
+        "synthesizer never saw, or use baseline: random (the raw measure, which needs levels of its own)"
+    ]
