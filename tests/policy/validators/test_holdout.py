@@ -1,3 +1,4 @@
+import pytest
 from contexts import context, lines, resolved
 
 from policycheck.policy.validators.holdout import holdout_present
@@ -30,44 +31,40 @@ def test_a_release_with_a_holdout_passes(write, toy_release):
     assert holdout_present(ctx, resolved(ctx, "dcr")) == []
 
 
-TCAP_AGAINST_HOLDOUT = """\
-metadata: {id: t, title: T, version: "1", owner: tests}
-attacker: {model: partially-informed, quasi_identifiers: [age, sex], secrets: [income]}
+def against_holdout(metric: str, attacker: str, threshold: str) -> str:
+    """A policy of one rule ``r`` asking ``metric`` for baseline: holdout."""
+    return f"""\
+metadata: {{id: t, title: T, version: "1", owner: tests}}
+attacker: {attacker}
 rules:
-  - id: tcap
-    metric: tcap
-    params: {baseline: holdout}
-    threshold: {fail_above: 0.05}
+  - id: r
+    metric: {metric}
+    params: {{baseline: holdout}}
+    threshold: {threshold}
 """
 
 
-def test_a_holdout_baseline_without_a_holdout_is_refused_before_computing(write, toy_release):
-    ctx = context(write("p.yaml", TCAP_AGAINST_HOLDOUT), without_holdout(toy_release))
-    assert lines(holdout_present(ctx, resolved(ctx, "tcap"))) == [
+TCAP_AGAINST_HOLDOUT = against_holdout(
+    "tcap", "{model: partially-informed, quasi_identifiers: [age, sex], secrets: [income]}", "{fail_above: 0.05}"
+)
+DCR_BASELINE_AGAINST_HOLDOUT = against_holdout("dcr_baseline_protection", "{model: no-box}", "{fail_below: 0.5}")
+
+
+@pytest.mark.parametrize(
+    ("policy", "other"),
+    [(TCAP_AGAINST_HOLDOUT, "none"), (DCR_BASELINE_AGAINST_HOLDOUT, "random")],
+    ids=["tcap", "dcrb"],
+)
+def test_a_holdout_baseline_without_a_holdout_is_refused_naming_the_metrics_other_baseline(
+    write, toy_release, policy, other
+):
+    ctx = context(write("p.yaml", policy), without_holdout(toy_release))
+    assert lines(holdout_present(ctx, resolved(ctx, "r"))) == [
         "p.yaml:6:14: baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
-        "synthesizer never saw, or use baseline: none (the raw measure, which needs levels of its own)"
+        f"synthesizer never saw, or use baseline: {other} (the raw measure, which needs levels of its own)"
     ]
 
 
 def test_a_holdout_baseline_with_a_holdout_passes_the_check(write, toy_release):
     ctx = context(write("p.yaml", TCAP_AGAINST_HOLDOUT), load_manifest(toy_release["manifest"]))
-    assert holdout_present(ctx, resolved(ctx, "tcap")) == []
-
-
-DCR_BASELINE_AGAINST_HOLDOUT = """\
-metadata: {id: t, title: T, version: "1", owner: tests}
-attacker: {model: no-box}
-rules:
-  - id: dcrb
-    metric: dcr_baseline_protection
-    params: {baseline: holdout}
-    threshold: {fail_below: 0.5}
-"""
-
-
-def test_the_refusal_names_the_metrics_own_other_baseline(write, toy_release):
-    ctx = context(write("p.yaml", DCR_BASELINE_AGAINST_HOLDOUT), without_holdout(toy_release))
-    assert lines(holdout_present(ctx, resolved(ctx, "dcrb"))) == [
-        "p.yaml:6:14: baseline: holdout needs a holdout set, and the release has none; add the holdout records the "
-        "synthesizer never saw, or use baseline: random (the raw measure, which needs levels of its own)"
-    ]
+    assert holdout_present(ctx, resolved(ctx, "r")) == []
