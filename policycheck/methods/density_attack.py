@@ -5,7 +5,7 @@ records than the population has there. DOMIAS scores a record ``x`` by the
 ratio ``p_synthetic(x) / p_reference(x)`` (eq. 2): the synthetic density
 relative to the density of real records the synthesizer never saw. It
 needs no shadow model and no re-run of the synthesizer, only the released
-set and a reference set (here the holdout).
+set and a reference set (here every real record scored: training and holdout).
 
 Two density estimators:
 
@@ -16,11 +16,10 @@ Two density estimators:
   for mixed data, with the width ``h`` of :func:`gower_kernel_width`: Scott's
   rule, which DOMIAS's KDE uses, in Gower units.
 
-When the scored records include the reference records themselves (the
-holdout is both the reference and the non-members), a holdout record's
-reference density leaves it out (leave-one-out); otherwise each holdout
-record would find itself at distance 0 and look like a non-member for no
-reason but its own presence.
+When the scored records include the reference records themselves (here
+all of them), a record's reference density leaves it out (leave-one-out);
+otherwise each record would find itself at distance 0 and look like a
+non-member for no reason but its own presence.
 """
 
 from __future__ import annotations
