@@ -139,18 +139,18 @@ def dcr_baseline_protection(
             "dcr_baseline_protection with baseline: holdout needs a holdout set, and the release has none "
             "(baseline: random gives SDMetrics' score, which needs levels of its own)."
         )
-    # The holdout records' DCRs do not depend on the synthetic set: measured once (distances are the same
-    # under any set's category codes).
-    holdout_dcr: list[np.ndarray] = []
+    holdout_dcr = None
+    if holdout is not None and params.baseline == "holdout":
+        # The holdout records' DCRs do not depend on the synthetic set: measured once, on an encoding of the
+        # real and holdout records alone (the distances are the same under any set's category codes).
+        enc = fit_reference([real, holdout], real, columns, numeric)
+        holdout_dcr = sdmetrics_dcr(enc.encode(holdout), enc.encode(real), enc.kinds, ctx.executor)
 
     def baseline_dcr(i: int, synthetic: Any) -> tuple[Any, np.ndarray, np.ndarray]:
         """The encoding of this set's distances, the real records encoded, and the baseline records' DCRs."""
-        if params.baseline == "holdout":
-            enc = fit_reference([real, synthetic, holdout], real, columns, numeric)
-            x_real = enc.encode(real)
-            if not holdout_dcr:
-                holdout_dcr.append(sdmetrics_dcr(enc.encode(holdout), x_real, enc.kinds, ctx.executor))
-            return enc, x_real, holdout_dcr[0]
+        if holdout_dcr is not None:
+            enc = fit_reference([real, synthetic], real, columns, numeric)
+            return enc, enc.encode(real), holdout_dcr
         random = uniform_random_records(
             real,
             len(synthetic),
