@@ -375,6 +375,7 @@ def build_release(
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_holdout_copied(orig, hold, syn, hashes)
+    findings += checks.check_holdout_people(orig, hold)
     findings += checks.check_id_leak(orig, syn)
     findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
     return Release(

@@ -305,8 +305,9 @@ def assumptions(report: dict[str, Any]) -> list[str]:
     out = []
     if any(d["role"] == "holdout" for d in datasets):
         out.append(
-            "The holdout records were split at random from the same data as the original and never reached the "
-            "synthesizer: every baseline and control that uses them is only as fair as that split."
+            "The holdout records were split at random from the same data as the original, by person where a "
+            "person has several records, and never reached the synthesizer: every baseline and control that uses "
+            "them is only as fair as that split."
         )
     out.append(
         "The original data given here are the people whose privacy is at stake, and the quasi-identifiers are "

@@ -172,6 +172,52 @@ def test_synthetic_ids_equal_to_real_ids_are_a_finding(tmp_path):
     ]
 
 
+def panel(people, first, seed):
+    """``people`` people numbered from ``first``, four records each (a panel: one per year)."""
+    return records(4 * people, seed).assign(person=np.repeat(np.arange(first, first + people), 4))
+
+
+PERSON = {"person": ColumnDecl(type="id")}
+
+
+def test_holdout_records_of_training_people_are_a_finding(tmp_path):
+    original = panel(25, 0, 0)
+    holdout = pd.concat([panel(20, 100, 1), original.iloc[[0, 1, 5, 9, 13]]])  # people 0, 1, 2 and 3
+    release = build(tmp_path, original, records(100, 2), holdout, PERSON)
+    assert [f for f in release.findings if "person" in f] == [
+        "holdout: 5 of 85 holdout records (5.9%) belong to 4 people whose id in id column 'person' also names "
+        "training records (its ids repeat: a person's several records); the holdout is split by record, not by "
+        "person, which weakens every holdout control: split the records by 'person'"
+    ]
+
+
+def test_a_holdout_split_by_record_from_a_panel_is_refused(tmp_path):
+    # 50 people's 200 records shuffled and halved: 92 of the holdout's 100 records belong to 42 of its 44
+    # people who have records in the training half too.
+    everyone = panel(50, 0, 0).sample(frac=1, random_state=3)
+    original, holdout = everyone.iloc[:100], everyone.iloc[100:]
+    with pytest.raises(InvalidInput) as exc:
+        build(tmp_path, original, records(100, 2), holdout, PERSON)
+    (problem,) = exc.value.problems
+    assert str(problem).endswith(
+        "h.csv: 92 of 100 holdout records (92.0%) belong to 42 people whose id in id column 'person' "
+        "also names training records (its ids repeat: a person's several records): the holdout was split by record, "
+        "not by person, so it cannot be the control of people the synthesizer never saw (refused above 50%): split "
+        "the records by 'person', or declare 'person' ignore if it does not name a person"
+    )
+
+
+def test_a_panel_split_by_person_is_no_finding(tmp_path):
+    release = build(tmp_path, panel(25, 0, 0), records(100, 2), panel(25, 25, 1), PERSON)
+    assert release.findings == []
+
+
+def test_record_numbers_shared_by_two_files_are_not_taken_for_people(tmp_path):
+    numbered = {"row": ColumnDecl(type="id")}
+    original, holdout = (records(100, seed).assign(row=np.arange(1, 101)) for seed in (0, 1))
+    assert build(tmp_path, original, records(100, 2), holdout, numbered).findings == []
+
+
 def test_a_synthetic_column_empty_in_every_record_is_a_finding(tmp_path):
     synthetic = records(100, 1).assign(age=np.nan, sex="")  # written to CSV as empty fields
     release = build(tmp_path, records(100, 0), synthetic)
