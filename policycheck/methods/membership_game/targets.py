@@ -79,42 +79,79 @@ def choose_targets(
     rng: np.random.Generator,
     rare: int = 0,
     rarity: np.ndarray | None = None,
+    people: np.ndarray | None = None,
 ) -> TargetChoice:
     """The named rows, the ``vulnerable`` most isolated others, the ``rare`` others with the rarest values, then
     ``random`` others drawn by ``rng``.
 
     Ties go to the earlier row (for ``rare``: to the more isolated), so the
-    choice is a function of the population and the seed only.
+    choice is a function of the population and the seed only. ``people``
+    (a person's code per row, -1 for none) makes the targets distinct people:
+    a record whose person is a target already is passed over, since each
+    target's coin must decide alone whether its person is in the data.
     """
     named = [int(r) for r in dict.fromkeys(int(r) for r in named_rows)]
-    most = _first_untaken((-scores,), named, vulnerable)
+    most = _first_untaken((-scores,), named, vulnerable, people)
     rarest: list[int] = []
     if rare and rarity is not None:
-        rarest = _first_untaken((-scores, rarity), [*named, *most], rare)
+        rarest = _first_untaken((-scores, rarity), [*named, *most], rare, people)
     untaken = np.ones(scores.size, dtype=bool)
     untaken[[*named, *most, *rarest]] = False
+    if people is not None:
+        untaken &= ~_of_people(people, [*named, *most, *rarest])
     rest = np.flatnonzero(untaken)
-    drawn: list[int] = (
-        [int(r) for r in rng.choice(rest, size=min(random, rest.size), replace=False)] if rest.size and random else []
-    )
+    drawn: list[int] = []
+    if rest.size and random and people is None:
+        drawn = [int(r) for r in rng.choice(rest, size=min(random, rest.size), replace=False)]
+    elif rest.size and random:
+        assert people is not None
+        drawn = _one_per_person(rng.permutation(rest), people, set(), random)
     rows = np.array([*named, *most, *rarest, *drawn], dtype=np.int64)
     reasons = ("id",) * len(named) + ("vulnerable",) * len(most) + ("rare",) * len(rarest) + ("random",) * len(drawn)
     return TargetChoice(rows, reasons, scores[rows] if rows.size else np.zeros(0))
 
 
-def _first_untaken(keys: tuple[np.ndarray, ...], taken: list[int], count: int) -> list[int]:
-    """The first ``count`` rows not in ``taken``, ordered by ``keys`` (the last first, as ``np.lexsort``), then row.
+def _first_untaken(
+    keys: tuple[np.ndarray, ...], taken: list[int], count: int, people: np.ndarray | None = None
+) -> list[int]:
+    """The first ``count`` rows not in ``taken``, ordered by ``keys`` (the last first, as ``np.lexsort``), then row;
+    with ``people``, the first of each person not in ``taken``.
 
     Only the rows that can be among them are sorted: those whose last key is at most the
-    ``count + len(taken)``-th smallest (sorting every population record took 0.4 s at 600,000).
+    ``count + len(taken)``-th smallest (sorting every population record took 0.4 s at 600,000);
+    with ``people`` every row, since a person's other records may push the first ``count`` further.
     """
     primary = keys[-1]
     need = count + len(taken)
-    if need == 0:
+    if need == 0 or count == 0:
         return []
     rows = np.arange(primary.size)
+    if people is not None:
+        order = rows[np.lexsort((rows, *keys))]
+        return _one_per_person(order[~np.isin(order, taken)], people, set(people[taken].tolist()), count)
     if need < primary.size:
         cut = np.partition(primary, need - 1)[need - 1]
         rows = np.flatnonzero(~(primary > cut))  # "not above": a NaN cut keeps every row
     order = rows[np.lexsort((rows, *(key[rows] for key in keys)))]
     return [int(r) for r in order[~np.isin(order, taken)][:count]]
+
+
+def _of_people(people: np.ndarray, rows: list[int]) -> np.ndarray:
+    """Whether each row belongs to the person of one of ``rows`` (rows of no person: only themselves)."""
+    chosen = people[rows]
+    return np.isin(people, chosen[chosen >= 0])
+
+
+def _one_per_person(order: np.ndarray, people: np.ndarray, taken: set[int], count: int) -> list[int]:
+    """The first ``count`` rows of ``order`` whose person is not in ``taken`` and not yet chosen (-1: no person)."""
+    out: list[int] = []
+    for row in order.tolist():
+        person = int(people[row])
+        if person >= 0 and person in taken:
+            continue
+        out.append(row)
+        if person >= 0:
+            taken.add(person)
+        if len(out) == count:
+            break
+    return out

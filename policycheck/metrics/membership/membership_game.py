@@ -76,6 +76,13 @@ class GameSettings(Details):
         help="The release's population file when it names one, else the original and holdout records.",
         default="original and holdout records",
     )
+    same_person_left_out: int = detail(
+        "Targets' other records left out",
+        unit="records",
+        help="Records sharing a target's id where the id column names people (its ids repeat): they leave the "
+        "pool with the target.",
+        default=0,
+    )
     columns: list[str] = detail("Columns")
     targets: int = detail("Targets", unit="records")
     classifier: GameClassifier = detail("Shadow-model classifier")
@@ -125,6 +132,15 @@ def _spec_factory(
 
 
 # ---------------------------------------------------------------- the population and the targets
+
+
+def person_column(release: Release) -> str | None:
+    """The id column the game's ids come from when it names people: its ids repeat within a data set (a panel's
+    several records of one person; two files each numbered from 1 share ids without sharing people)."""
+    for ds in population_sets(release):
+        if ds.id_frame is not None and len(ds.id_frame.columns) and ds.id_frame.iloc[:, 0].dropna().duplicated().any():
+            return str(ds.id_frame.columns[0])
+    return None
 
 
 def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list[str], list[str | None]]:
@@ -180,9 +196,11 @@ def _setup(
     columns: tuple[str, ...] | None,
     rng_targets: np.random.Generator,
     executor: Executor | None,
-) -> tuple[GameSetup, TargetChoice, list[dict[str, Any]], list[str]]:
-    """The game's set-up: population, targets and the feature space (shared by the game and ``plan``)."""
+) -> tuple[GameSetup, TargetChoice, list[dict[str, Any]], list[str], int]:
+    """The game's set-up: population, targets and the feature space (shared by the game and ``plan``); and how many
+    records of the targets' people left the pool with them."""
     import numpy as np
+    import pandas as pd
 
     from policycheck.core.threads import beside
     from policycheck.methods.gower import fit_and_encode
@@ -214,9 +232,20 @@ def _setup(
             )
             raise EvaluationError(f"target id {value!r} is {where} id column")
         named.append(rows[0])
-    choice = choose_targets(scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity)
+    # Where the id column names people, the game plays for people, not records: the targets are distinct
+    # people, and a target's other records (the same man's other years) leave the pool with it; left in,
+    # they would train the synthesizer in the rounds without the target and hide it.
+    people = pd.factorize(pd.Series(id_values, dtype=object))[0] if person_column(release) is not None else None
+    choice = choose_targets(
+        scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity, people
+    )
     kept = np.ones(len(frame), dtype=bool)
     kept[choice.rows] = False  # a mask, not setdiff1d: that hashes every population row
+    left_out = 0
+    if people is not None:
+        same_person = np.isin(people, people[choice.rows]) & (people >= 0) & kept
+        left_out = int(same_person.sum())
+        kept &= ~same_person
     keep = np.flatnonzero(kept)
     targets = frame.iloc[choice.rows].reset_index(drop=True)
     domain = {c: list(dict.fromkeys(frame[c].tolist())) for c in features}
@@ -241,7 +270,7 @@ def _setup(
         }
         for i, (r, reason) in enumerate(zip(choice.rows, choice.reasons, strict=False))
     ]
-    return setup, choice, described, features
+    return setup, choice, described, features, left_out
 
 
 # ---------------------------------------------------------------- plan's estimate
@@ -332,7 +361,7 @@ def membership_game(
     from policycheck.methods.membership_game.game import play_membership_game
     from policycheck.methods.membership_game.rounds import SynthesizerFailed
 
-    setup, choice, described, features = _setup(
+    setup, choice, described, features, left_out = _setup(
         ctx.release,
         _spec_factory(ctx, synthesizer, synthesizer_epsilon, synthesizer_time_limit),
         vulnerable=vulnerable,
@@ -346,13 +375,20 @@ def membership_game(
         executor=ctx.executor,
     )
     if setup.sample_size > len(setup.pool) + len(setup.targets):
+        beside = f" beside the targets' {left_out} other records" if left_out else ""
         raise EvaluationError(
             f"sample_size {setup.sample_size} is more than the population's "
-            f"{len(setup.pool) + len(setup.targets)} records"
+            f"{len(setup.pool) + len(setup.targets)} records{beside}"
         )
     if setup.sample_size - len(setup.targets) > len(setup.pool):
         raise EvaluationError(f"sample_size {setup.sample_size} leaves too few records beside the targets")
     notes = []
+    if left_out:
+        notes.append(
+            f"Id column {person_column(ctx.release)!r} names people (its ids repeat): the targets are distinct "
+            f"people, and their {left_out} other records left the pool with them, so no round trains the "
+            "synthesizer on a target's person without the target's coin."
+        )
     rounds_on = None
     if setup.synthesizer.kind == "entry":
         try:
@@ -389,7 +425,8 @@ def membership_game(
         test_rounds=int(game.test.size),
         sample_size=setup.sample_size,
         synthetic_size=setup.synthetic_size,
-        population=len(setup.pool) + len(setup.targets),
+        population=len(setup.pool) + len(setup.targets) + left_out,
+        same_person_left_out=left_out,
         population_source=population_source(ctx.release),
         columns=list(features),
         targets=len(described),

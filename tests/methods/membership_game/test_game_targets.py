@@ -50,3 +50,15 @@ def test_ties_go_to_the_earlier_row_and_rare_ties_to_the_more_isolated():
     # vulnerable: rows 1 and 2 of the four at 0.9; rare: of rows 0, 3, 4 (count 1; 2 is taken) the
     # most isolated first, 3 (0.9) then 0 (0.5)
     assert choice.rows.tolist() == [1, 2, 3, 0]
+
+
+def test_targets_are_distinct_people_where_rows_name_people():
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    rarity = np.array([1, 1, 1, 1, 5, 5, 5, 5])
+    people = np.array([0, 0, 1, 2, 2, 3, 3, -1])  # rows 0-1 one person, 3-4 another, row 7 of none
+    choice = choose_targets(scores, 2, 2, np.array([3]), np.random.default_rng(0), 1, rarity, people)
+    # named row 3 (person 2); vulnerable: 0 (person 0), 1 passed over (person 0), 2 (person 1); rare: rows 0-3
+    # have count 1 but are taken or of taken people, so 4 (count 5, 0.5) is person 2's too: 5 (person 3);
+    # random: the only rows left of an untaken person or none are 7, and 6 is person 3's
+    assert choice.rows.tolist() == [3, 0, 2, 5, 7]
+    assert choice.reasons == ("id", "vulnerable", "vulnerable", "rare", "random")

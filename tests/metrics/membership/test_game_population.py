@@ -53,6 +53,53 @@ def test_the_game_draws_its_targets_from_the_population_the_release_names(tmp_pa
     assert "population" in rule["inputs"]
 
 
+def test_a_targets_other_records_leave_the_pool_where_the_id_column_names_people(tmp_path):
+    # 200 "people" of two records each: a target's other record would train the synthesizer in the rounds
+    # without the target's coin, and hide it.
+    people = census().assign(person=[f"P{i // 2}" for i in range(400)])
+    training, holdout = game_data()
+    release = pc.Release(
+        original=training.assign(person=[f"T{i}" for i in range(300)]),
+        synthetic=[training],
+        holdout=holdout.assign(person=[f"H{i}" for i in range(300)]),
+        synthesizer={"name": "nonprivate", "builtin": "nonprivate"},
+        population=people,
+        columns={"person": "id"},
+    )
+    (tmp_path / "p.yaml").write_text(POLICY)
+    report = pc.check(tmp_path / "p.yaml", release, executor="serial")
+    rule = next(r for r in report.to_dict()["rules"] if r["id"] == "game")
+    targets = {t["record"]: t["target"] for t in rule["details"]["targets"]}  # a target is named by its id
+    # Three targets of three people (record N belongs to person (N - 1) // 2): each leaves one other record.
+    assert targets == {
+        "population record 305": "P152",
+        "population record 375": "P187",
+        "population record 28": "P13",
+    }
+    game = rule["details"]["game"]
+    assert (game["population"], game["same_person_left_out"]) == (400, 3)
+    assert (
+        "Id column 'person' names people (its ids repeat): the targets are distinct people, and their 3 other records "
+        "left the pool with them, so no round trains the synthesizer on a target's person without the target's coin."
+    ) in game["notes"]
+
+
+def test_record_numbers_in_the_id_column_leave_nothing_but_the_targets_out_of_the_pool(tmp_path):
+    training, holdout = game_data()
+    numbered = [frame.assign(row=range(1, 301)) for frame in (training, holdout)]  # both files numbered from 1
+    release = pc.Release(
+        original=numbered[0],
+        synthetic=[training],
+        holdout=numbered[1],
+        synthesizer={"name": "nonprivate", "builtin": "nonprivate"},
+        columns={"row": "id"},
+    )
+    (tmp_path / "p.yaml").write_text(POLICY)
+    report = pc.check(tmp_path / "p.yaml", release, executor="serial")
+    game = next(r for r in report.to_dict()["rules"] if r["id"] == "game")["details"]["game"]
+    assert (game["population"], game["same_person_left_out"]) == (600, 0)
+
+
 def test_without_a_population_the_game_draws_from_the_original_and_holdout_records(tmp_path):
     rule = game_rule(tmp_path, None)
     assert rule["details"]["game"]["population"] == 600  # 300 + 300
