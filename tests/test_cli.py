@@ -33,6 +33,8 @@ def test_validate_notes_what_a_policy_of_release_level_membership_rules_does_not
         "baseline.policy.yaml: note: not tested: No rule attacks single records: dcr-share, mi-risk measure the "
         "release as a whole"
     ) in result.stderr
+    gdpr = invoke(runner, "validate", root / "policies" / "gdpr-three-criteria.policy.yaml")
+    assert "not tested: No rule attacks single records: exact-copies, dcr-baseline measure the release" in gdpr.stderr
     playing = invoke(runner, "validate", root / "policies" / "demo.policy.yaml")
     assert playing.exit_code == 0 and "not tested" not in playing.stderr
 

@@ -163,6 +163,10 @@ class MetricSpec:
     resolution: Callable[[Any, Release], Resolution | None] | None = None
     #: The typed model of the evidence the evaluator returns (labels, units, formats for the report).
     details: type[Details] | None = None
+    #: A membership measure over the release as a whole (a distance or density test averaged over the
+    #: records), which passes releases that expose a few records (Yao et al., "The DCR Delusion", 2025):
+    #: the decision page names such rules where no rule plays the membership game.
+    release_level_membership: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,7 @@ def metric(
     value_is_bound: str = "",
     resolution: Callable[[Any, Release], Resolution | None] | None = None,
     details: type[Details] | None = None,
+    release_level_membership: bool = False,
 ) -> Callable[[Evaluate], Evaluate]:
     """Register an evaluator under ``name`` (the policy's ``metric:`` value)."""
 
@@ -240,6 +245,7 @@ def metric(
             value_is_bound=value_is_bound,
             resolution=resolution,
             details=details,
+            release_level_membership=release_level_membership,
         )
         return fn
 

@@ -164,6 +164,7 @@ def _rule(outcome: RuleOutcome, loaded: LoadedPolicy, present: frozenset[str]) -
         "id": e.rule.id,
         "metric": e.spec.name,
         "family": e.spec.family,
+        "release_level_membership": e.spec.release_level_membership,
         "severity": e.rule.severity,
         "verdict": outcome.verdict.value,
         "verdict_before_waiver": outcome.raw_verdict.value if outcome.waiver else None,

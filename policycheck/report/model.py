@@ -48,6 +48,12 @@ class RuleOut(_Model):
     id: str
     metric: str
     family: str
+    release_level_membership: bool | None = Field(
+        default=None,
+        description="Whether the metric measures membership over the release as a whole (a distance or density "
+        "test averaged over the records), which passes releases that expose a few records; absent in reports "
+        "written before it was recorded (the membership family's rules were those).",
+    )
     severity: Literal["blocking", "advisory"]
     verdict: Literal["pass", "warn", "fail", "inconclusive", "waived", "error"] = Field(
         description="inconclusive: the sample shows the value neither beyond nor within the fail level (with "

@@ -201,6 +201,16 @@ def test_release_level_membership_rules_alone_say_that_no_rule_attacks_single_re
     ]
 
 
+def test_a_release_level_membership_measure_of_another_family_is_named_by_its_metrics_mark():
+    rules = [
+        {**_needing("exact-copies", "exact_copy_share", "membership", DCR), "release_level_membership": True},
+        {**_needing("dcr-baseline", "dcr_baseline_protection", "sdmetrics", DCR), "release_level_membership": True},
+        {**_needing("tcap", "tcap", "synthpop", "tcap_scores"), "release_level_membership": False},
+    ]
+    (gap,) = decision.untested(_coverage_report(rules))
+    assert gap.startswith("No rule attacks single records: exact-copies, dcr-baseline measure the release as a whole")
+
+
 def test_a_policy_that_plays_the_membership_game_leaves_nothing_untested():
     rules = [
         _needing("dcr-share", "dcr_share", "membership", DCR),

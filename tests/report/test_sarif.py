@@ -364,7 +364,7 @@ DP_CLAIM = (
 
 def test_what_the_policy_leaves_untested_is_a_configuration_note_per_gap(report):
     changed = json.loads(json.dumps(report))
-    changed["rules"][0]["family"] = "membership"  # 'passes' counted a release-level membership rule
+    changed["rules"][0]["release_level_membership"] = True  # 'passes' counted a release-level membership rule
     log = build_sarif(changed)
     Draft7Validator(MINIMAL_SARIF_2_1_0).validate(log)
     run = log["runs"][0]

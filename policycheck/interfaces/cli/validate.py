@@ -90,7 +90,13 @@ def untested_by(loaded: LoadedPolicy, data: Release | None) -> list[str]:
 
     plan = compile_plan(loaded, data, resolution=False, estimates=False)
     rules = [
-        {"id": e.rule.id, "metric": e.spec.name, "family": e.spec.family, "needs": [n.label for n in e.needs]}
+        {
+            "id": e.rule.id,
+            "metric": e.spec.name,
+            "family": e.spec.family,
+            "release_level_membership": e.spec.release_level_membership,
+            "needs": [n.label for n in e.needs],
+        }
         for e in plan.evaluations
     ]
     sets = data.synthetic if data is not None else ()

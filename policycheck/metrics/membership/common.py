@@ -26,6 +26,7 @@ membership_metric = partial(
     column_params=("columns",),
     needs=dcr_needs,
     references=REFERENCES,
+    release_level_membership=True,
 )
 
 

@@ -324,6 +324,7 @@ def log_roc_chart(worst: DensitySet, roc: tuple[np.ndarray, np.ndarray], non_mem
     name="density_membership_risk",
     method=METHOD,
     family="membership",
+    release_level_membership=True,
     params=DensityParams,
     details=DensityDetails,
     knowledge={Knowledge.SYNTHETIC, Knowledge.TARGETS},

@@ -98,6 +98,7 @@ class DcrBaselineProtectionDetails(Details):
 @sdmetrics_metric(
     name="dcr_baseline_protection",
     method=DCR_BASELINE_METHOD,
+    release_level_membership=True,
     params=DcrBaselineParams,
     details=DcrBaselineProtectionDetails,
     optional_inputs={"holdout"},
