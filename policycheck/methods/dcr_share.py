@@ -124,7 +124,11 @@ def dcr_quantiles(dcr: np.ndarray) -> dict[str, float]:
 
 
 def nearest_real_record(
-    dcr_to_training: np.ndarray, dcr_to_holdout: np.ndarray, training_index: np.ndarray, holdout_index: np.ndarray
+    dcr_to_training: np.ndarray,
+    dcr_to_holdout: np.ndarray,
+    training_index: np.ndarray,
+    holdout_index: np.ndarray,
+    people: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """A cluster id per synthetic record: its nearest real record, training or holdout.
 
@@ -135,7 +139,10 @@ def nearest_real_record(
     people. Training records are numbered first, holdout records after them;
     a tied record takes its nearest training record (ties are no trial of the
     share). The spread this gives matches the share's spread over random
-    re-splits of the real records (docs/metrics.md, ``dcr_share``).
+    re-splits of the real records (docs/metrics.md, ``dcr_share``). With
+    ``people`` (each training and holdout record's person, one numbering for
+    both) the cluster is the nearest real record's person: synthetic records
+    near a man's different years hang on one man.
     """
     training = np.asarray(training_index, dtype=np.int64).reshape(-1)
     holdout = np.asarray(holdout_index, dtype=np.int64).reshape(-1)
@@ -143,4 +150,6 @@ def nearest_real_record(
         return np.zeros(0, dtype=np.int64)
     offset = int(training.max()) + 1  # holdout records follow the training records
     closer_to_holdout = np.asarray(dcr_to_holdout) < np.asarray(dcr_to_training)
+    if people is not None:
+        return np.where(closer_to_holdout, people[1][holdout], people[0][training])
     return np.where(closer_to_holdout, offset + holdout, training)

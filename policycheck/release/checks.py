@@ -60,6 +60,7 @@ import pandas as pd
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.plural import count_of, noun
 from policycheck.release.model import ColumnType, Dataset
+from policycheck.release.people import person_column
 from policycheck.release.roles import row_number
 
 #: Holdout overlap share above which (and above twice chance) the release is refused.
@@ -299,41 +300,36 @@ def check_holdout_people(original: Dataset, holdout: Dataset | None) -> list[str
     compares the synthetic records with other records of the training people and understates
     the risk to them (Ecdat's Males panel split by record, CART: DCR share 0.64 against 0.75 split
     by person, MI risk 0.40 against 0.58, the density attack 0.24 against 0.43). Any such
-    record is a finding; over half the holdout, the release is refused. Ids unique within both
-    sets number records, not people, and are not compared (two files each numbered from 1).
+    record is a finding; over half the holdout, the release is refused. The person key is
+    :func:`policycheck.release.people.person_column`'s.
     """
-    if holdout is None or original.id_frame is None or holdout.id_frame is None:
+    column = person_column([original, holdout]) if holdout is not None else None
+    if column is None:
         return []
-    findings: list[str] = []
-    for column in [c for c in original.id_frame.columns if c in holdout.id_frame.columns]:
-        training_ids = original.id_frame[column].dropna()
-        holdout_ids = holdout.id_frame[column]
-        if not (training_ids.duplicated().any() or holdout_ids.dropna().duplicated().any()):
-            continue
-        shared = holdout_ids.notna() & holdout_ids.isin(training_ids)
-        k, n = int(shared.sum()), holdout.n_rows
-        if not k:
-            continue
-        people = int(holdout_ids[shared].nunique())
-        said = (
-            f"{k:,} of {n:,} holdout records ({k / n:.1%}) belong to {people:,} {noun(people, 'person', 'people')} "
-            f"whose id in id column {column!r} "
-            "also names training records (its ids repeat: a person's several records)"
-        )
-        if k / n > OVERLAP_REFUSED:
-            raise InvalidInput(
-                Problem(
-                    display_path(holdout.path or holdout.name),
-                    f"{said}: the holdout was split by record, not by person, so it cannot be the control of "
-                    f"people the synthesizer never saw (refused above {OVERLAP_REFUSED:.0%}): split the records by "
-                    f"{column!r}, or declare {column!r} ignore if it does not name a person",
-                )
+    assert holdout is not None and original.id_frame is not None and holdout.id_frame is not None  # it has the column
+    holdout_ids = holdout.id_frame[column]
+    shared = holdout_ids.notna() & holdout_ids.isin(original.id_frame[column].dropna())
+    k, n = int(shared.sum()), holdout.n_rows
+    if not k:
+        return []
+    people = int(holdout_ids[shared].nunique())
+    said = (
+        f"{k:,} of {n:,} holdout records ({k / n:.1%}) belong to {people:,} {noun(people, 'person', 'people')} "
+        f"whose id in id column {column!r} also names training records (its ids repeat: a person's several records)"
+    )
+    if k / n > OVERLAP_REFUSED:
+        raise InvalidInput(
+            Problem(
+                display_path(holdout.path or holdout.name),
+                f"{said}: the holdout was split by record, not by person, so it cannot be the control of "
+                f"people the synthesizer never saw (refused above {OVERLAP_REFUSED:.0%}): split the records by "
+                f"{column!r}, or declare {column!r} ignore if it does not name a person",
             )
-        findings.append(
-            f"holdout: {said}; the holdout is split by record, not by person, which weakens every holdout control: "
-            f"split the records by {column!r}"
         )
-    return findings
+    return [
+        f"holdout: {said}; the holdout is split by record, not by person, which weakens every holdout control: "
+        f"split the records by {column!r}"
+    ]
 
 
 def _among(query: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -51,6 +51,17 @@ def test_relabelled_shares_follow_the_hand_enumerated_null():
     assert shares.var() == pytest.approx(1 / 54, rel=0.05)
 
 
+def test_relabelling_people_moves_each_persons_records_together():
+    # r0 and r1 are one person (training), r2 and r3 another (holdout): a relabelling puts one person in
+    # training, {r0,r1} (share 2/3) or {r2,r3} (1/3), each on half the draws: variance 1/36, not 1/54.
+    sets = nearest_sets(SYNTHETIC, POOL[:2], POOL[2:])
+    shares = relabelled_shares(sets, 2, np.random.default_rng(0), rounds=20_000, people=np.array([7, 7, 9, 9]))
+    freq = _frequencies(shares)
+    assert list(freq) == pytest.approx([1 / 3, 2 / 3])
+    assert list(freq.values()) == pytest.approx([1 / 2, 1 / 2], abs=0.015)
+    assert shares.var() == pytest.approx(1 / 36, rel=0.05)
+
+
 def test_the_release_labels_give_the_share_the_distances_give():
     sets = nearest_sets(SYNTHETIC, POOL[:2], POOL[2:])
     observed = share_given_counts(sets, observed_counts(sets, 2))

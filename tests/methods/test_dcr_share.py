@@ -32,3 +32,13 @@ def test_a_training_and_a_holdout_record_with_the_same_index_are_different_peopl
     # Record 0 is closest to training record 1, record 1 to holdout record 1: not the same node.
     labels = nearest_real_record(np.array([0.1, 0.5]), np.array([0.5, 0.1]), np.array([1, 0]), np.array([0, 1]))
     assert _groups(labels) == [[0], [1]]
+
+
+def test_records_near_different_records_of_one_person_are_one_cluster_where_the_data_name_people():
+    # Training records 0 and 1 are one man's two years (person 3), holdout record 0 another man (person 8):
+    # records 0 and 1 hang on the same man, record 2 on the other.
+    people = (np.array([3, 3, 5]), np.array([8]))
+    labels = nearest_real_record(
+        np.array([0.1, 0.1, 0.5]), np.array([0.3, 0.3, 0.1]), np.array([0, 1, 2]), np.array([0, 0, 0]), people
+    )
+    assert _groups(labels) == [[0, 1], [2]]

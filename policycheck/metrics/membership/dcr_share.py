@@ -68,8 +68,8 @@ class DcrShareSet(Details):
     effective_records: float = detail(
         "Effective records",
         unit="records",
-        help="Untied records, clusters sharing a nearest real record as one, or fewer where the share's spread "
-        "under random relabelling of the real records is wider.",
+        help="Untied records, clusters sharing a nearest real record (or its person, where an id column names "
+        "people) as one, or fewer where the share's spread under random relabelling of the real records is wider.",
     )
     relabelling_sd: float | None = detail(
         "Spread under relabelling",
@@ -81,7 +81,12 @@ class DcrShareSet(Details):
         format="share",
         help="Share of relabellings with a DCR share at least the observed one: the exact test of no leakage.",
     )
-    clusters: int = detail("Nearest real records among the untied", unit="records")
+    clusters: int = detail(
+        "Nearest real records among the untied",
+        unit="records",
+        help="Their people, where an id column names people: synthetic records near a man's different years "
+        "hang on one man.",
+    )
     strict_share: float = detail("Strict share (ties as not closer)", format="share", help="The paper's share.")
     half_ties_share: float = detail("Share with ties split evenly", format="share")
     exact_copies_of_training: int = detail("Copies of a training record", unit="synthetic records")
@@ -135,22 +140,22 @@ def measure_share(dcr: GowerDcr, level: float, rng: np.random.Generator) -> tupl
     import numpy as np
 
     from policycheck.core import stats
-    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts, nearest_real_record
+    from policycheck.methods.dcr_share import dcr_quantiles, dcr_share_counts
 
     counts = dcr_share_counts(dcr.syn_to_training, dcr.syn_to_holdout)
-    clusters = nearest_real_record(
-        dcr.syn_to_training, dcr.syn_to_holdout, dcr.syn_to_training_index, dcr.syn_to_holdout_index
-    )
+    sets = dcr.nearest_sets()
+    # Drawn, the spread over relabellings (of people, where the data name them) bounds the clusters' count
+    # exactly; not drawn, a panel's synthetic records hang on the nearest record's person.
+    clusters = dcr.clusters(by_person=sets is None)
     closer = dcr.syn_to_training < dcr.syn_to_holdout
     untied = dcr.syn_to_training != dcr.syn_to_holdout
     # Synthetic records hanging on the same real person are one event, not many.
     effective = stats.effective_trials(closer, untied, clusters)
     relabelling_sd = relabelling_p = None
-    sets = dcr.nearest_sets()
     if sets is not None:
         from policycheck.methods.dcr_relabelling import relabelled_shares
 
-        null = relabelled_shares(sets, dcr.pool_training, rng)
+        null = relabelled_shares(sets, dcr.pool_training, rng, people=dcr.pool_people)
         relabelling_sd = float(null.std())
         relabelling_p = float((1 + np.sum(null >= counts.share)) / (1 + null.size))
         if relabelling_sd > 0:  # ties turning into trials and back widen the spread beyond the clusters'

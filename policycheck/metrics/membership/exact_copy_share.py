@@ -166,15 +166,12 @@ def measure_copies(dcr: GowerDcr, baseline: str, level: float, within: float = 0
     import numpy as np
 
     from policycheck.core import stats
-    from policycheck.methods.dcr_share import nearest_real_record
 
     n = int(dcr.syn_to_training.size)
     copies_train, copies_hold = dcr.syn_to_training <= within, dcr.syn_to_holdout <= within
     k_train, k_hold = int(np.sum(copies_train)), int(np.sum(copies_hold))
     only_train, only_hold = copies_train & ~copies_hold, copies_hold & ~copies_train
-    clusters = nearest_real_record(
-        dcr.syn_to_training, dcr.syn_to_holdout, dcr.syn_to_training_index, dcr.syn_to_holdout_index
-    )
+    clusters = dcr.clusters()
     if baseline == "none":
         effective = stats.effective_trials(copies_train, np.ones(n), clusters)
         value, interval = k_train / n, stats.clopper_pearson_share(k_train / n, effective, level)

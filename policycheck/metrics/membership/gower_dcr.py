@@ -58,6 +58,12 @@ class GowerDcr:
         ``None`` past its size bound.
     pool_training : int
         Training records among those real records (they come first in the pool).
+    people : tuple of numpy.ndarray or None
+        Each training and holdout record's person (one numbering for both) where an id
+        column names people (:func:`policycheck.release.people.person_column`) and the two
+        sets hold different people, else None.
+    pool_people : numpy.ndarray or None
+        The person of each real record the share compares (training first), where ``people`` is.
     """
 
     syn_to_training: np.ndarray
@@ -74,6 +80,21 @@ class GowerDcr:
     synthetic_name: str
     nearest_sets: Callable[[], NearestSets | None]
     pool_training: int
+    people: tuple[np.ndarray, np.ndarray] | None = None
+    pool_people: np.ndarray | None = None
+
+    def clusters(self, by_person: bool = True) -> np.ndarray:
+        """Each synthetic record's cluster: its nearest real record, or that record's person where the data
+        name people and ``by_person`` (:func:`policycheck.methods.dcr_share.nearest_real_record`)."""
+        from policycheck.methods.dcr_share import nearest_real_record
+
+        return nearest_real_record(
+            self.syn_to_training,
+            self.syn_to_holdout,
+            self.syn_to_training_index,
+            self.syn_to_holdout_index,
+            self.people if by_person else None,
+        )
 
     def equal_size_note(self) -> str:
         """One sentence for the report on the sizes the share compares."""
@@ -240,6 +261,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         (lambda: (streamed_dcr.read_shard(shard, enc, coerce) for shard in shards)) if streamed else (lambda: x_syn)
     )
     nearest_sets = _nearest_sets_on_call(synthetic_rows, against_train, against_hold)
+    people = _people(release)
     share_subsample = None
     if sub is not None:
         role, rows = sub
@@ -264,6 +286,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         synthetic_name=syn.name,
         nearest_sets=nearest_sets,
         pool_training=len(against_train),
+        people=people,
+        pool_people=np.concatenate([people[0][rows_train], people[1][rows_hold]]) if people is not None else None,
     )
 
 
@@ -280,6 +304,24 @@ def _nearest_sets_on_call(
         return nearest_sets(synthetic(), training, holdout)
 
     return build
+
+
+def _people(release: Release) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each training and holdout record's person, where an id column of both names people and no person has
+    records in both (a split by record is a finding of the loader, and its records are counted as records)."""
+    import numpy as np
+
+    from policycheck.release.people import person_codes, person_column
+
+    assert release.holdout is not None  # the DCRs need one
+    sets = [release.original, release.holdout]
+    column = person_column(sets)
+    if column is None:
+        return None
+    training, holdout = person_codes(sets, column)
+    if np.isin(holdout, training).any():
+        return None
+    return training, holdout
 
 
 def _load_search() -> None:

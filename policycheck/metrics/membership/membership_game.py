@@ -36,6 +36,7 @@ from policycheck.metrics.membership.game_params import (
 )
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
+from policycheck.release.people import person_codes, person_column
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
     import numpy as np
@@ -134,15 +135,6 @@ def _spec_factory(
 # ---------------------------------------------------------------- the population and the targets
 
 
-def person_column(release: Release) -> str | None:
-    """The id column the game's ids come from when it names people: its ids repeat within a data set (a panel's
-    several records of one person; two files each numbered from 1 share ids without sharing people)."""
-    for ds in population_sets(release):
-        if ds.id_frame is not None and len(ds.id_frame.columns) and ds.id_frame.iloc[:, 0].dropna().duplicated().any():
-            return str(ds.id_frame.columns[0])
-    return None
-
-
 def population(release: Release, columns: list[str]) -> tuple[pd.DataFrame, list[str], list[str | None]]:
     """The population the game draws from (the release's population, or the original and the holdout records);
     row labels and ids."""
@@ -200,7 +192,6 @@ def _setup(
     """The game's set-up: population, targets and the feature space (shared by the game and ``plan``); and how many
     records of the targets' people left the pool with them."""
     import numpy as np
-    import pandas as pd
 
     from policycheck.core.threads import beside
     from policycheck.methods.gower import fit_and_encode
@@ -235,7 +226,9 @@ def _setup(
     # Where the id column names people, the game plays for people, not records: the targets are distinct
     # people, and a target's other records (the same man's other years) leave the pool with it; left in,
     # they would train the synthesizer in the rounds without the target and hide it.
-    people = pd.factorize(pd.Series(id_values, dtype=object))[0] if person_column(release) is not None else None
+    sets = population_sets(release)
+    column = person_column(sets)
+    people = np.concatenate(person_codes(sets, column)) if column is not None else None
     choice = choose_targets(
         scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity, people
     )
@@ -243,7 +236,7 @@ def _setup(
     kept[choice.rows] = False  # a mask, not setdiff1d: that hashes every population row
     left_out = 0
     if people is not None:
-        same_person = np.isin(people, people[choice.rows]) & (people >= 0) & kept
+        same_person = np.isin(people, people[choice.rows]) & kept
         left_out = int(same_person.sum())
         kept &= ~same_person
     keep = np.flatnonzero(kept)
@@ -385,8 +378,8 @@ def membership_game(
     notes = []
     if left_out:
         notes.append(
-            f"Id column {person_column(ctx.release)!r} names people (its ids repeat): the targets are distinct "
-            f"people, and their {left_out} other records left the pool with them, so no round trains the "
+            f"Id column {person_column(population_sets(ctx.release))!r} names people (its ids repeat): the targets "
+            f"are distinct people, and their {left_out} other records left the pool with them, so no round trains the "
             "synthesizer on a target's person without the target's coin."
         )
     rounds_on = None

@@ -64,3 +64,33 @@ def test_ties_that_relabelling_turns_into_trials_count_fewer_effective_records_t
     assert row.effective_records == pytest.approx(0.25 / null.var(), rel=0.1)
     assert row.effective_records < 2
     assert row.relabelling_p == pytest.approx(4 / 6, abs=0.04)  # 1/2, 21/22, 1 and 1/2 are >= 1/2
+
+
+def test_where_an_id_column_names_people_the_relabelling_moves_each_persons_records_together():
+    import pandas as pd
+    import pytest
+
+    from policycheck.release.model import ColumnType, Dataset, Release
+
+    # Training r0 = 0, r1 = 0.5 are one man's two years, holdout r2 = 0.25, r3 = 1 another's; synthetic records
+    # on r0, r1, r3 and one at 0.125 (r0 and r2 equally near). Relabelling the men, training is {r0, r1} (share
+    # 2/3) or {r2, r3} (1/3): spread 1/6, where relabelling the four records gives sqrt(1/54) (test_dcr_relabelling).
+    def dataset(role: str, name: str, xs: list[float], people: list[str] | None = None) -> Dataset:
+        ids = pd.DataFrame({"person": people}) if people else None
+        return Dataset(role, name, pd.DataFrame({"x": xs}), id_frame=ids)
+
+    def share_row(holdout_people: list[str] | None):
+        rel = Release(
+            id="panel",
+            original=dataset("original", "training", [0.0, 0.5], ["A", "A"] if holdout_people else None),
+            holdout=dataset("holdout", "holdout", [0.25, 1.0], holdout_people),
+            synthetic=(dataset("synthetic", "synthetic[0]", [0.0, 0.5, 1.0, 0.125]),),
+            column_types={"x": ColumnType.NUMERIC},
+        )
+        (row,) = evaluate("dcr_share", rel).details.per_set
+        return row
+
+    assert share_row(["B", "B"]).relabelling_sd == pytest.approx(1 / 6, rel=0.05)
+    assert share_row(None).relabelling_sd == pytest.approx(np.sqrt(1 / 54), rel=0.05)
+    # A man with records in both sets (a split by record, which the loader reports): records are relabelled.
+    assert share_row(["A", "B"]).relabelling_sd == pytest.approx(np.sqrt(1 / 54), rel=0.05)

@@ -1,0 +1,44 @@
+"""People in the data: an id column whose ids repeat within a data set names a person with several records.
+
+Panel data (Ecdat's Males: 545 men, a record a year for eight years) holds several records of
+one person; every membership measure is about people, so a person key, declared ``id``, is
+what the holdout check, the DCR clusters and the membership game go by. Ids unique within
+each data set number records, not people (two files each numbered from 1 share ids and no
+one), and are not taken for people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from policycheck.release.model import Dataset
+
+if TYPE_CHECKING:  # imported where used: the metrics registry imports this module, and loads light
+    import numpy as np
+
+
+def person_column(datasets: Sequence[Dataset]) -> str | None:
+    """The first id column (in the first set's order) that every one of ``datasets`` has and whose ids repeat
+    within one of them; None when none does."""
+    frames = [d.id_frame for d in datasets]
+    if not frames or any(f is None for f in frames):
+        return None
+    for column in frames[0].columns:  # type: ignore[union-attr]
+        held = [f[column] for f in frames if f is not None and column in f.columns]
+        if len(held) == len(frames) and any(ids.dropna().duplicated().any() for ids in held):
+            return str(column)
+    return None
+
+
+def person_codes(datasets: Sequence[Dataset], column: str) -> list[np.ndarray]:
+    """Each record's person as an integer per data set: one person one integer across the sets, and a
+    record without an id a person of its own."""
+    import numpy as np
+    import pandas as pd
+
+    ids = pd.concat([d.id_frame[column] for d in datasets if d.id_frame is not None], ignore_index=True)
+    codes, uniques = pd.factorize(ids)
+    missing = codes < 0
+    codes[missing] = len(uniques) + np.arange(int(missing.sum()))
+    return np.split(codes.astype(np.int64), np.cumsum([d.n_rows for d in datasets])[:-1])
