@@ -143,6 +143,7 @@ def membership_inference_test(
     confidence: float = 0.95,
     resamples: int = 200,
     threads: int = 1,
+    people: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> MembershipTest:
     """Run the threshold attack on a balanced adversary set (paper 002, sec. 4).
 
@@ -162,6 +163,9 @@ def membership_inference_test(
     threads : int
         Threads the bootstrap may use (2: one draws resamples while the
         other counts them); the same numbers with any.
+    people : tuple of numpy.ndarray, optional
+        Each member's and each non-member's person where the data name people:
+        the bootstrap then resamples people (:func:`person_bootstrap_counts`).
 
     Returns
     -------
@@ -187,9 +191,12 @@ def membership_inference_test(
     # NOTE: members and non-members are resampled separately, so every resample stays balanced
     # and 0.5 stays the blind-guess precision. Counted over one sorted order, not re-sorted. With
     # threads the attack's sorts run while the resamples are drawn (``rng`` is the bootstrap's alone).
-    (boot_guessed, boot_hits), (thresholds, guessed, tp, (fpr, tpr), auc) = beside(
-        lambda: bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads), attack, threads
-    )
+    def resampled() -> tuple[np.ndarray, np.ndarray]:
+        if people is not None:
+            return person_bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, people)
+        return bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads)
+
+    (boot_guessed, boot_hits), (thresholds, guessed, tp, (fpr, tpr), auc) = beside(resampled, attack, threads)
     precision = tp / guessed
     recall = tp / n_m
     boot = np.array([mi_risk_score(hits / g) for g, hits in zip(boot_guessed, boot_hits, strict=True)])
@@ -214,3 +221,39 @@ def membership_inference_test(
         roc=(fpr, tpr),
         confidence=confidence,
     )
+
+
+def person_bootstrap_counts(
+    dcr_members: np.ndarray,
+    dcr_non_members: np.ndarray,
+    levels: Sequence[float],
+    rng: np.random.Generator,
+    resamples: int,
+    people: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The stratified bootstrap of :func:`membership_inference_test` over people, not records.
+
+    A panel's records of one person share their fate (a synthesizer that learnt a man learnt his
+    years), so a resample draws as many member people as the adversary set holds, with replacement,
+    each bringing all its member records, and the same of the non-members; the attack is then run
+    on the resample as on the adversary set (its thresholds and guesses). Returns the
+    guessed records and the true members among them at each level, per resample.
+    """
+    import numpy as np
+
+    def expand(person: np.ndarray) -> tuple[np.ndarray, int]:
+        _, inverse = np.unique(person, return_inverse=True)
+        return inverse, int(inverse.max()) + 1 if inverse.size else 0
+
+    of_member, n_member_people = expand(people[0])
+    of_non_member, n_non_member_people = expand(people[1])
+    guessed = np.empty((resamples, len(levels)), dtype=np.int64)
+    hits = np.empty_like(guessed)
+    for r in range(resamples):
+        drawn_m = np.bincount(rng.integers(0, n_member_people, n_member_people), minlength=n_member_people)
+        drawn_h = np.bincount(rng.integers(0, n_non_member_people, n_non_member_people), minlength=n_non_member_people)
+        members = np.repeat(dcr_members, drawn_m[of_member])
+        non_members = np.repeat(dcr_non_members, drawn_h[of_non_member])
+        thresholds = membership_thresholds(np.concatenate([members, non_members]), levels)
+        guessed[r], hits[r] = guesses_at(members, non_members, thresholds)
+    return guessed, hits

@@ -128,3 +128,37 @@ def test_equal_size_subsample_draws_from_the_larger_set():
     role, rows = equal_size_subsample(5, 3, np.random.default_rng(0))
     assert role == "original" and rows.size == 3 and len(set(rows.tolist())) == 3 and rows.max() < 5
     assert equal_size_subsample(4, 4, np.random.default_rng(0)) is None
+
+
+def test_resampling_people_of_two_equal_records_each_is_resampling_their_single_records():
+    # Each person holds two records at the same DCR: drawing people draws both, so every resample is a
+    # record resample of the one-record-per-person data with each record doubled, whose inverted-CDF
+    # thresholds are the same, and the same draws give twice the counts and the same risk interval.
+    import numpy as np
+
+    from policycheck.methods.membership_bootstrap import bootstrap_counts
+    from policycheck.methods.membership_test import membership_inference_test, person_bootstrap_counts
+
+    rng = np.random.default_rng(4)
+    members, non_members = rng.random(40) ** 2, rng.random(50)
+    levels = [0.1, 0.25, 0.5]
+    single = bootstrap_counts(members, non_members, levels, np.random.default_rng(9), 100)
+    doubled = person_bootstrap_counts(
+        np.repeat(members, 2),
+        np.repeat(non_members, 2),
+        levels,
+        np.random.default_rng(9),
+        100,
+        (np.repeat(np.arange(40), 2), np.repeat(np.arange(50), 2)),
+    )
+    assert np.array_equal(doubled[0], 2 * single[0]) and np.array_equal(doubled[1], 2 * single[1])
+    by_person = membership_inference_test(
+        np.repeat(members, 2),
+        np.repeat(non_members, 2),
+        levels,
+        np.random.default_rng(9),
+        resamples=100,
+        people=(np.repeat(np.arange(40), 2), np.repeat(np.arange(50), 2)),
+    )
+    by_record = membership_inference_test(members, non_members, levels, np.random.default_rng(9), resamples=100)
+    assert by_person.risk_interval == by_record.risk_interval

@@ -28,7 +28,8 @@ ROC_POINTS = 201
 METHOD = Method(
     definition="(mean precision - 0.5) x 2 of a threshold attack on a balanced adversary set of training and holdout "
     "records: a record whose DCR to the synthetic set is at or below a threshold (its 0.5, 0.25, 0.2, 0.01 "
-    "quantiles) is guessed a member. Not clipped: 0 is its no-leak expectation. Stratified bootstrap interval.",
+    "quantiles) is guessed a member. Not clipped: 0 is its no-leak expectation. Stratified bootstrap interval "
+    "(resampling people where an id column names them).",
     source="paper 002, sec. 4",
     conventions=(
         Convention(
@@ -109,7 +110,10 @@ class MiRiskSet(Details):
 
     synthetic: str = detail("Synthetic set")
     mi_risk: float = detail("MI risk", help="(mean precision - 0.5) x 2.")
-    interval: tuple[float, float] = detail("Interval", help="Stratified bootstrap at the Bonferroni level.")
+    interval: tuple[float, float] = detail(
+        "Interval",
+        help="Stratified bootstrap at the Bonferroni level, of people where an id column names them.",
+    )
     auc: float = detail("AUC of the distance", format="share")
     mean_precision: float = detail("Mean precision", format="share")
     thresholds: list[AttackThreshold] = detail("Per threshold")
@@ -266,6 +270,7 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
             confidence=level,
             resamples=params.bootstrap_resamples,
             threads=ctx.executor.threads,
+            people=(people[0][members], people[1][non_members]) if (people := dcrs[i].people) is not None else None,
         )
 
     sets = worst_of_sets(ctx, params.confidence, lambda i, ds, level: (attack(i, level), i), lambda m: m[0].risk)
