@@ -42,3 +42,18 @@ def person_codes(datasets: Sequence[Dataset], column: str) -> list[np.ndarray]:
     missing = codes < 0
     codes[missing] = len(uniques) + np.arange(int(missing.sum()))
     return np.split(codes.astype(np.int64), np.cumsum([d.n_rows for d in datasets])[:-1])
+
+
+def split_people(original: Dataset, holdout: Dataset) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each training and holdout record's person (one numbering for both), where an id column of both names
+    people and no person has records in both; None otherwise (a split by record, which the loader reports,
+    is counted by records)."""
+    import numpy as np
+
+    column = person_column([original, holdout])
+    if column is None:
+        return None
+    training, holdout_people = person_codes([original, holdout], column)
+    if np.isin(holdout_people, training).any():
+        return None
+    return training, holdout_people

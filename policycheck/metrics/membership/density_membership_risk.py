@@ -148,6 +148,7 @@ class Prepared:
     members: np.ndarray
     isolated: np.ndarray
     isolated_count: int
+    people: np.ndarray | None = None  # each query's person where an id column names people (the bootstrap's unit)
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,16 @@ def _two_auc(scores: np.ndarray, members: np.ndarray, subset: np.ndarray) -> tup
     return whole, part
 
 
+def _people_drawn(rows: np.ndarray, people: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A resample of ``rows`` by person: as many people as they hold, drawn with replacement, each with its rows."""
+    import numpy as np
+
+    _, person = np.unique(people[rows], return_inverse=True)
+    n = int(person.max()) + 1 if person.size else 0
+    drawn = np.bincount(rng.integers(0, n, n), minlength=n)
+    return np.repeat(rows, drawn[person])
+
+
 def measure_set(
     ctx: EvaluationContext, params: DensityParams, index: int, level: float, prepared: Prepared
 ) -> DensityMeasure:
@@ -217,7 +228,10 @@ def measure_set(
     member_rows, other_rows = np.flatnonzero(members), np.flatnonzero(~members)
     resampled = []
     for _ in range(params.bootstrap_resamples):
-        rows = np.concatenate([rng.choice(member_rows, member_rows.size), rng.choice(other_rows, other_rows.size)])
+        if p.people is None:
+            rows = np.concatenate([rng.choice(member_rows, member_rows.size), rng.choice(other_rows, other_rows.size)])
+        else:  # a panel: people are drawn, each with all its records
+            rows = np.concatenate([_people_drawn(member_rows, p.people, rng), _people_drawn(other_rows, p.people, rng)])
         resampled.append(_two_auc(scores[rows], members[rows], isolated[rows]))
     draws = np.array(resampled, dtype=float)
     # Two intervals per set (all records, the most isolated): each at the Bonferroni level over both.
@@ -258,6 +272,7 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
     from policycheck.methods.density_attack import gower_kernel_width
     from policycheck.methods.gower import fit_gower
     from policycheck.methods.membership_game.targets import vulnerability_scores
+    from policycheck.release.people import split_people
 
     release = ctx.release
     features = _features(params, release)
@@ -291,6 +306,7 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
         width=width,
         self_rows=np.arange(len(queries)),
         members=np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)]),
+        people=np.concatenate(people) if (people := split_people(release.original, holdout_set)) is not None else None,
         isolated=isolated,
         isolated_count=count,
     )

@@ -159,6 +159,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
 
     from policycheck.methods.dcr_share import equal_size_subsample
     from policycheck.methods.gower import fit_and_encode, fit_gower
+    from policycheck.release.people import split_people
     from policycheck.release.stream import streams
 
     release = ctx.release
@@ -261,7 +262,8 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
         (lambda: (streamed_dcr.read_shard(shard, enc, coerce) for shard in shards)) if streamed else (lambda: x_syn)
     )
     nearest_sets = _nearest_sets_on_call(synthetic_rows, against_train, against_hold)
-    people = _people(release)
+    assert release.holdout is not None  # checked above
+    people = split_people(release.original, release.holdout)
     share_subsample = None
     if sub is not None:
         role, rows = sub
@@ -304,24 +306,6 @@ def _nearest_sets_on_call(
         return nearest_sets(synthetic(), training, holdout)
 
     return build
-
-
-def _people(release: Release) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each training and holdout record's person, where an id column of both names people and no person has
-    records in both (a split by record is a finding of the loader, and its records are counted as records)."""
-    import numpy as np
-
-    from policycheck.release.people import person_codes, person_column
-
-    assert release.holdout is not None  # the DCRs need one
-    sets = [release.original, release.holdout]
-    column = person_column(sets)
-    if column is None:
-        return None
-    training, holdout = person_codes(sets, column)
-    if np.isin(holdout, training).any():
-        return None
-    return training, holdout
 
 
 def _load_search() -> None:

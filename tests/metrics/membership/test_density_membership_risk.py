@@ -1,5 +1,6 @@
 """density_membership_risk: its checks before running; a copy of Adult against a safe release (hand numbers: cases/)."""
 
+import numpy as np
 import pandas as pd
 
 from policycheck.metrics.base import AttackerView
@@ -82,3 +83,15 @@ def test_a_verbatim_copy_of_adult_scores_well_above_independent_marginals_and_fa
     # one width for both releases: the holdout's, recorded in the details (a fraction of one feature's mismatch)
     width = copy.details.kernel_width
     assert width == safe_result.details.kernel_width and 0.01 < width < 1
+
+
+def test_a_panels_bootstrap_draws_people_each_with_all_its_records():
+    from policycheck.metrics.membership.density_membership_risk import _people_drawn
+
+    people = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 7, 7])  # rows 10-11 one man, 12-13 another
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        rows = _people_drawn(np.array([10, 11, 12, 13]), people, rng)
+        counts = np.bincount(rows, minlength=14)
+        # Two men drawn with replacement: four rows, each man's two rows together, as often as he was drawn.
+        assert rows.size == 4 and counts[10] == counts[11] and counts[12] == counts[13]
