@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 #: Neighbours whose mean distance scores a record's isolation (Meeus et al. 2023).
 NEIGHBOURS = 5
+#: Most records of one person for which a person's own other records are passed over (a search for
+#: ``NEIGHBOURS`` + that many neighbours); a larger group scores its records among their own.
+MOST_RECORDS_PASSED_OVER = 64
 
 
 @dataclass(frozen=True)
@@ -39,21 +42,37 @@ class TargetChoice:
     scores: np.ndarray  # each target's vulnerability score
 
 
-def vulnerability_scores(encoded: np.ndarray, kinds: np.ndarray, executor: Executor | None = None) -> np.ndarray:
+def vulnerability_scores(
+    encoded: np.ndarray, kinds: np.ndarray, executor: Executor | None = None, people: np.ndarray | None = None
+) -> np.ndarray:
     """Mean Gower distance of every record to its ``NEIGHBOURS`` nearest other records.
 
     ``encoded`` holds the population's rows (:meth:`GowerEncoding.encode`).
     The record itself is its own nearest neighbour at distance 0; dropping
     the smallest distance drops it (a duplicate at 0 counts as a neighbour).
+    With ``people`` (each record's person) the neighbours are other people's
+    records: a man's other years would otherwise be his nearest, and no man
+    of a panel would look isolated.
     """
     from policycheck.methods.k_nearest_neighbours import k_nearest
 
-    k = min(NEIGHBOURS + 1, len(encoded))
-    if k < 2:
-        return np.zeros(len(encoded))
-    _, distance = k_nearest(encoded, encoded, kinds, k, executor)
-    scores: np.ndarray = distance[:, 1:].mean(axis=1)
-    return scores
+    n = len(encoded)
+    group = int(np.bincount(np.unique(people, return_inverse=True)[1]).max()) if people is not None and n else 1
+    if people is None or group == 1 or group > MOST_RECORDS_PASSED_OVER:
+        k = min(NEIGHBOURS + 1, n)
+        if k < 2:
+            return np.zeros(n)
+        _, distance = k_nearest(encoded, encoded, kinds, k, executor)
+        scores: np.ndarray = distance[:, 1:].mean(axis=1)
+        return scores
+    # Enough neighbours that NEIGHBOURS of them are other people's (or every other person's record).
+    k = min(NEIGHBOURS + group, n)
+    index, distance = k_nearest(encoded, encoded, kinds, k, executor)
+    other = people[index] != people[:, None]
+    # The first NEIGHBOURS other people's records of each row, in the search's order (nearest first).
+    taken = other & (np.cumsum(other, axis=1) <= NEIGHBOURS)
+    counts = taken.sum(axis=1)
+    return np.where(counts > 0, (distance * taken).sum(axis=1) / np.maximum(counts, 1), 0.0)
 
 
 def rarest_value_counts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -280,7 +280,9 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
     enc = fit_gower(frames, release.column_types, release.orders, features)
     train, hold = enc.encode(release.original.frame), enc.encode(holdout_set.frame)
     real = np.vstack([train, hold])
-    isolation = vulnerability_scores(real, enc.kinds, ctx.executor)
+    split = split_people(release.original, holdout_set)
+    people = np.concatenate(split) if split is not None else None
+    isolation = vulnerability_scores(real, enc.kinds, ctx.executor, people)
     count = max(1, int(np.ceil(params.isolated_share * len(real))))
     isolated = np.zeros(len(real), bool)
     isolated[np.argsort(-isolation, kind="stable")[:count]] = True
@@ -306,7 +308,7 @@ def prepare(ctx: EvaluationContext, params: DensityParams, holdout_set: Dataset)
         width=width,
         self_rows=np.arange(len(queries)),
         members=np.concatenate([np.ones(len(train), bool), np.zeros(len(hold), bool)]),
-        people=np.concatenate(people) if (people := split_people(release.original, holdout_set)) is not None else None,
+        people=people,
         isolated=isolated,
         isolated_count=count,
     )

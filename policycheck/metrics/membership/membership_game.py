@@ -207,10 +207,19 @@ def _setup(
     encoding, (encoded,) = fit_and_encode(
         [frame], release.column_types, release.orders, features, [frame], threads=threads
     )
+    # Where the id column names people, the game plays for people, not records: a record's isolation is
+    # from other people, the targets are distinct people, and a target's other records (the same man's
+    # other years) leave the pool with it; left in, they would train the synthesizer in the rounds
+    # without the target and hide it.
+    sets = population_sets(release)
+    column = person_column(sets)
+    people = np.concatenate(person_codes(sets, column)) if column is not None else None
     # The rarest values need only the records: counted on a thread of their own while this process
     # waits for the isolation scan's workers.
     scores, (rarity, rarest_column) = beside(
-        lambda: vulnerability_scores(encoded, encoding.kinds, executor), lambda: rarest_value_counts(frame), threads
+        lambda: vulnerability_scores(encoded, encoding.kinds, executor, people),
+        lambda: rarest_value_counts(frame),
+        threads,
     )
     named = []
     for value in ids:
@@ -223,12 +232,6 @@ def _setup(
             )
             raise EvaluationError(f"target id {value!r} is {where} id column")
         named.append(rows[0])
-    # Where the id column names people, the game plays for people, not records: the targets are distinct
-    # people, and a target's other records (the same man's other years) leave the pool with it; left in,
-    # they would train the synthesizer in the rounds without the target and hide it.
-    sets = population_sets(release)
-    column = person_column(sets)
-    people = np.concatenate(person_codes(sets, column)) if column is not None else None
     choice = choose_targets(
         scores, vulnerable, random, np.array(named, dtype=np.int64), rng_targets, rare, rarity, people
     )

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from policycheck.methods.gower import fit_gower
 from policycheck.methods.membership_game.targets import choose_targets, rarest_value_counts, vulnerability_scores
@@ -62,3 +63,18 @@ def test_targets_are_distinct_people_where_rows_name_people():
     # random: the only rows left of an untaken person or none are 7, and 6 is person 3's
     assert choice.rows.tolist() == [3, 0, 2, 5, 7]
     assert choice.reasons == ("id", "vulnerable", "vulnerable", "rare", "random")
+
+
+def test_a_records_isolation_is_from_other_people_where_rows_name_people():
+    from policycheck.methods.gower import SCALED
+
+    # Two men of two records each at 0 and 0.01, one at 0.5 and 0.51, and four single people at 0.9-0.93.
+    rows = np.array([[0.0], [0.01], [0.5], [0.51], [0.9], [0.91], [0.92], [0.93]])
+    people = np.array([0, 0, 1, 1, 2, 3, 4, 5])
+    scores = vulnerability_scores(rows, np.array([SCALED]), people=people)
+    # Record 0's five nearest other people's records: 0.5, 0.51, 0.9, 0.91, 0.92 (its own 0.01 passed over).
+    assert scores[0] == pytest.approx((0.5 + 0.51 + 0.9 + 0.91 + 0.92) / 5)
+    # Record 4 (0.9): 0.91, 0.92, 0.93 (0.01-0.03 away), then 0.51 and 0.5 (0.39, 0.4).
+    assert scores[4] == pytest.approx((0.01 + 0.02 + 0.03 + 0.39 + 0.4) / 5)
+    # By record, record 0's nearest is its own other year, 0.01 away.
+    assert vulnerability_scores(rows, np.array([SCALED]))[0] == pytest.approx((0.01 + 0.5 + 0.51 + 0.9 + 0.91) / 5)
