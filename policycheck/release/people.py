@@ -2,7 +2,8 @@
 
 Panel data (Ecdat's Males: 545 men, a record a year for eight years) holds several records of
 one person; every membership measure is about people, so a person key, declared ``id``, is
-what the holdout check, the DCR clusters and the membership game go by. Ids unique within
+what the holdout check, the DCR share's relabelling and clusters, the MI risk's and the density
+attack's bootstraps, and the membership game's targets and isolation go by. Ids unique within
 each data set number records, not people (two files each numbered from 1 share ids and no
 one), and are not taken for people.
 """
