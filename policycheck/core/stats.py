@@ -105,6 +105,15 @@ def roc_curve(scores_positive: np.ndarray, scores_negative: np.ndarray) -> tuple
     return np.concatenate([[0.0], fpr, [1.0]]), np.concatenate([[0.0], tpr, [1.0]])
 
 
+def cluster_draws(of_item: np.ndarray, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """How often each item is drawn when its cluster is: as many clusters as there are, drawn with
+    replacement (a cluster bootstrap's resample, one count per item). ``of_item``: each item's
+    cluster numbered from 0 with none skipped (``np.unique``'s inverse), numbered once for all resamples."""
+    n = int(of_item.max()) + 1 if of_item.size else 0
+    drawn: npt.NDArray[np.int64] = np.bincount(rng.integers(0, n, n), minlength=n)[of_item]
+    return drawn
+
+
 def bootstrap_interval(
     statistic: Callable[[npt.NDArray[np.int64]], float],
     n: int,

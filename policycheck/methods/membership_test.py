@@ -241,19 +241,14 @@ def person_bootstrap_counts(
     """
     import numpy as np
 
-    def expand(person: np.ndarray) -> tuple[np.ndarray, int]:
-        _, inverse = np.unique(person, return_inverse=True)
-        return inverse, int(inverse.max()) + 1 if inverse.size else 0
+    from policycheck.core.stats import cluster_draws
 
-    of_member, n_member_people = expand(people[0])
-    of_non_member, n_non_member_people = expand(people[1])
+    member_people, non_member_people = (np.unique(p, return_inverse=True)[1] for p in people)
     guessed = np.empty((resamples, len(levels)), dtype=np.int64)
     hits = np.empty_like(guessed)
     for r in range(resamples):
-        drawn_m = np.bincount(rng.integers(0, n_member_people, n_member_people), minlength=n_member_people)
-        drawn_h = np.bincount(rng.integers(0, n_non_member_people, n_non_member_people), minlength=n_non_member_people)
-        members = np.repeat(dcr_members, drawn_m[of_member])
-        non_members = np.repeat(dcr_non_members, drawn_h[of_non_member])
+        members = np.repeat(dcr_members, cluster_draws(member_people, rng))
+        non_members = np.repeat(dcr_non_members, cluster_draws(non_member_people, rng))
         thresholds = membership_thresholds(np.concatenate([members, non_members]), levels)
         guessed[r], hits[r] = guesses_at(members, non_members, thresholds)
     return guessed, hits

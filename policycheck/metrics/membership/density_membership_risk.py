@@ -198,16 +198,6 @@ def _two_auc(scores: np.ndarray, members: np.ndarray, subset: np.ndarray) -> tup
     return whole, part
 
 
-def _people_drawn(rows: np.ndarray, people: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A resample of ``rows`` by person: as many people as they hold, drawn with replacement, each with its rows."""
-    import numpy as np
-
-    _, person = np.unique(people[rows], return_inverse=True)
-    n = int(person.max()) + 1 if person.size else 0
-    drawn = np.bincount(rng.integers(0, n, n), minlength=n)
-    return np.repeat(rows, drawn[person])
-
-
 def measure_set(
     ctx: EvaluationContext, params: DensityParams, index: int, level: float, prepared: Prepared
 ) -> DensityMeasure:
@@ -226,12 +216,21 @@ def measure_set(
     whole, part = _two_auc(scores, members, isolated)
     rng = ctx.rng("density_membership_risk", "bootstrap", index)
     member_rows, other_rows = np.flatnonzero(members), np.flatnonzero(~members)
+    if p.people is not None:  # a panel: people are drawn, each with all its records
+        member_people, other_people = (
+            np.unique(p.people[r], return_inverse=True)[1] for r in (member_rows, other_rows)
+        )
     resampled = []
     for _ in range(params.bootstrap_resamples):
         if p.people is None:
             rows = np.concatenate([rng.choice(member_rows, member_rows.size), rng.choice(other_rows, other_rows.size)])
-        else:  # a panel: people are drawn, each with all its records
-            rows = np.concatenate([_people_drawn(member_rows, p.people, rng), _people_drawn(other_rows, p.people, rng)])
+        else:
+            rows = np.concatenate(
+                [
+                    np.repeat(member_rows, stats.cluster_draws(member_people, rng)),
+                    np.repeat(other_rows, stats.cluster_draws(other_people, rng)),
+                ]
+            )
         resampled.append(_two_auc(scores[rows], members[rows], isolated[rows]))
     draws = np.array(resampled, dtype=float)
     # Two intervals per set (all records, the most isolated): each at the Bonferroni level over both.

@@ -86,12 +86,14 @@ def test_a_verbatim_copy_of_adult_scores_well_above_independent_marginals_and_fa
 
 
 def test_a_panels_bootstrap_draws_people_each_with_all_its_records():
-    from policycheck.metrics.membership.density_membership_risk import _people_drawn
+    from policycheck.core.stats import cluster_draws
 
     people = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 7, 7])  # rows 10-11 one man, 12-13 another
+    rows_of_men = np.array([10, 11, 12, 13])
+    of_row = np.unique(people[rows_of_men], return_inverse=True)[1]
     rng = np.random.default_rng(3)
     for _ in range(50):
-        rows = _people_drawn(np.array([10, 11, 12, 13]), people, rng)
+        rows = np.repeat(rows_of_men, cluster_draws(of_row, rng))
         counts = np.bincount(rows, minlength=14)
         # Two men drawn with replacement: four rows, each man's two rows together, as often as he was drawn.
         assert rows.size == 4 and counts[10] == counts[11] and counts[12] == counts[13]
