@@ -127,6 +127,25 @@ def test_effective_trials_of_identical_clustered_trials():
     assert effective_trials(np.ones(4), np.ones(4), np.zeros(4)) == 1.0
 
 
+def test_joined_clusters_join_items_sharing_either_label():
+    from policycheck.core.stats import joined_clusters
+
+    # Records 0-1 and 2-3 each link to one synthetic record; records 0 and 2 are one person, 1 and 3
+    # another: all four share their fate. Records 4 and 5 share nothing: a cluster each.
+    linked = np.array([7, 7, 9, 9, 11, 12])
+    people = np.array([0, 1, 0, 1, 2, 3])
+    assert joined_clusters(linked, people).tolist() == [0, 0, 0, 0, 1, 2]
+
+
+def test_ratio_score_interval_takes_effective_counts():
+    from policycheck.core.stats import ratio_score_interval
+
+    # Koopman's table counted twice over (72/80 against 32/160), each pair of trials one cluster: as
+    # effective counts 36/40 and 16/80 it is his interval, not that of the doubled table.
+    assert ratio_score_interval(36.0, 40.0, 16.0, 80.0) == ratio_score_interval(36, 40, 16, 80)
+    assert ratio_score_interval(72 / 2, 80 / 2, 32 / 2, 160 / 2)[0] == pytest.approx(2.93957, abs=1e-5)
+
+
 def test_clopper_pearson_share_equals_the_exact_interval_at_whole_counts():
     from policycheck.core.stats import clopper_pearson, clopper_pearson_share
 

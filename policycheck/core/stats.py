@@ -208,7 +208,7 @@ def newcombe_difference(
 
 
 def ratio_score_interval(
-    successes1: int, trials1: int, successes2: int, trials2: int, confidence: float = 0.95
+    successes1: float, trials1: float, successes2: float, trials2: float, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Score interval for the ratio ``p1 / p2`` of two independent proportions (Koopman 1984).
 
@@ -220,7 +220,8 @@ def ratio_score_interval(
     at 95 % (Koopman, Biometrics 40:513). The upper end is ``inf`` when ``successes2``
     is 0, the lower end 0 when ``successes1`` is 0.
     """
-    x1, n1, x2, n2 = int(successes1), int(trials1), int(successes2), int(trials2)
+    # Fractional counts (effective trials of clustered records) are taken as they are.
+    x1, n1, x2, n2 = float(successes1), float(trials1), float(successes2), float(trials2)
     if n1 <= 0 or n2 <= 0:
         return (0.0, math.inf)
     z = normal_quantile(1 - (1 - confidence) / 2)
@@ -326,6 +327,27 @@ def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) 
     if p in (0.0, 1.0) or variance <= 0:
         return float(min(n, t.size))
     return float(min(n, p * (1 - p) / variance))
+
+
+def joined_clusters(first: np.ndarray, second: np.ndarray) -> npt.NDArray[np.int64]:
+    """Each item's cluster when items sharing a label in ``first`` or in ``second`` share their fate.
+
+    E.g. records linked to the same synthetic records (``first``) and records of
+    one person (``second``): two records of one person linked to different
+    synthetic records join those records' clusters. The clusters are the
+    connected components of the graph joining each item's two labels, numbered
+    from 0 in the order of their first item.
+    """
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    a = np.unique(np.asarray(first), return_inverse=True)[1].ravel()
+    b = np.unique(np.asarray(second), return_inverse=True)[1].ravel() + (int(a.max(initial=-1)) + 1)
+    size = int(b.max(initial=-1)) + 1
+    _, component = connected_components(coo_array((np.ones(a.size), (a, b)), shape=(size, size)), directed=False)
+    _, first_item, of_item = np.unique(component[a], return_index=True, return_inverse=True)
+    joined: npt.NDArray[np.int64] = np.argsort(np.argsort(first_item))[of_item].astype(np.int64)
+    return joined
 
 
 def clopper_pearson_share(share: float, trials: float, confidence: float = 0.95) -> tuple[float, float]:

@@ -3,9 +3,10 @@
 Panel data (Ecdat's Males: 545 men, a record a year for eight years) holds several records of
 one person; every membership measure is about people, so a person key, declared ``id``, is
 what the holdout check, the DCR share's relabelling and clusters, the MI risk's and the density
-attack's bootstraps, and the membership game's targets and isolation go by. Ids unique within
-each data set number records, not people (two files each numbered from 1 share ids and no
-one), and are not taken for people.
+attack's bootstraps, and the membership game's targets and isolation go by. The linkage and
+reconstruction intervals count a person's records as one cluster of trials, and reports count
+people beside records. Ids unique within each data set number records, not people (two files
+each numbered from 1 share ids and no one), and are not taken for people.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from policycheck.release.model import Dataset
+from policycheck.release.model import Dataset, Release
 
 if TYPE_CHECKING:  # imported where used: the metrics registry imports this module, and loads light
     import numpy as np
@@ -58,3 +59,23 @@ def split_people(original: Dataset, holdout: Dataset) -> tuple[np.ndarray, np.nd
     if np.isin(holdout_people, training).any():
         return None
     return training, holdout_people
+
+
+def people_of(release: Release, role: str) -> np.ndarray | None:
+    """Each ``original`` or ``holdout`` record's person (:func:`person_codes`), where an id column of the
+    release's real sets names people; None otherwise (each record is then its own person)."""
+    real = [d for d in (release.original, release.holdout) if d is not None]
+    column = person_column(real)
+    if column is None:
+        return None
+    return person_codes(real, column)[0 if role == "original" else 1]
+
+
+def people_counted(release: Release) -> tuple[str | None, dict[str, int]]:
+    """The id column naming the real sets' people (None where none does) and how many people each real set
+    holds, by role (a record without an id a person of its own): what a report says beside its records."""
+    real = [d for d in (release.original, release.holdout) if d is not None]
+    column = person_column(real)
+    if column is None:
+        return None, {}
+    return column, {d.role: len(set(codes.tolist())) for d, codes in zip(real, person_codes(real, column), strict=True)}

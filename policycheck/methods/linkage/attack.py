@@ -40,6 +40,7 @@ from policycheck.methods.linkage.range_narrowing import AttributeDisclosure, ide
 from policycheck.methods.linkage.rank_linkage import Linkage, link, mid_ranks, own_mid_ranks
 from policycheck.methods.linkage.reverse_mapping import AttributeOrder, ordinal_ranks, rows_of_rank
 from policycheck.release.model import Release
+from policycheck.release.people import people_of
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class LinkageAttack:
     sorted_secret: np.ndarray  # original secret codes by rank: value of rank k at k - 1
     records: str = "original"  # whose records were attacked: "original" or "holdout"
     mapping: str = "reverse"  # how the sets were read: "reverse" (sec. 3.1) or "released"
+    #: Each attacked record's person, where an id column names people with several records (panel data).
+    people: np.ndarray | None = None
 
     @cached_property
     def linked_set_clusters(self) -> np.ndarray:
@@ -97,6 +100,17 @@ class LinkageAttack:
 
         _, cluster = distinct_rows(np.column_stack(keys))
         return cluster
+
+    @cached_property
+    def trial_clusters(self) -> np.ndarray:
+        """A cluster id per attacked record for the rates' intervals: :attr:`linked_set_clusters`, joined by
+        person where a person has several records (their secrets and links hang together: a man's wage
+        in eight years of a panel is not eight independent trials)."""
+        if self.people is None:
+            return self.linked_set_clusters
+        from policycheck.core.stats import joined_clusters
+
+        return joined_clusters(self.linked_set_clusters, self.people)
 
     def candidates_by_set(self) -> np.ndarray:
         """``(n, M)``: number of synthetic records linked to each attacked record in each set.
@@ -212,4 +226,5 @@ def run_attack(
         sorted_secret=np.sort(true),
         records=records,
         mapping=mapping,
+        people=people_of(release, records),
     )

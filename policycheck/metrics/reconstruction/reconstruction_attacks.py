@@ -85,10 +85,27 @@ class ReconstructionRun:
     set_names: tuple[str, ...]
     attacks: tuple[str, ...]
     outcomes: dict[tuple[int, str], AttackOutcome]
+    #: Each attacked record's person, where an id column names people with several records (panel data).
+    people: np.ndarray | None = None
 
     def correct(self, set_index: int, attack: str) -> int:
         """Attacked records whose known secret the attack guessed (a guess is never -1)."""
         return int((self.outcomes[(set_index, attack)].guess == self.truth).sum())
+
+    def effective(self, set_index: int, attack: str) -> float:
+        """How many independent trials the attacked records with a known secret are worth: :attr:`n`, or,
+        with a person's records one cluster, Kish's effective number
+        (:func:`policycheck.core.stats.effective_trials`): a man's secrets over eight years of a panel,
+        guessed from his own quasi-identifiers, are right or wrong together."""
+        if self.people is None:
+            return float(self.n)
+        import numpy as np
+
+        from policycheck.core.stats import effective_trials
+
+        known = self.truth >= 0
+        hits = self.outcomes[(set_index, attack)].guess[known] == self.truth[known]
+        return effective_trials(hits, np.ones(hits.size), self.people[known])
 
     @property
     def n(self) -> int:
@@ -136,6 +153,7 @@ def _attack_tasks(
     import numpy as np
 
     from policycheck.methods.reconstruction.baselines import class_codes
+    from policycheck.release.people import people_of
 
     release = ctx.release
     dataset = release.original if records == "original" else release.holdout
@@ -180,6 +198,7 @@ def _attack_tasks(
             tuple(s.name for s in release.synthetic),
             tuple(attacks),
             dict(zip(keys, outcomes, strict=True)),
+            people_of(release, records),
         )
 
     return tasks, assemble

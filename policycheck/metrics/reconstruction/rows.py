@@ -56,6 +56,13 @@ class AttackRow(Details):
     interval: tuple[float, float] = detail("Accuracy interval", help="Clopper-Pearson, at the Bonferroni level")
     correct: int = detail("Secrets guessed right", unit="records")
     records: int = detail("Original records with a secret", unit="records")
+    effective_records: float | None = detail(
+        "Effective original records",
+        unit="records",
+        default=None,
+        help="What the records are worth as independent trials where a person has several (Kish's design "
+        "effect); the intervals count these",
+    )
     lp: LpRun | None = detail("LP run", default=None)
     control_accuracy: float | None = detail("Accuracy on the holdout records", format="share", default=None)
     control_interval: tuple[float, float] | None = detail("Holdout accuracy interval", default=None)
@@ -85,14 +92,25 @@ class Hits:
 
     correct: int
     records: int
+    #: How many independent trials the records are worth (fewer where a person has several records).
+    effective: float
 
     @property
     def accuracy(self) -> float:
         return self.correct / self.records
 
+    def interval(self, level: float) -> tuple[float, float]:
+        """The accuracy's Clopper-Pearson interval; over the effective records where they are fewer
+        (Korn and Graubard's, :func:`policycheck.core.stats.clopper_pearson_share`)."""
+        from policycheck.core import stats
+
+        if self.effective >= self.records:
+            return stats.clopper_pearson(self.correct, self.records, level)
+        return stats.clopper_pearson_share(self.accuracy, self.effective, level)
+
 
 def individual_risk(
-    correct: int, n: int, control_correct: int, n_control: int, confidence: float
+    correct: float, n: float, control_correct: float, n_control: float, confidence: float
 ) -> tuple[float, tuple[float, float]]:
     """Control-corrected accuracy ``(acc - acc_c) / (1 - acc_c)`` and its interval.
 
@@ -123,6 +141,16 @@ def individual_part(main: Hits, baseline: Baseline[Hits] | None, level: float) -
         raise ValueError("the individual part of an accuracy is measured against the holdout control only")
     control = baseline.control
     value, interval = individual_risk(main.correct, main.records, control.correct, control.records, level)
+    if main.effective >= main.records and control.effective >= control.records:
+        return Estimate(value, interval)
+    # A person's records are one cluster: the ratio's interval over the effective records, the accuracies kept.
+    _, interval = individual_risk(
+        main.accuracy * main.effective,
+        main.effective,
+        control.accuracy * control.effective,
+        control.effective,
+        level,
+    )
     return Estimate(value, interval)
 
 
@@ -130,31 +158,31 @@ def attack_row(
     run: ReconstructionRun, control: ReconstructionRun | None, key: tuple[int, str], level: float
 ) -> AttackRow:
     """The row of one (set, attack) pair, its intervals at ``level``; against the control when there is one."""
-    from policycheck.core import stats
 
     i, attack = key
-    correct = run.correct(i, attack)
+    attacked = Hits(run.correct(i, attack), run.n, run.effective(i, attack))
     info = run.outcomes[key].info
     row: dict[str, Any] = {
         "set": run.set_names[i],
         "attack": attack,
         "description": ATTACK_WORDS[attack],
-        "accuracy": correct / run.n,
-        "interval": stats.clopper_pearson(correct, run.n, level),
-        "correct": correct,
+        "accuracy": attacked.accuracy,
+        "interval": attacked.interval(level),
+        "correct": attacked.correct,
         "records": run.n,
+        "effective_records": attacked.effective if attacked.effective < run.n else None,
         "lp": LpRun(**info) if info else None,
     }
     if control is not None:
         hits: dict[Records, Hits] = {
-            "original": Hits(correct, run.n),
-            "holdout": Hits(control.correct(i, attack), control.n),
+            "original": attacked,
+            "holdout": Hits(control.correct(i, attack), control.n, control.effective(i, attack)),
         }
         found = against_control(hits.__getitem__, lambda h: h.accuracy, individual_part, level)
         held = hits["holdout"]
         row.update(
-            control_accuracy=held.correct / held.records,
-            control_interval=stats.clopper_pearson(held.correct, held.records, level),
+            control_accuracy=held.accuracy,
+            control_interval=held.interval(level),
             individual_risk=found.value,
             individual_interval=found.interval,
         )

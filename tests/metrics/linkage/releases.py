@@ -43,9 +43,19 @@ def bootstrap_release() -> Release:
     )
 
 
-def release_of(original: pd.DataFrame, synthetic: pd.DataFrame, types: dict[str, ColumnType] = NUMBERS) -> Release:
+def release_of(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    types: dict[str, ColumnType] = NUMBERS,
+    people: pd.DataFrame | None = None,
+) -> Release:
+    """One synthetic set against ``original``; ``people``: the original's id column (its ids repeat: panel data)."""
     return Release(
-        "r", Dataset("original", "original", original), (Dataset("synthetic", "copy", synthetic),), None, types
+        "r",
+        Dataset("original", "original", original, id_frame=people),
+        (Dataset("synthetic", "copy", synthetic),),
+        None,
+        types,
     )
 
 

@@ -72,3 +72,23 @@ def test_records_linked_to_one_record_through_different_attributes_share_a_clust
     assert result.value == pytest.approx(1 / 3)
     # One cluster: Kish's variance (1 - 3 p)^2 / 3^2 = 0, so the cluster counts as one trial.
     assert result.details.baseline.effective_records == 1.0
+
+
+def test_a_persons_records_linked_to_different_synthetic_records_count_as_one_cluster():
+    # Panel data: id column nr names four people with two records each, one in each of two `a` groups that
+    # link to their own synthetic records (a copy). Groups a = 1, 2 are narrowed (one secret each), a = 3, 4
+    # are not: raw 4/8. By linked records alone four clusters of two, Kish's variance 4 * 1^2 / 8^2 gives
+    # 4 effective records; joined by person, {a = 1, 2} and {a = 3, 4} are two clusters, variance
+    # ((4 - 2)^2 + (0 - 2)^2) / 8^2 = 1/8, 2 effective records: the interval of 1 in 2.
+    frame = pd.DataFrame(
+        {"a": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0], "s": [10.0, 10.0, 20.0, 20.0, 30.0, 50.0, 35.0, 60.0]}
+    )
+    people = pd.DataFrame({"nr": ["p", "q", "p", "q", "r", "t", "r", "t"]})
+    without = evaluate("linkage_range_narrowing", release_of(frame, frame.copy()), fraction=0.1, baseline="none")
+    assert without.details.baseline.effective_records == pytest.approx(4.0)
+    result = evaluate(
+        "linkage_range_narrowing", release_of(frame, frame.copy(), people=people), fraction=0.1, baseline="none"
+    )
+    assert result.value == 0.5
+    assert result.details.baseline.effective_records == pytest.approx(2.0)
+    assert result.interval == pytest.approx(clopper_pearson(1, 2))
