@@ -23,6 +23,7 @@ from policycheck.metrics.registry import DATA_SETS, MetricSpec, convention_effec
 from policycheck.policy.load import LoadedPolicy
 from policycheck.policy.model import Waiver
 from policycheck.release.model import Release, SynthesizerInfo
+from policycheck.release.people import people_counted
 from policycheck.report.integrity import new_run_id, seal
 from policycheck.report.model import SCHEMA_VERSION, Report
 from policycheck.report.summary import summarize_rules
@@ -66,6 +67,7 @@ def build_report(
     present = frozenset(d.role for d in release.datasets())
     rules = [_rule(o, loaded, present) for o in run.outcomes]
     verdict = release_verdict(rules)
+    person_key, people = people_counted(release)
     report = {
         "schema_version": SCHEMA_VERSION,
         "verdict": verdict.value,
@@ -95,6 +97,8 @@ def build_report(
             **({"role_sources": dict(release.role_sources)} if release.role_sources else {}),
             "formats": dict(release.formats),
             "findings": list(release.findings),
+            # NOTE: absent where no id column names people, so a report from before it was recorded re-runs identical.
+            **({"person_key": person_key} if person_key else {}),
             "datasets": [
                 {
                     "role": d.role,
@@ -102,6 +106,7 @@ def build_report(
                     "path": display_path(d.path) if d.path else None,
                     "sha256": d.sha256,
                     "rows": d.n_rows,
+                    **({"people": people[d.role]} if d.role in people else {}),
                     "synthesizer": _synth(d.synthesizer) if d.synthesizer else None,
                 }
                 for d in release.datasets()

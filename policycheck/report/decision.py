@@ -257,7 +257,10 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     holdout = [d for d in datasets if d["role"] == "holdout"]
     synthetic = [d for d in datasets if d["role"] == "synthetic"]
     policy = report["policy"]
-    data = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in original) or "none"
+    data = ", ".join(f"'{d['name']}' ({_sized(d)})" for d in original) or "none"
+    key = report["release"].get("person_key")
+    if key:  # the measures count people, not records, where one has several
+        data += f", people named by id column '{key}'"
     sets = ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in synthetic)
     qi = ", ".join(policy.get("quasi_identifiers") or []) or "none declared"
     secrets = ", ".join(policy.get("secrets") or []) or "none declared"
@@ -268,7 +271,7 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
             {
                 # Not "protected": the synthesizer never saw them, so the release cannot expose them.
                 "Control": "the holdout "
-                + ", ".join(f"'{d['name']}' ({fmt(d['rows'])} records)" for d in holdout)
+                + ", ".join(f"'{d['name']}' ({_sized(d)})" for d in holdout)
                 + ", real records the synthesizer never saw: the attacks' baseline"
             }
             if holdout
@@ -283,6 +286,13 @@ def scope(report: dict[str, Any]) -> dict[str, str]:
     if seed:
         out["Seed"] = seed
     return out
+
+
+def _sized(dataset: dict[str, Any]) -> str:
+    """A real set's size: its records, and its people where an id column names people with several records."""
+    people = dataset.get("people")
+    records = f"{fmt(dataset['rows'])} records"
+    return f"{records} of {fmt(people)} {noun(people, 'person', 'people')}" if people else records
 
 
 def seed_override(report: dict[str, Any]) -> str | None:

@@ -175,6 +175,8 @@ class DatasetOut(_Model):
     path: str | None
     sha256: str | None
     rows: int
+    #: People among the records, where an id column names people with several records (original, holdout).
+    people: int | None = None
     synthesizer: dict[str, Any] | None = None
 
 
@@ -192,6 +194,9 @@ class ReleaseOut(_Model):
     formats: dict[str, str] = Field(default_factory=dict)
     #: What loading the release found beside the verdicts (shared ids, holdout overlap, extreme values).
     findings: list[str] = Field(default_factory=list)
+    #: The id column whose ids name people with several records (panel data): the membership measures
+    #: and the linkage and reconstruction intervals go by person. Absent where no id column does.
+    person_key: str | None = None
     datasets: list[DatasetOut]
 
 

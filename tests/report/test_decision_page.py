@@ -170,6 +170,18 @@ def test_the_scope_lists_the_holdout_as_the_control_not_as_data_protected():
     )
 
 
+def test_the_scope_counts_people_where_an_id_column_names_them():
+    report = _scope_report("original", "holdout", "synthetic")
+    report["release"]["person_key"] = "nr"
+    for dataset in report["release"]["datasets"][:2]:
+        dataset["people"] = 375  # eight records a person
+    words = decision.scope(report)
+    assert words["Data protected"] == (
+        "the original data 'original' (3,000 records of 375 people), people named by id column 'nr'"
+    )
+    assert words["Control"].startswith("the holdout 'holdout' (3,000 records of 375 people), real records")
+
+
 def test_a_release_without_a_holdout_has_no_control_in_its_scope():
     assert "Control" not in decision.scope(_scope_report("original", "synthetic"))
 

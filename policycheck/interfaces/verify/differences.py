@@ -111,6 +111,9 @@ RECORDED_SINCE = (
     "rules.*.sample_unit",
     "rules.*.interval_of",
     "provenance.synthesizer_files",
+    "release.person_key",
+    "release.datasets.*.people",
+    "rules.*.details.attacks.*.effective_records",
 )
 
 
