@@ -127,14 +127,26 @@ def test_effective_trials_of_identical_clustered_trials():
     assert effective_trials(np.ones(4), np.ones(4), np.zeros(4)) == 1.0
 
 
-def test_joined_clusters_join_items_sharing_either_label():
-    from policycheck.core.stats import joined_clusters
+def test_effective_trials_of_two_crossed_clusterings_take_the_two_way_variance():
+    from policycheck.core.stats import effective_trials
 
-    # Records 0-1 and 2-3 each link to one synthetic record; records 0 and 2 are one person, 1 and 3
-    # another: all four share their fate. Records 4 and 5 share nothing: a cluster each.
-    linked = np.array([7, 7, 9, 9, 11, 12])
-    people = np.array([0, 1, 0, 1, 2, 3])
-    assert joined_clusters(linked, people).tolist() == [0, 0, 0, 0, 1, 2]
+    # Six records in a ring: linked pairs {0,1} {2,3} {4,5}, people {0,5} {1,2} {3,4}; hits 1,1,1,0,0,0, p = 1/2.
+    # Linked totals 2, 1, 0 deviate by 1, 0, 1: V = 2/36; people's 1, 2, 0 likewise 2/36; the records alone
+    # 6 * (1/2)^2 / 36 = 1.5/36. Cameron-Gelbach-Miller: 2/36 + 2/36 - 1.5/36 = 2.5/36, so 0.25 / (2.5/36)
+    # = 3.6 trials, where either clustering alone gives 4.5.
+    hits = np.array([1, 1, 1, 0, 0, 0])
+    linked, people = np.array([0, 0, 1, 1, 2, 2]), np.array([0, 1, 1, 2, 2, 0])
+    assert effective_trials(hits, np.ones(6), linked) == pytest.approx(4.5)
+    assert effective_trials(hits, np.ones(6), linked, people) == pytest.approx(3.6)
+
+
+def test_two_way_effective_trials_are_never_more_than_one_way():
+    from policycheck.core.stats import effective_trials
+
+    # Hits follow the linked pairs and split every person evenly: people alone would say 0 variance, the
+    # two-way sum 2/16 + 0 - 1/16 = 1/16; the linked pairs' own 2/16 is kept: 2 trials, not 4.
+    hits = np.array([1, 1, 0, 0])
+    assert effective_trials(hits, np.ones(4), np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])) == pytest.approx(2.0)
 
 
 def test_ratio_score_interval_takes_effective_counts():

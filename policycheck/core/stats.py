@@ -300,7 +300,9 @@ def paired_difference(
     )
 
 
-def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) -> float:
+def effective_trials(
+    hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray, other: np.ndarray | None = None
+) -> float:
     """How many independent trials clustered ones are worth for the share ``sum(hits) / sum(trials)``.
 
     Trials in one cluster share their fate (e.g. synthetic records whose
@@ -311,43 +313,47 @@ def effective_trials(hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray) 
     capped at the number of trials; with every cluster a single trial it is
     exactly that number. When every trial is a hit (or none is) the variance
     is 0 and each cluster counts as one trial.
+
+    ``other``: a second clustering that cuts across the first (records linked
+    to the same synthetic records, and records of one person). The variance
+    is then Cameron, Gelbach and Miller's (2011) two-way one, ``V_first +
+    V_other - V_both`` with ``V_both`` over the trials sharing both labels,
+    and never below either one-way variance. Joining the two into connected
+    clusters instead percolates: on Ecdat's Males panel eight years of each
+    man chain the linked sets into one cluster holding most records.
     """
     hits = np.asarray(hits, dtype=float)
     trials = np.asarray(trials, dtype=float)
     n = float(trials.sum())
     if n <= 0:
         return 0.0
-    _, inverse = np.unique(np.asarray(cluster), return_inverse=True)
+    p = float(hits.sum() / n)
+    first = _cluster_variance(hits, trials, cluster, p, n)
+    if other is None:
+        variance, clusters = first
+    else:
+        second = _cluster_variance(hits, trials, other, p, n)
+        both = _cluster_variance(hits, trials, np.column_stack([np.asarray(cluster), np.asarray(other)]), p, n)
+        variance = max(first[0] + second[0] - both[0], first[0], second[0])
+        clusters = min(first[1], second[1])
+    if p in (0.0, 1.0) or variance <= 0:
+        return float(min(n, clusters))
+    return float(min(n, p * (1 - p) / variance))
+
+
+def _cluster_variance(
+    hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray, p: float, n: float
+) -> tuple[float, int]:
+    """The share's variance from the totals of ``cluster``'s clusters (rows of a 2-D label: one cluster per
+    distinct row), and how many clusters hold a trial."""
+    labels = np.asarray(cluster)
+    _, inverse = np.unique(labels, return_inverse=True, axis=0 if labels.ndim > 1 else None)
+    inverse = inverse.ravel()
     h = np.bincount(inverse, hits)
     t = np.bincount(inverse, trials)
     used = t > 0
     h, t = h[used], t[used]
-    p = float(h.sum() / n)
-    variance = float(np.sum((h - p * t) ** 2) / n**2)
-    if p in (0.0, 1.0) or variance <= 0:
-        return float(min(n, t.size))
-    return float(min(n, p * (1 - p) / variance))
-
-
-def joined_clusters(first: np.ndarray, second: np.ndarray) -> npt.NDArray[np.int64]:
-    """Each item's cluster when items sharing a label in ``first`` or in ``second`` share their fate.
-
-    E.g. records linked to the same synthetic records (``first``) and records of
-    one person (``second``): two records of one person linked to different
-    synthetic records join those records' clusters. The clusters are the
-    connected components of the graph joining each item's two labels, numbered
-    from 0 in the order of their first item.
-    """
-    from scipy.sparse import coo_array
-    from scipy.sparse.csgraph import connected_components
-
-    a = np.unique(np.asarray(first), return_inverse=True)[1].ravel()
-    b = np.unique(np.asarray(second), return_inverse=True)[1].ravel() + (int(a.max(initial=-1)) + 1)
-    size = int(b.max(initial=-1)) + 1
-    _, component = connected_components(coo_array((np.ones(a.size), (a, b)), shape=(size, size)), directed=False)
-    _, first_item, of_item = np.unique(component[a], return_index=True, return_inverse=True)
-    joined: npt.NDArray[np.int64] = np.argsort(np.argsort(first_item))[of_item].astype(np.int64)
-    return joined
+    return float(np.sum((h - p * t) ** 2) / n**2), int(t.size)
 
 
 def clopper_pearson_share(share: float, trials: float, confidence: float = 0.95) -> tuple[float, float]:

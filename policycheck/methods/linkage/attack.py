@@ -101,17 +101,6 @@ class LinkageAttack:
         _, cluster = distinct_rows(np.column_stack(keys))
         return cluster
 
-    @cached_property
-    def trial_clusters(self) -> np.ndarray:
-        """A cluster id per attacked record for the rates' intervals: :attr:`linked_set_clusters`, joined by
-        person where a person has several records (their secrets and links hang together: a man's wage
-        in eight years of a panel is not eight independent trials)."""
-        if self.people is None:
-            return self.linked_set_clusters
-        from policycheck.core.stats import joined_clusters
-
-        return joined_clusters(self.linked_set_clusters, self.people)
-
     def candidates_by_set(self) -> np.ndarray:
         """``(n, M)``: number of synthetic records linked to each attacked record in each set.
 

@@ -35,8 +35,8 @@ class Tally:
 
     count: int
     records: int
-    #: Records linked to the same synthetic records, and a person's records, count as one cluster (Kish's
-    #: design effect).
+    #: Records linked to the same synthetic records count as one cluster (Kish's design effect); a person's
+    #: records are a second, crossed clustering (two-way variance).
     effective: float
 
     @property
@@ -48,9 +48,10 @@ def tally(attack: LinkageAttack, flags_of: Callable[[AttributeDisclosure], np.nd
     """The attack's flagged records (``flags_of``) among those with a known secret; None if no secret is known.
 
     Records linked to the same synthetic records share one identified range,
-    so they are one cluster of :func:`policycheck.core.stats.effective_trials`,
-    and so are a person's records where an id column names people
-    (:attr:`LinkageAttack.trial_clusters`).
+    so they are one cluster (:attr:`LinkageAttack.linked_set_clusters`) of
+    :func:`policycheck.core.stats.effective_trials`; where an id column names
+    people, a person's records are a second clustering across the first
+    (:attr:`LinkageAttack.people`), and the variance is two-way.
     """
     import numpy as np
 
@@ -61,7 +62,8 @@ def tally(attack: LinkageAttack, flags_of: Callable[[AttributeDisclosure], np.nd
     if n == 0:
         return None
     flags = flags_of(attack.disclosure) & known
-    effective = stats.effective_trials(flags[known], np.ones(n), attack.trial_clusters[known])
+    people = attack.people[known] if attack.people is not None else None
+    effective = stats.effective_trials(flags[known], np.ones(n), attack.linked_set_clusters[known], people)
     return Tally(int(np.count_nonzero(flags)), n, effective)
 
 
@@ -115,8 +117,8 @@ class BaselineDetails(Details):
     effective_records: float = detail(
         "Effective original records",
         unit="records",
-        help="Records linked to the same synthetic records count as one cluster (Kish's design effect), and so "
-        "do a person's records where an id column names people.",
+        help="Records linked to the same synthetic records count as one cluster (Kish's design effect); where "
+        "an id column names people, a person's records are a second, crossed clustering (two-way variance).",
     )
     holdout_effective_records: float | None = detail("Effective holdout records", unit="records")
     rule: str = detail("How the value is formed")

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from policycheck.core.errors import EvaluationError
-from policycheck.core.stats import clopper_pearson, newcombe_difference
+from policycheck.core.stats import clopper_pearson, clopper_pearson_share, newcombe_difference
 from tests.metrics.linkage.releases import COPY, REVERSED, evaluate, make_release, release_of, with_holdout
 
 
@@ -74,12 +74,12 @@ def test_records_linked_to_one_record_through_different_attributes_share_a_clust
     assert result.details.baseline.effective_records == 1.0
 
 
-def test_a_persons_records_linked_to_different_synthetic_records_count_as_one_cluster():
+def test_a_persons_records_linked_to_different_synthetic_records_are_a_second_clustering():
     # Panel data: id column nr names four people with two records each, one in each of two `a` groups that
     # link to their own synthetic records (a copy). Groups a = 1, 2 are narrowed (one secret each), a = 3, 4
-    # are not: raw 4/8. By linked records alone four clusters of two, Kish's variance 4 * 1^2 / 8^2 gives
-    # 4 effective records; joined by person, {a = 1, 2} and {a = 3, 4} are two clusters, variance
-    # ((4 - 2)^2 + (0 - 2)^2) / 8^2 = 1/8, 2 effective records: the interval of 1 in 2.
+    # are not: raw 4/8. By linked records four clusters of two, V = 4 * 1^2 / 8^2: 4 effective records. The
+    # people {p, q} narrowed twice each, {r, t} never add 4 / 8^2, less the records' own 8 * (1/2)^2 / 8^2:
+    # the two-way variance 6/64 makes 0.25 / (6/64) = 8/3 effective records.
     frame = pd.DataFrame(
         {"a": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0], "s": [10.0, 10.0, 20.0, 20.0, 30.0, 50.0, 35.0, 60.0]}
     )
@@ -90,5 +90,5 @@ def test_a_persons_records_linked_to_different_synthetic_records_count_as_one_cl
         "linkage_range_narrowing", release_of(frame, frame.copy(), people=people), fraction=0.1, baseline="none"
     )
     assert result.value == 0.5
-    assert result.details.baseline.effective_records == pytest.approx(2.0)
-    assert result.interval == pytest.approx(clopper_pearson(1, 2))
+    assert result.details.baseline.effective_records == pytest.approx(8 / 3)
+    assert result.interval == pytest.approx(clopper_pearson_share(0.5, 8 / 3))
