@@ -318,7 +318,8 @@ def effective_trials(
     to the same synthetic records, and records of one person). The variance
     is then Cameron, Gelbach and Miller's (2011) two-way one, ``V_first +
     V_other - V_both`` with ``V_both`` over the trials sharing both labels,
-    and never below either one-way variance. Joining the two into connected
+    and never below either one-way variance (with every trial a hit, or none,
+    the fewer clusters of the two count). Joining the two into connected
     clusters instead percolates: on Ecdat's Males panel eight years of each
     man chain the linked sets into one cluster holding most records.
     """

@@ -61,21 +61,30 @@ def split_people(original: Dataset, holdout: Dataset) -> tuple[np.ndarray, np.nd
     return training, holdout_people
 
 
-def people_of(release: Release, role: str) -> np.ndarray | None:
-    """Each ``original`` or ``holdout`` record's person (:func:`person_codes`), where an id column of the
-    release's real sets names people; None otherwise (each record is then its own person)."""
+def real_people(release: Release) -> tuple[str, dict[str, np.ndarray]] | None:
+    """The id column naming the people of the release's real sets (original, holdout), and each set's
+    :func:`person_codes` by role; None where no id column names people."""
     real = [d for d in (release.original, release.holdout) if d is not None]
     column = person_column(real)
     if column is None:
         return None
-    return person_codes(real, column)[0 if role == "original" else 1]
+    return column, {d.role: codes for d, codes in zip(real, person_codes(real, column), strict=True)}
+
+
+def people_of(release: Release, role: str) -> np.ndarray | None:
+    """Each ``original`` or ``holdout`` record's person, where an id column names people; None otherwise
+    (each record is then its own person)."""
+    found = real_people(release)
+    return found[1].get(role) if found is not None else None
 
 
 def people_counted(release: Release) -> tuple[str | None, dict[str, int]]:
     """The id column naming the real sets' people (None where none does) and how many people each real set
     holds, by role (a record without an id a person of its own): what a report says beside its records."""
-    real = [d for d in (release.original, release.holdout) if d is not None]
-    column = person_column(real)
-    if column is None:
+    import numpy as np
+
+    found = real_people(release)
+    if found is None:
         return None, {}
-    return column, {d.role: len(set(codes.tolist())) for d, codes in zip(real, person_codes(real, column), strict=True)}
+    column, codes = found
+    return column, {role: int(np.unique(of_record).size) for role, of_record in codes.items()}

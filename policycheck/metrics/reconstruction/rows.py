@@ -127,12 +127,16 @@ def individual_risk(
     from policycheck.core import stats
 
     errors, control_errors = n - correct, n_control - control_correct
-    if control_errors == 0:
-        value = 0.0 if errors == 0 else -1.0
-    else:
-        value = max(1.0 - (errors / n) / (control_errors / n_control), -1.0)
     ratio_lo, ratio_hi = stats.ratio_score_interval(errors, n, control_errors, n_control, confidence)
-    return value, (max(1.0 - ratio_hi, -1.0), 1.0 - ratio_lo)
+    return _risk(correct, n, control_correct, n_control), (max(1.0 - ratio_hi, -1.0), 1.0 - ratio_lo)
+
+
+def _risk(correct: float, n: float, control_correct: float, n_control: float) -> float:
+    """``1 - err / err_c``, floored at -1; 0 where neither errs, -1 where only the attack does."""
+    errors, control_errors = n - correct, n_control - control_correct
+    if control_errors == 0:
+        return 0.0 if errors == 0 else -1.0
+    return max(1.0 - (errors / n) / (control_errors / n_control), -1.0)
 
 
 def individual_part(main: Hits, baseline: Baseline[Hits] | None, level: float) -> Estimate:
@@ -140,9 +144,8 @@ def individual_part(main: Hits, baseline: Baseline[Hits] | None, level: float) -
     if baseline is None or baseline.control is None:
         raise ValueError("the individual part of an accuracy is measured against the holdout control only")
     control = baseline.control
-    value, interval = individual_risk(main.correct, main.records, control.correct, control.records, level)
     if main.effective >= main.records and control.effective >= control.records:
-        return Estimate(value, interval)
+        return Estimate(*individual_risk(main.correct, main.records, control.correct, control.records, level))
     # A person's records are one cluster: the ratio's interval over the effective records, the accuracies kept.
     _, interval = individual_risk(
         main.accuracy * main.effective,
@@ -151,14 +154,13 @@ def individual_part(main: Hits, baseline: Baseline[Hits] | None, level: float) -
         control.effective,
         level,
     )
-    return Estimate(value, interval)
+    return Estimate(_risk(main.correct, main.records, control.correct, control.records), interval)
 
 
 def attack_row(
     run: ReconstructionRun, control: ReconstructionRun | None, key: tuple[int, str], level: float
 ) -> AttackRow:
     """The row of one (set, attack) pair, its intervals at ``level``; against the control when there is one."""
-
     i, attack = key
     attacked = Hits(run.correct(i, attack), run.n, run.effective(i, attack))
     info = run.outcomes[key].info
