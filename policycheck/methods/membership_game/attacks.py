@@ -26,11 +26,11 @@ import numpy as np
 from policycheck.methods.membership_game.feature_rows import CLOSEST, DENSITY, RAREST
 
 #: What the attacks load where they run, for :meth:`Executor.prepare`: this module (which needs
-#: neither numba nor the compiled features) and the forests' library (0.75-0.95 CPU-s). Not the
+#: neither numba nor the compiled features) and scikit-learn's trees (0.75-0.95 CPU-s). Not the
 #: rounds' compiled features (0.4 CPU-s with numba's import): the set-up loads them here, and the
 #: rounds' map is ``ready_here``, so a local pool forks their workers from this process, which has
 #: them (Dask workers load them on their first round).
-WORKER_MODULES = (__name__, "sklearn.ensemble")
+WORKER_MODULES = (__name__, "sklearn.tree")
 #: Attacks in order of preference when their training-half AUCs tie.
 ATTACKS = ("closest_distance", "density", "rarest_value", "classifier")
 ATTACK_WORDS = {
@@ -73,24 +73,41 @@ def attack_scores(item: tuple[Any, ...]) -> dict[str, np.ndarray]:
     y = coins.astype(int)
     classifier = np.full(len(y), 0.5)
     if np.unique(y[train]).size == 2 and train.size >= 4:
-        from sklearn.ensemble import RandomForestClassifier
-
-        forest = RandomForestClassifier(
-            n_estimators=config.n_estimators,
-            min_samples_leaf=config.min_samples_leaf,
-            oob_score=True,
-            random_state=int(np.random.default_rng(seed).integers(2**31 - 1)),
-            n_jobs=1,
-        )
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a round no tree left out has no out-of-bag score: 0.5 below
-            forest.fit(x[train], y[train])
-        oob = forest.oob_decision_function_[:, 1]
-        classifier[train] = np.where(np.isnan(oob), 0.5, oob)
+        seed = int(np.random.default_rng(seed).integers(2**31 - 1))
         test = np.setdiff1d(np.arange(len(y)), train)
-        if test.size:
-            classifier[test] = forest.predict_proba(x[test])[:, 1]
+        out_of_bag, held_out = forest_scores(x[train], y[train], x[test], config, seed)
+        classifier[train], classifier[test] = out_of_bag, held_out
     scores["classifier"] = classifier
     return scores
+
+
+def forest_scores(
+    x: np.ndarray, y: np.ndarray, queries: np.ndarray, config: ClassifierConfig, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``RandomForestClassifier(..., oob_score=True)`` on ``(x, y)``: P(in) out of bag and at ``queries``.
+
+    The forest's ``oob_decision_function_[:, 1]`` and ``predict_proba(queries)[:, 1]``,
+    grown tree by tree (:mod:`policycheck.methods.bagged_trees`): the same
+    numbers, bit for bit, but where no tree left a round out. The forest
+    scores such a round 0 ("out"); it has no out-of-bag score, so here it
+    scores 0.5, as an attack without training scores a round it cannot
+    tell (with 100 trees, a chance of about 0.632^100 per round).
+    """
+    from policycheck.methods.bagged_trees import bagged_trees, tree_input, tree_probabilities
+
+    x, queries = tree_input(x), tree_input(queries)
+    classes = np.unique(y).size
+    out_of_bag = np.zeros((len(x), classes))
+    trees_left_out = np.zeros(len(x), dtype=np.int64)
+    held_out = np.zeros((len(queries), classes))
+    for tree, drawn in bagged_trees(x, y, config.n_estimators, seed, min_samples_leaf=config.min_samples_leaf):
+        left_out = np.flatnonzero(drawn == 0)
+        out_of_bag[left_out] += tree_probabilities(tree, x[left_out])
+        trees_left_out[left_out] += 1
+        if len(queries):
+            held_out += tree_probabilities(tree, queries)
+    scored = trees_left_out > 0
+    oob = np.full(len(x), 0.5)
+    oob[scored] = out_of_bag[scored, 1] / trees_left_out[scored]
+    held_out /= config.n_estimators
+    return oob, held_out[:, 1]

@@ -195,6 +195,6 @@ def test_the_game_has_the_workers_import_its_attacks_and_the_forests_library_bef
     registry.compute_intermediate(ctx, game_need(AdvantageParams(synthesizer="nonprivate", repetitions=8), release))
     # What the attacks need: their module (without numba) and the forests' library. The rounds' compiled
     # features load here, in the set-up, and reach the workers forked from here (`ready_here`).
-    assert executor.calls[0] == ("prepare", ("policycheck.methods.membership_game.attacks", "sklearn.ensemble"))
+    assert executor.calls[0] == ("prepare", ("policycheck.methods.membership_game.attacks", "sklearn.tree"))
     assert ("map", "play_round") in executor.calls
     assert ("map", "attack_scores") in executor.calls
