@@ -138,19 +138,15 @@ def gower_kernel_log_density(
     """
     if not width > 0:
         raise ValueError(f"the Gower kernel's width must be positive, not {width!r}")
-    p = queries.shape[1]
+    from policycheck.methods.pairwise_gower_sums import pairwise_gower_sums
+
+    by_column = np.ascontiguousarray(points.T, dtype=np.float64)
+    is_category = np.asarray(kinds) == CATEGORY
+    queries = np.ascontiguousarray(queries, dtype=np.float64)
     out = np.empty(len(queries))
     for start in range(0, len(queries), BLOCK):
         q = queries[start : start + BLOCK]
-        total = np.zeros((len(q), len(points)))
-        for k in range(p):
-            x, y = q[:, k][:, None], points[:, k][None, :]
-            if kinds[k] == CATEGORY:
-                total += x != y
-            else:
-                present = (x >= 0) & (y >= 0)
-                one_missing = (x < 0) != (y < 0)
-                total += np.where(present, np.minimum(np.abs(x - y), 1.0), one_missing.astype(float))
+        total = pairwise_gower_sums(q, by_column, is_category)
         exponent = total / -width  # -p D / h with p D = total
         counts = np.full(len(q), float(len(points)))
         if exclude_self is not None:
