@@ -263,3 +263,27 @@ def test_the_binomial_upper_tail_is_the_sum_of_the_binomial_terms(k, n, p):
 
 def test_at_least_none_is_certain_and_more_than_all_impossible():
     assert (binomial_upper_tail(0, 10, 0.1), binomial_upper_tail(11, 10, 0.1)) == (1.0, 0.0)
+
+
+def test_stratified_effective_trials_by_hand():
+    from policycheck.core.stats import stratified_effective_trials
+
+    # Members (stratum 1): people {0,1} {2,3}; non-members (stratum 0): people {4,5} {6,7}. Guessed 0,1,2 and
+    # 4,5; hits are the guessed members: p = 3/5. Residuals hit - 0.6 trial: 0.4 0.4 0.4 0 | -0.6 -0.6 0 0.
+    # By record, centred on each stratum's mean (0.3, -0.3): 0.12 + 0.36 = 0.48. By person, totals 0.8 0.4 |
+    # -1.2 0 centred on 0.6 and -0.6: 0.08 + 0.72 = 0.80. Design effect 0.80 / 0.48: 5 guesses worth 3.
+    hits = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    guessed = np.array([1, 1, 1, 0, 1, 1, 0, 0])
+    people = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    member = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    assert stratified_effective_trials(hits, guessed, people, member) == pytest.approx(3.0)
+    # Every unit its own cluster: the trials themselves.
+    assert stratified_effective_trials(hits, guessed, np.arange(8), member) == 5.0
+
+
+def test_stratified_effective_trials_with_every_trial_a_hit_count_the_clusters_guessed():
+    from policycheck.core.stats import stratified_effective_trials
+
+    member = np.array([1, 1, 1, 1, 0, 0])
+    guessed = np.array([1, 1, 1, 0, 0, 0])
+    assert stratified_effective_trials(guessed * member, guessed, np.array([0, 0, 1, 1, 2, 2]), member) == 2.0

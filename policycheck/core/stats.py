@@ -357,6 +357,50 @@ def _cluster_variance(
     return float(np.sum((h - p * t) ** 2) / n**2), int(t.size)
 
 
+def stratified_effective_trials(
+    hits: np.ndarray, trials: np.ndarray, cluster: np.ndarray, stratum: np.ndarray
+) -> float:
+    """Effective trials of the share ``sum(hits) / sum(trials)`` when the units were drawn in fixed strata,
+    clustered within them (Kish's design effect, the stratified form).
+
+    A balanced adversary set draws a fixed number of members and of
+    non-members: its precision at a threshold is the share of members among
+    the guessed records, and which stratum a person is in is no source of
+    variance. Each unit's linearised residual ``z = hit - p * trial`` is
+    summed by cluster and centred on its stratum's cluster mean; the design
+    effect is that variance over the same with every unit its own cluster,
+    and the effective trials ``sum(trials) / deff``, capped at
+    ``sum(trials)``. With every cluster a single unit it is exactly
+    ``sum(trials)``; where either variance is 0 (every trial a hit, or none)
+    each cluster holding a trial counts as one. Units with no trial (records
+    not guessed) still count in their stratum's mean.
+    """
+    hits = np.asarray(hits, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    n = float(trials.sum())
+    if n <= 0:
+        return 0.0
+    residual = hits - float(hits.sum() / n) * trials
+    strata = np.asarray(stratum)
+    clusters = np.asarray(cluster)
+
+    def centred_sum_of_squares(totals: np.ndarray, of_stratum: np.ndarray) -> float:
+        means = np.bincount(of_stratum, totals) / np.bincount(of_stratum)
+        return float(np.sum((totals - means[of_stratum]) ** 2))
+
+    _, stratum_of = np.unique(strata, return_inverse=True)
+    by_unit = centred_sum_of_squares(residual, stratum_of)
+    _, cluster_of = np.unique(np.column_stack([strata, clusters]), axis=0, return_inverse=True)
+    cluster_of = cluster_of.ravel()
+    totals = np.bincount(cluster_of, residual)
+    cluster_stratum = np.zeros(totals.size, dtype=np.int64)
+    cluster_stratum[cluster_of] = stratum_of
+    by_cluster = centred_sum_of_squares(totals, cluster_stratum)
+    if by_unit <= 0 or by_cluster <= 0:
+        return float(min(n, np.unique(cluster_of[trials > 0]).size))
+    return float(min(n, n * by_unit / by_cluster))
+
+
 def clopper_pearson_share(share: float, trials: float, confidence: float = 0.95) -> tuple[float, float]:
     """Clopper-Pearson interval of a share observed over a (possibly fractional) effective number of trials.
 

@@ -162,3 +162,35 @@ def test_resampling_people_of_two_equal_records_each_is_resampling_their_single_
     )
     by_record = membership_inference_test(members, non_members, levels, np.random.default_rng(9), resamples=100)
     assert by_person.risk_interval == by_record.risk_interval
+
+
+def test_people_of_two_equal_records_each_give_the_single_records_precision_and_recall_intervals():
+    # Both records of a person are guessed together and are members together: the precisions and recalls
+    # are those of the one-record-per-person data, and so, at the effective count of people, are their
+    # intervals (Clopper-Pearson on half the records).
+    rng = np.random.default_rng(5)
+    members, non_members = rng.random(40) ** 2, rng.random(50)
+    levels = [0.1, 0.25, 0.5]
+    by_person = membership_inference_test(
+        np.repeat(members, 2),
+        np.repeat(non_members, 2),
+        levels,
+        np.random.default_rng(9),
+        resamples=20,
+        people=(np.repeat(np.arange(40), 2), np.repeat(np.arange(40, 90), 2)),
+    )
+    by_record = membership_inference_test(members, non_members, levels, np.random.default_rng(9), resamples=20)
+    assert np.array_equal(by_person.precision, by_record.precision)
+    for got, expected in zip(by_person.precision_interval, by_record.precision_interval, strict=True):
+        assert got == pytest.approx(expected, rel=1e-9)
+    for got, expected in zip(by_person.recall_interval, by_record.recall_interval, strict=True):
+        assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_one_record_per_person_gives_the_plain_clopper_pearson_intervals():
+    test = membership_inference_test(
+        MEMBERS, NON_MEMBERS, [0.5], np.random.default_rng(0), confidence=0.9, people=(np.arange(3), np.arange(3, 6))
+    )
+    # 2 successes in 3 trials at 90 %, as without people; recall 2 of 3 members.
+    assert test.precision_interval[0] == pytest.approx((0.1353, 0.9830), abs=1e-4)
+    assert test.recall_interval[0] == pytest.approx((0.1353, 0.9830), abs=1e-4)
