@@ -23,6 +23,7 @@ refused with scikit-learn's message).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,13 +32,27 @@ import numpy as np
 MAX_SEED = np.iinfo(np.int32).max
 
 
-def tree_input(a: np.ndarray) -> np.ndarray:
-    """Values as the trees read them: float32 in C order (the forest converts them so)."""
-    return np.ascontiguousarray(a, dtype=np.float32)
+@dataclass(frozen=True)
+class TreeInput:
+    """Values as the trees read them (float32, C order: the forest converts them so), and whether they need
+    the forest's checks: a NaN (sent down the side the tree learnt) or an infinity (refused). Found once."""
+
+    values: np.ndarray
+    checked: bool
+
+    def rows(self, index: np.ndarray) -> TreeInput:
+        """Some of the rows, checked as the whole was."""
+        return TreeInput(self.values[index], self.checked)
+
+
+def tree_input(a: np.ndarray) -> TreeInput:
+    """``a`` as the trees read it."""
+    values = np.ascontiguousarray(a, dtype=np.float32)
+    return TreeInput(values, not bool(np.isfinite(values).all()))
 
 
 def bagged_trees(
-    x: np.ndarray,
+    x: TreeInput,
     y: np.ndarray,
     n_estimators: int,
     seed: int,
@@ -52,30 +67,25 @@ def bagged_trees(
     the trees grow on; with ``row_of`` (each record's row) there are fewer
     rows than records, and a row weighs the draws of all its records (exact
     only where ``min_samples_leaf`` is 1: a leaf's minimum counts rows).
-    ``x`` should come from :func:`tree_input`.
     """
     from sklearn import config_context
     from sklearn.tree import DecisionTreeClassifier
 
-    records = len(x) if row_of is None else len(row_of)
-    # The forest checks every tree's input unless told not to; a NaN (sent by the tree's learnt side)
-    # or an infinity (refused) needs those checks.
-    checked = not bool(np.isfinite(x).all())
+    records = len(x.values) if row_of is None else len(row_of)
     forest_state = np.random.RandomState(seed)
     with config_context(skip_parameter_validation=True):
         for _ in range(n_estimators):
             tree_seed = forest_state.randint(MAX_SEED)
             drawn = np.bincount(np.random.RandomState(tree_seed).randint(0, records, records), minlength=records)
-            weight = drawn if row_of is None else np.bincount(row_of, weights=drawn, minlength=len(x))
+            weight = drawn if row_of is None else np.bincount(row_of, weights=drawn, minlength=len(x.values))
             tree = DecisionTreeClassifier(
                 max_features="sqrt", min_samples_leaf=min_samples_leaf, random_state=tree_seed
             )
-            tree.fit(x, y, sample_weight=weight.astype(np.float64), check_input=checked)
+            tree.fit(x.values, y, sample_weight=weight.astype(np.float64), check_input=x.checked)
             yield tree, drawn
 
 
-def tree_probabilities(tree: Any, queries: np.ndarray) -> np.ndarray:
-    """One tree's class probabilities at ``queries`` (from :func:`tree_input`), checked as the forest checks them."""
-    checked = not bool(np.isfinite(queries).all())
-    probabilities: np.ndarray = tree.predict_proba(queries, check_input=checked)
+def tree_probabilities(tree: Any, queries: TreeInput) -> np.ndarray:
+    """One tree's class probabilities at ``queries``, checked as the forest checks them."""
+    probabilities: np.ndarray = tree.predict_proba(queries.values, check_input=queries.checked)
     return probabilities

@@ -130,6 +130,19 @@ def test_equal_size_subsample_draws_from_the_larger_set():
     assert equal_size_subsample(4, 4, np.random.default_rng(0)) is None
 
 
+def doubled_people_test(members, non_members, levels, resamples):
+    """The test on every record doubled, each pair one person (members and non-members numbered apart)."""
+    people = (np.repeat(np.arange(members.size), 2), np.repeat(members.size + np.arange(non_members.size), 2))
+    return membership_inference_test(
+        np.repeat(members, 2),
+        np.repeat(non_members, 2),
+        levels,
+        np.random.default_rng(9),
+        resamples=resamples,
+        people=people,
+    )
+
+
 def test_resampling_people_of_two_equal_records_each_is_resampling_their_single_records():
     # Each person holds two records at the same DCR: drawing people draws both, so every resample is a
     # record resample of the one-record-per-person data with each record doubled, whose inverted-CDF
@@ -152,14 +165,7 @@ def test_resampling_people_of_two_equal_records_each_is_resampling_their_single_
         (np.repeat(np.arange(40), 2), np.repeat(np.arange(50), 2)),
     )
     assert np.array_equal(doubled[0], 2 * single[0]) and np.array_equal(doubled[1], 2 * single[1])
-    by_person = membership_inference_test(
-        np.repeat(members, 2),
-        np.repeat(non_members, 2),
-        levels,
-        np.random.default_rng(9),
-        resamples=100,
-        people=(np.repeat(np.arange(40), 2), np.repeat(np.arange(50), 2)),
-    )
+    by_person = doubled_people_test(members, non_members, levels, resamples=100)
     by_record = membership_inference_test(members, non_members, levels, np.random.default_rng(9), resamples=100)
     assert by_person.risk_interval == by_record.risk_interval
 
@@ -171,14 +177,7 @@ def test_people_of_two_equal_records_each_give_the_single_records_precision_and_
     rng = np.random.default_rng(5)
     members, non_members = rng.random(40) ** 2, rng.random(50)
     levels = [0.1, 0.25, 0.5]
-    by_person = membership_inference_test(
-        np.repeat(members, 2),
-        np.repeat(non_members, 2),
-        levels,
-        np.random.default_rng(9),
-        resamples=20,
-        people=(np.repeat(np.arange(40), 2), np.repeat(np.arange(40, 90), 2)),
-    )
+    by_person = doubled_people_test(members, non_members, levels, resamples=20)
     by_record = membership_inference_test(members, non_members, levels, np.random.default_rng(9), resamples=20)
     assert np.array_equal(by_person.precision, by_record.precision)
     for got, expected in zip(by_person.precision_interval, by_record.precision_interval, strict=True):

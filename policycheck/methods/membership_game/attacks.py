@@ -95,17 +95,17 @@ def forest_scores(
     """
     from policycheck.methods.bagged_trees import bagged_trees, tree_input, tree_probabilities
 
-    x, queries = tree_input(x), tree_input(queries)
+    rounds, at = tree_input(x), tree_input(queries)
     classes = np.unique(y).size
     out_of_bag = np.zeros((len(x), classes))
     trees_left_out = np.zeros(len(x), dtype=np.int64)
     held_out = np.zeros((len(queries), classes))
-    for tree, drawn in bagged_trees(x, y, config.n_estimators, seed, min_samples_leaf=config.min_samples_leaf):
+    for tree, drawn in bagged_trees(rounds, y, config.n_estimators, seed, min_samples_leaf=config.min_samples_leaf):
         left_out = np.flatnonzero(drawn == 0)
-        out_of_bag[left_out] += tree_probabilities(tree, x[left_out])
+        out_of_bag[left_out] += tree_probabilities(tree, rounds.rows(left_out))
         trees_left_out[left_out] += 1
         if len(queries):
-            held_out += tree_probabilities(tree, queries)
+            held_out += tree_probabilities(tree, at)
     scored = trees_left_out > 0
     oob = np.full(len(x), 0.5)
     oob[scored] = out_of_bag[scored, 1] / trees_left_out[scored]

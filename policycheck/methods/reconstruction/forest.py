@@ -42,17 +42,17 @@ def forest_probabilities(
     from policycheck.methods.bagged_trees import bagged_trees, tree_input, tree_probabilities
     from policycheck.methods.distinct_rows import distinct_rows
 
-    queries = tree_input(queries)
     if np.isnan(queries).any():
-        x32, y, row_of = tree_input(x), np.asarray(y), None
+        x_rows, y, row_of = tree_input(x), np.asarray(y), None
     else:
         # The forest grows its trees on float32 values; rows equal there are equal to every tree.
-        table = np.column_stack([tree_input(x), np.asarray(y, dtype=np.float32)])
+        table = np.column_stack([np.asarray(x, dtype=np.float32), np.asarray(y, dtype=np.float32)])
         rows, row_of = distinct_rows(table)
-        x32, y = np.ascontiguousarray(rows[:, :-1]), rows[:, -1].astype(np.int64)
+        x_rows, y = tree_input(rows[:, :-1]), rows[:, -1].astype(np.int64)
+    at = tree_input(queries)
     classes = np.unique(y)
     probabilities = np.zeros((len(queries), classes.size))
-    for tree, _ in bagged_trees(x32, y, n_estimators, seed, row_of=row_of):
-        probabilities += tree_probabilities(tree, queries)
+    for tree, _ in bagged_trees(x_rows, y, n_estimators, seed, row_of=row_of):
+        probabilities += tree_probabilities(tree, at)
     probabilities /= n_estimators
     return classes, probabilities
