@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from policycheck.methods.bagged_trees import bagged_trees, tree_input, tree_probabilities
+from policycheck.methods import bagged_trees as bagged_trees_module
+from policycheck.methods.bagged_trees import _builder_agrees, bagged_trees, tree_input, tree_probabilities
 
 
 def records(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,3 +57,30 @@ def test_an_infinite_value_is_refused_as_the_forest_refuses_it():
         RandomForestClassifier(n_estimators=2, random_state=0).fit(x, y)
     with pytest.raises(ValueError, match="infinity"):
         next(bagged_trees(tree_input(x), y, 2, 0))
+
+
+def test_the_builder_grows_fits_trees_with_the_installed_scikit_learn():
+    # Else every tree is grown by fit: the same numbers, twice the time.
+    _builder_agrees.cache_clear()
+    assert _builder_agrees()
+
+
+def test_trees_are_grown_by_fit_when_the_builder_disagrees(monkeypatch):
+    x, y = records(200, seed=8)
+    queries, _ = records(30, seed=9)
+    expected = RandomForestClassifier(n_estimators=10, random_state=4, n_jobs=1).fit(x, y).predict_proba(queries)
+    monkeypatch.setattr(bagged_trees_module, "_builder_agrees", lambda: False)
+    monkeypatch.setattr(bagged_trees_module, "_grow_tree", None)  # never called
+    assert np.array_equal(averaged(x, y, queries, 10, 4), expected)
+
+
+def test_internals_that_differ_make_the_builder_disagree(monkeypatch):
+    def other_signature(*args):
+        raise TypeError("__cinit__() takes exactly 5 positional arguments (6 given)")
+
+    monkeypatch.setattr(bagged_trees_module, "_grow_tree", other_signature)
+    _builder_agrees.cache_clear()
+    try:
+        assert not _builder_agrees()
+    finally:
+        _builder_agrees.cache_clear()
