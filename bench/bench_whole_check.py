@@ -7,7 +7,9 @@ fresh process runs it; see ``bench/run.py``):
   policy with ``dcr_share`` and ``mi_risk`` on training = holdout = synthetic
   = ``rows`` rows of 12 mixed columns (``bench_dcr.make_population``, a noisy
   bootstrap), CSV or Parquet (``shape``), with 1 and with 2 workers, each the
-  median of three runs; the serial fraction is Amdahl's,
+  median of five runs (alternated, each between two probes of every core's speed:
+  ``bench/core_speed.py``; ``speedup_clean`` is the speed-up of the runs whose
+  cores all ran at full speed); the serial fraction is Amdahl's,
   ``f = 2 T2 / T1 - 1`` (the share of one worker's time that a second
   worker does not shorten). ``steps_1``, ``steps_2``: where the median run of each spent its
   time (:func:`run_steps`).
@@ -48,6 +50,9 @@ POLICYCHECK = [sys.executable, "-m", "policycheck"]
 ADULT_DIR = Path(os.environ.get("BENCH_ADULT_DIR", "/work/shared/data/adult"))
 DEMO_QUASI_IDENTIFIERS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
 
+#: Runs of the whole check on one worker and on two, alternated (the median of each is reported).
+WHOLE_CHECK_PAIRS = 5
+
 WHOLE_CHECK_POLICY = """\
 metadata: {id: bench-whole-check, title: DCR share and MI risk, version: "1", owner: bench}
 attacker: {model: no-box}
@@ -81,6 +86,7 @@ def run_steps(report: dict, wall: float) -> dict[str, float]:
 
 def run_whole_check(spec: dict) -> dict:
     from bench.bench_dcr import cpu_ceiling, make_population, noisy_bootstrap
+    from bench.core_speed import at_full_speed, clean, core_speeds, slowest_share
 
     ext = spec.get("shape") or "csv"
     rng = np.random.default_rng(20261121)
@@ -96,7 +102,7 @@ def run_whole_check(spec: dict) -> dict:
                 frame.to_csv(root / f"{name}.csv", index=False)
         (root / "policy.yaml").write_text(WHOLE_CHECK_POLICY)
         runs: dict[int, list[dict]] = {1: [], 2: []}
-        for _ in range(3):
+        for _ in range(WHOLE_CHECK_PAIRS):
             for workers in (1, 2):
                 args = [
                     *POLICYCHECK,
@@ -116,12 +122,16 @@ def run_whole_check(spec: dict) -> dict:
                     "--format",
                     "json",
                 ]
+                before = core_speeds()
                 run = _timed_command(args)
+                run["cores"] = [before, core_speeds()]
                 run["steps"] = run_steps(json.loads((root / f"out{workers}" / "report.json").read_text()), run["wall"])
                 runs[workers].append(run)
         value = [r["value"] for r in json.loads((root / "out2" / "report.json").read_text())["rules"]]
-    one, two = (sorted(runs[w], key=lambda r: r["wall"])[1] for w in (1, 2))
+    one, two = (sorted(runs[w], key=lambda r: r["wall"])[len(runs[w]) // 2] for w in (1, 2))
     speedup = one["wall"] / two["wall"]
+    fastest = max(speed for w in runs for r in runs[w] for probe in r["cores"] for speed in probe)
+    fair = {w: [r["wall"] for r in runs[w] if clean(r["cores"], fastest)] for w in runs}
     return {
         "wall": two["wall"],
         "wall_1": round(one["wall"], 2),
@@ -132,6 +142,20 @@ def run_whole_check(spec: dict) -> dict:
         "speedup": round(speedup, 2),
         "serial_fraction": round(2 / speedup - 1, 2),
         "ceiling": cpu_ceiling(one["wall"], two["cpu"]),
+        # Each run's slowest core (probed before and after it) against the fastest seen; the speed-up of
+        # the runs whose cores all ran at full speed (medians; None without such runs of both kinds).
+        "slowest_core_1": [slowest_share(r["cores"], fastest) for r in runs[1]],
+        "slowest_core_2": [slowest_share(r["cores"], fastest) for r in runs[2]],
+        "speedup_clean": (round(float(np.median(fair[1]) / np.median(fair[2])), 2) if fair[1] and fair[2] else None),
+        "clean_runs": [len(fair[1]), len(fair[2])],
+        "speedup_at_full_speed": round(
+            float(
+                np.median([at_full_speed(r["wall"], r["cores"], fastest) for r in runs[1]])
+                / np.median([at_full_speed(r["wall"], r["cores"], fastest) for r in runs[2]])
+            ),
+            2,
+        ),
+        "core_speeds": {w: [r["cores"] for r in runs[w]] for w in runs},
         "steps_1": one["steps"],
         "steps_2": two["steps"],
         "rss_self": max(one["rss_peak"], two["rss_peak"]),

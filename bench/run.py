@@ -52,7 +52,10 @@ Rows:
   inside the synthesizer (``synth``), the rest of the rounds (``features``), choosing the
   targets (``setup``) and the forests (``attacks``), the game's own share of the run at one
   worker, and at two workers the speed-up over one. Each row is the median of three runs
-  (all three wall times printed), as the ratio swings with the load. With ``--case
+  (all three wall times printed), as the ratio swings with the load. Each run sits between
+  two probes of every core's speed (``bench/core_speed.py``): the note gives each run's
+  slowest core against the fastest seen and the speed-up with every wall scaled to full
+  speed, an estimate (the development VM slows each core to about half, unseen by the load). With ``--case
   membership-game`` also 300 rounds on 30,000 + 30,000 bootstrapped Adult records (shape
   ``nonprivate-30k``, ``indhist_dp-30k``), where the rounds take most of the time.
 
@@ -88,6 +91,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from bench.core_speed import at_full_speed, core_speeds, slowest_share
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -573,6 +578,11 @@ WHOLE_CHECK_NOTES = (
     "speedup",
     "serial_fraction",
     "ceiling",
+    "slowest_core_1",
+    "slowest_core_2",
+    "speedup_clean",
+    "clean_runs",
+    "speedup_at_full_speed",
     "steps_1",
     "steps_2",
     "old_wall",
@@ -693,6 +703,14 @@ def _run_in_new_process(spec: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _probed(spec: dict) -> dict:
+    """:func:`_run_in_new_process` between two probes of every core's speed (``cores``: before, after)."""
+    before = core_speeds()
+    run = _run_in_new_process(spec)
+    run["cores"] = [before, core_speeds()]
+    return run
+
+
 def _median_run(runs: list[dict]) -> dict:
     """The run of median wall time, with every run's wall time (``walls``, in run order)."""
     failed = [r for r in runs if "error" in r]
@@ -738,13 +756,22 @@ def main() -> None:
     )
     print(header)
     results, mine, demo_walls = [], {}, {}
+    fastest = 0.0  # the fastest core speed probed so far (bench/core_speed.py)
     for spec in rows:
         if spec["executor"] == "peer":
             spec["executor"] = "sure" if args.peer_python else "sure-formula"
             spec["peer_python"] = args.peer_python
         load = os.getloadavg()[0]
-        runs = [_run_in_new_process(spec) for _ in range(DCR_REPEATS if spec["case"] in REPEATED_CASES else 1)]
+        runs = [
+            _probed(spec) if spec["case"] == "membership-game" else _run_in_new_process(spec)
+            for _ in range(DCR_REPEATS if spec["case"] in REPEATED_CASES else 1)
+        ]
         out = runs[0] if len(runs) == 1 else _median_run(runs)
+        if spec["case"] == "membership-game" and "wall" in out:
+            fastest = max(fastest, *(speed for r in runs for probe in r["cores"] for speed in probe))
+            # The median wall had every run's cores run at the fastest speed seen (bench/core_speed.py).
+            out["full_speed_wall"] = float(np.median([at_full_speed(r["wall"], r["cores"], fastest) for r in runs]))
+            out["slowest_core"] = [slowest_share(r["cores"], fastest) for r in runs]
         out.update(spec, load=round(load, 2), versions=VERSIONS)
         out.pop("peer_python", None)
         key = (spec["case"], spec["shape"], spec["rows"])
@@ -764,9 +791,11 @@ def main() -> None:
         if spec["case"] == "membership-game" and "wall" in out:
             one = mine.get(("membership-game-1", spec["shape"], spec["rows"]))
             one_cpu = mine.get(("membership-game-1-cpu", spec["shape"], spec["rows"]))
+            one_full = mine.get(("membership-game-1-full", spec["shape"], spec["rows"]))
             if spec["workers"] == 1:
                 mine[("membership-game-1", spec["shape"], spec["rows"])] = out["wall"]
                 mine[("membership-game-1-cpu", spec["shape"], spec["rows"])] = out["cpu"]
+                mine[("membership-game-1-full", spec["shape"], spec["rows"])] = out["full_speed_wall"]
             elif one_cpu:
                 from bench.bench_dcr import cpu_ceiling
 
@@ -778,8 +807,14 @@ def main() -> None:
                 + (f", own share {out['own_share']:.0%}" if out["own_share"] is not None else "")
                 + f", CPU {out['cpu']:.2f} s of which this process {out['parent_cpu_share']:.0%}"
                 + (f", speed-up {one / out['wall']:.2f}x" if one and spec["workers"] > 1 else "")
+                + (
+                    f" ({one_full / out['full_speed_wall']:.2f}x at full speed)"
+                    if one_full and spec["workers"] > 1
+                    else ""
+                )
                 + (f", ceiling {out['ceiling']:.2f}x" if out.get("ceiling") else "")
                 + (f", walls {out['walls']}" if "walls" in out else "")
+                + f", slowest core {out['slowest_core']}"
             )
         note = (
             out.get("error")
