@@ -86,7 +86,7 @@ def run_steps(report: dict, wall: float) -> dict[str, float]:
 
 def run_whole_check(spec: dict) -> dict:
     from bench.bench_dcr import cpu_ceiling, make_population, noisy_bootstrap
-    from bench.core_speed import at_full_speed, clean, core_speeds, slowest_share
+    from bench.core_speed import clean, core_speeds, slowest_share
 
     ext = spec.get("shape") or "csv"
     rng = np.random.default_rng(20261121)
@@ -148,14 +148,6 @@ def run_whole_check(spec: dict) -> dict:
         "slowest_core_2": [slowest_share(r["cores"], fastest) for r in runs[2]],
         "speedup_clean": (round(float(np.median(fair[1]) / np.median(fair[2])), 2) if fair[1] and fair[2] else None),
         "clean_runs": [len(fair[1]), len(fair[2])],
-        "speedup_at_full_speed": round(
-            float(
-                np.median([at_full_speed(r["wall"], r["cores"], fastest) for r in runs[1]])
-                / np.median([at_full_speed(r["wall"], r["cores"], fastest) for r in runs[2]])
-            ),
-            2,
-        ),
-        "core_speeds": {w: [r["cores"] for r in runs[w]] for w in runs},
         "steps_1": one["steps"],
         "steps_2": two["steps"],
         "rss_self": max(one["rss_peak"], two["rss_peak"]),

@@ -9,8 +9,9 @@ measured speed-up by up to a half whatever the code does. :func:`core_speeds`
 times a fixed pure-Python loop pinned to every core at once; a run whose probes
 before and after find every core near the fastest speed the bench has seen is
 *clean* (:func:`clean`), and the speed-up over clean runs is printed beside the
-one over all runs, with one over every run's wall scaled to full speed
-(:func:`at_full_speed`).
+one over all runs. Scaling each wall by its probes' speeds instead was tried and
+dropped: the speed changes within a run, so the estimate moved as much as the
+raw ratio did.
 """
 
 from __future__ import annotations
@@ -66,13 +67,6 @@ def core_speeds(repeats: int = 3) -> list[float]:
 def clean(probes: list[list[float]], fastest: float) -> bool:
     """Whether every core of every probe (``core_speeds`` before and after a run) ran at full speed."""
     return all(speed >= FULL_SPEED * fastest for probe in probes for speed in probe)
-
-
-def at_full_speed(wall: float, probes: list[list[float]], fastest: float) -> float:
-    """``wall`` scaled to cores at ``fastest``: by the mean speed of every core in ``probes`` (an estimate:
-    it assumes the run's time scales with its cores' speed, and a one-worker run may sit on either core)."""
-    speeds = [speed for probe in probes for speed in probe]
-    return wall * sum(speeds) / len(speeds) / fastest
 
 
 def slowest_share(probes: list[list[float]], fastest: float) -> float:
