@@ -8,20 +8,24 @@ thing a check can run that nobody typed: ``check`` runs it only with
 and ``--run-synthesizer``, and both ask this module which rules would run one.
 
 A command's text is hashed into the report, but the program it runs is a
-file: ``python3 synth.py ...`` runs whatever synth.py holds that day. So a
-check that runs a command also hashes the files the command names
-(:func:`command_files`), and ``verify`` re-hashes them before it runs
-anything: a changed script is a difference, and the command is not run.
+file: ``python3 synth.py ...`` runs whatever synth.py holds that day, and the
+modules it imports from its folder. So a check that runs a command also
+hashes the files the command names (:func:`command_files`) and the modules
+their Python scripts import (:mod:`policycheck.engine.script_imports`), and
+``verify`` re-hashes them before it runs anything: a changed script or
+module is a difference, and the command is not run.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from policycheck.engine.compiler import Plan
+from policycheck.engine.script_imports import local_imports
 from policycheck.release.model import Release
 
 
@@ -73,8 +77,8 @@ def command_files(template: str, folder: Path) -> list[tuple[str, Path]]:
     command runs in: the policy's) is such a file; the program too (``./synth.sh``).
     Arguments holding a placeholder (``{input}``, ...) are the run's own files;
     absolute paths (an interpreter such as /usr/bin/python3) name the machine's
-    software, not the release's, and are left out, as are the modules a script
-    imports: name each file the command depends on in the command itself.
+    software, not the release's, and are left out. The modules a named Python
+    script imports are added by :func:`hash_command_files`.
     """
     from policycheck.methods.reconstruction.external import PLACEHOLDERS
 
@@ -99,13 +103,33 @@ def command_files(template: str, folder: Path) -> list[tuple[str, Path]]:
 
 
 def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | None:
-    """``provenance.synthesizer_files``: the files of the command ``plan`` runs, hashed; None when it runs none."""
+    """``provenance.synthesizer_files``: the files of the command ``plan`` runs, hashed; None when it runs none.
+
+    Each file the command names, then each module a named ``.py`` script imports from its folder
+    (``imported_by``: the script, as the command names it), as a path relative to the command's folder.
+    """
     from policycheck.io.files import sha256_file
 
     uses = commands_to_run(plan, release)
     if not uses:
         return None
-    return [
-        {"file": written, "sha256": sha256_file(path, "file the synthesizer command names")}
-        for written, path in command_files(uses[0].command, plan.loaded.path.parent)
+    folder = plan.loaded.path.parent
+    named = command_files(uses[0].command, folder)
+    hashed = [
+        {"file": written, "sha256": sha256_file(path, "file the synthesizer command names")} for written, path in named
     ]
+    listed = {path.resolve() for _, path in named}
+    for written, path in named:
+        if path.suffix != ".py":
+            continue
+        for module in local_imports(path):
+            if module not in listed:
+                listed.add(module)
+                hashed.append(
+                    {
+                        "file": Path(os.path.relpath(module, folder.resolve())).as_posix(),
+                        "sha256": sha256_file(module, f"module {written} imports"),
+                        "imported_by": written,
+                    }
+                )
+    return hashed

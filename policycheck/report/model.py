@@ -10,6 +10,8 @@ version is optional, and verify accepts a report that lacks it
   (``rules[].detail_fields``), ``rules[].sample_unit`` and ``rules[].interval_of``,
   the synthesizer command's files, the report files' and policycheck's own
   SHA-256 (``provenance.integrity.report_files``, ``provenance.tool_source_sha256``).
+- 1.6: the modules a synthesizer command's Python script imports from its folder, hashed
+  beside the files the command names (``provenance.synthesizer_files[].imported_by``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 
 class _Model(BaseModel):
@@ -232,6 +234,11 @@ class ReportFile(_Model):
 class CommandFile(_Model):
     file: str = Field(description="As the command names it, relative to the folder it runs in (the policy's).")
     sha256: str
+    imported_by: str | None = Field(
+        None,
+        description="The Python script, as the command names it, that imports this module from its folder; "
+        "absent for a file the command names itself (since 1.6).",
+    )
 
 
 class Integrity(_Model):
@@ -285,8 +292,9 @@ class Provenance(_Model):
     )
     synthesizer_files: list[CommandFile] | None = Field(
         None,
-        description="Files the synthesizer command the check ran names (its script, ...), hashed when it ran; "
-        "verify re-hashes them before it runs the command. Absent when no command ran (since 1.4).",
+        description="Files the synthesizer command the check ran names (its script, ...) and the modules its "
+        "Python scripts import from their folder (since 1.6), hashed when it ran; verify re-hashes them before "
+        "it runs the command. Absent when no command ran (since 1.5).",
     )
     integrity: Integrity | None = Field(
         None, description="Digests verify checks: each run-context field, and the whole report (see verify)."

@@ -19,3 +19,30 @@ def test_absolute_paths_placeholders_and_missing_files_are_not_its_files(tmp_pat
     (tmp_path / "synth.py").write_text("")
     found = command_files(f"{tmp_path / 'synth.py'} absent.py {{output}} {{input}}", tmp_path)
     assert found == []
+
+
+def test_the_modules_a_named_script_imports_are_hashed_after_the_named_files(tmp_path, monkeypatch):
+    import hashlib
+    import sys
+    from types import SimpleNamespace
+
+    from policycheck.engine import commands
+
+    (tmp_path / "synth.py").write_text("import helpers\nfrom pkg import core\n")
+    (tmp_path / "helpers.py").write_text("X = 1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "core.py").write_text("Y = 2\n")
+    command = f"{sys.executable} synth.py helpers.py {{output}}"  # helpers.py named too: hashed once, as named
+    monkeypatch.setattr(commands, "commands_to_run", lambda plan, release: [commands.CommandUse("g", "s", command)])
+    plan = SimpleNamespace(loaded=SimpleNamespace(path=tmp_path / "p.yaml"))
+
+    def sha(name):
+        return hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+
+    assert commands.hash_command_files(plan, None) == [  # type: ignore[arg-type]
+        {"file": "synth.py", "sha256": sha("synth.py")},
+        {"file": "helpers.py", "sha256": sha("helpers.py")},
+        {"file": "pkg/__init__.py", "sha256": sha("pkg/__init__.py"), "imported_by": "synth.py"},
+        {"file": "pkg/core.py", "sha256": sha("pkg/core.py"), "imported_by": "synth.py"},
+    ]

@@ -228,7 +228,34 @@ def test_a_script_changed_since_the_check_is_a_difference_and_its_command_does_n
     new = hashlib.sha256((release / "synth.py").read_bytes()).hexdigest()
     assert result.output.splitlines()[-3:] == [
         f"DIFFERS  file synth.py: sha256 {old} -> {new} (at provenance.synthesizer_files[0].sha256)",
-        "DIFFERS  rule game: not re-run: its synthesizer command names synth.py, changed since the check "
+        "DIFFERS  rule game: not re-run: its synthesizer command runs synth.py, changed since the check "
+        "(see above): the command was not run",
+        "NOT verified: 2 differences",
+    ]
+
+
+def test_a_module_the_script_imports_changed_since_the_check_is_a_difference_and_the_command_does_not_run(release):
+    import hashlib
+
+    runner = CliRunner()
+    (release / "helpers.py").write_text("ROWS = None\n")
+    (release / "synth.py").write_text("import helpers\n" + SYNTH)
+    report = _check(runner, "-r", "release.yaml")
+    assert report["provenance"]["synthesizer_files"][1] == {
+        "file": "helpers.py",
+        "sha256": hashlib.sha256(b"ROWS = None\n").hexdigest(),
+        "imported_by": "synth.py",
+    }
+    planted = release / "PWNED"
+    (release / "helpers.py").write_text(f"open({str(planted)!r}, 'w').close()\nROWS = None\n")
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    old = hashlib.sha256(b"ROWS = None\n").hexdigest()
+    new = hashlib.sha256((release / "helpers.py").read_bytes()).hexdigest()
+    assert result.output.splitlines()[-3:] == [
+        f"DIFFERS  file helpers.py: sha256 {old} -> {new} (at provenance.synthesizer_files[1].sha256)",
+        "DIFFERS  rule game: not re-run: its synthesizer command runs helpers.py, changed since the check "
         "(see above): the command was not run",
         "NOT verified: 2 differences",
     ]

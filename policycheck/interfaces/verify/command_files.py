@@ -1,8 +1,9 @@
 """The files a report's synthesizer command names, re-hashed before verify may run the command.
 
 A check that runs a synthesizer ``command:`` records the sha256 of each file
-the command names (``provenance.synthesizer_files``, see
-:func:`policycheck.engine.commands.command_files`): the manifest's hash
+the command names and of each module its Python scripts import from their
+folder (``provenance.synthesizer_files``, see
+:func:`policycheck.engine.commands.hash_command_files`): the manifest's hash
 covers the command's text, not the script it runs. verify re-hashes them
 before it runs anything; a changed or missing one means the command is not run.
 """
@@ -29,7 +30,7 @@ NOT_RECORDED = (
     "the report does not record the files its synthesizer command names (a report from before they were "
     "recorded), so nothing shows the script that would run is the one the check ran: the command was not run"
 )
-CHANGED = "its synthesizer command names {files}, changed since the check (see above): the command was not run"
+CHANGED = "its synthesizer command runs {files}, changed since the check (see above): the command was not run"
 
 
 def shown(report: dict[str, Any], written: str) -> str:
@@ -51,7 +52,7 @@ def rehash_command_files(
         return found.confirmed, found.changed, found.missing
     folder = resolve_path(report["provenance"]["policy_files"][0]["path"], root).parent
     for i, f in enumerate(recorded):
-        what = "file the synthesizer command names"
+        what = f"module {f['imported_by']} imports" if f.get("imported_by") else "file the synthesizer command names"
         at = f"provenance.synthesizer_files[{i}].sha256"
         found.file(
             shown(report, f["file"]),

@@ -117,21 +117,22 @@ RECORDED_SINCE = (
 )
 
 
+def _version(report: dict[str, Any]) -> tuple[int, ...]:
+    """A report's ``schema_version`` as numbers (``()`` when it is not one)."""
+    try:
+        return tuple(int(part) for part in str(report.get("schema_version", "")).split("."))
+    except ValueError:
+        return ()
+
+
 def same_format(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether ``new`` is written in ``old``'s report format or a later minor version of it.
 
     A re-run by newer policycheck writes the newer minor version (fields added, none changed): its
     ``schema_version`` differs from the report's without anything the report said differing.
     """
-
-    def version(report: dict[str, Any]) -> tuple[int, ...] | None:
-        try:
-            return tuple(int(part) for part in str(report.get("schema_version", "")).split("."))
-        except ValueError:
-            return None
-
-    before, after = version(old), version(new)
-    return before is not None and after is not None and before[:1] == after[:1] and before <= after
+    before, after = _version(old), _version(new)
+    return bool(before) and bool(after) and before[:1] == after[:1] and before <= after
 
 
 def _same_leaf(a: Any, b: Any) -> bool:
@@ -201,5 +202,9 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
         top_old["methods"] = [m for m in old.get("methods", []) if m.get("metric") in ran]
     top_old["provenance"] = {k: v for k, v in old["provenance"].items() if k != "integrity"}
     top_new["provenance"] = {k: v for k, v in new["provenance"].items() if k != "integrity"}
+    if "synthesizer_files" in top_new["provenance"] and _version(old) < (1, 6):
+        # Reports before 1.6 hash the files a command names, not the modules its scripts import.
+        named = [f for f in top_new["provenance"]["synthesizer_files"] if "imported_by" not in f]
+        top_new["provenance"] = {**top_new["provenance"], "synthesizer_files": named}
     compare_fields(top_old, top_new, (), out)
     return out

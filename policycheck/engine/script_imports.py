@@ -1,0 +1,96 @@
+"""The modules a Python script imports from its own folder, found by reading it, never by running it.
+
+A synthesizer command such as ``python3 synth.py {input} {output}`` runs
+synth.py and every module it imports from its folder (``from helpers import
+fit``): Python looks in the script's folder first. Hashing synth.py alone
+would let helpers.py change unseen between a check and its verification, so
+the check hashes those modules too (:func:`policycheck.engine.commands.hash_command_files`).
+
+The imports are read from the source with :mod:`ast`; nothing is executed.
+Followed: ``import a.b`` and ``from a.b import c`` (each package's
+``__init__.py`` on the way, ``a/b.py``, and ``a/b/c.py`` when ``c`` is a
+submodule), relative imports inside the folder's packages, at any depth of the
+code (in functions, under ``try``), and the modules found in turn. A name not
+found under the folder is the machine's software (the standard library, an
+installed package) and is left out. Not followed: a name computed at run time
+(``importlib.import_module(name)``, ``__import__``) and a path the script adds
+to ``sys.path``: name such files in the command itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+def local_imports(script: Path) -> list[Path]:
+    """The module files under ``script``'s folder that ``script`` imports, and those they import, in order found."""
+    base = script.parent.resolve()
+    found: dict[Path, None] = {}
+    pending = [script.resolve()]
+    seen = {script.resolve()}
+    while pending:
+        module = pending.pop(0)
+        for path in _imported_files(module, base):
+            if path not in seen:
+                seen.add(path)
+                found[path] = None
+                pending.append(path)
+    return list(found)
+
+
+def _imported_files(module: Path, base: Path) -> list[Path]:
+    """The files under ``base`` that ``module``'s import statements name (none when it does not parse)."""
+    try:
+        tree = ast.parse(module.read_bytes(), filename=str(module))
+    except (OSError, SyntaxError, ValueError):  # unreadable, not Python 3, a NUL byte: nothing to follow
+        return []
+    files: list[Path] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                files += _resolve(base, alias.name.split("."))
+        elif isinstance(node, ast.ImportFrom):
+            origin = base if node.level == 0 else _package_of(module, node.level)
+            if origin is None or not origin.is_relative_to(base):
+                continue
+            parts = node.module.split(".") if node.module else []
+            files += _resolve(origin, parts)
+            for alias in node.names:  # ``from pkg import mod`` imports pkg/mod.py when it is a submodule
+                if alias.name != "*":
+                    files += _resolve(origin, [*parts, alias.name], submodule_only=True)
+    return files
+
+
+def _package_of(module: Path, level: int) -> Path | None:
+    """The folder a relative import of ``level`` dots starts from in ``module`` (1: the module's own package)."""
+    folder = module.parent
+    for _ in range(level - 1):
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+    return folder
+
+
+def _resolve(origin: Path, parts: list[str], *, submodule_only: bool = False) -> list[Path]:
+    """The files importing ``parts`` (a dotted name split) from ``origin`` runs: packages' ``__init__.py``, then
+    the module. ``submodule_only``: only the last part's own file (``from pkg import name``, where ``name`` may
+    be a function of pkg rather than a module)."""
+    files: list[Path] = []
+    folder = origin
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        package = folder / part
+        if (package / "__init__.py").is_file():
+            if not submodule_only or last:
+                files.append((package / "__init__.py").resolve())
+            folder = package
+        elif (folder / f"{part}.py").is_file():
+            if not submodule_only or last:
+                files.append((folder / f"{part}.py").resolve())
+            break  # a module's attributes are not files
+        elif package.is_dir():
+            folder = package  # a namespace package: no file of its own
+        else:
+            break  # not under the folder: the machine's software
+    return files

@@ -1,0 +1,77 @@
+"""The modules a synthesizer script imports from its folder, read from its source (never run)."""
+
+import pytest
+
+from policycheck.engine.script_imports import local_imports
+
+
+@pytest.fixture
+def tmp_path(tmp_path):
+    return tmp_path.resolve()  # local_imports gives resolved paths (macOS's /tmp is a link)
+
+
+def write(folder, files):
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_sibling_module_a_package_and_its_submodules_are_the_scripts_imports(tmp_path):
+    write(
+        tmp_path,
+        {
+            "synth.py": "import json\nimport helpers\nfrom pkg import core\nfrom pkg.util import fit\n",
+            "helpers.py": "",
+            "pkg/__init__.py": "",
+            "pkg/core.py": "",
+            "pkg/util.py": "",
+            "pkg/unused.py": "",
+        },
+    )
+    assert local_imports(tmp_path / "synth.py") == [
+        tmp_path / "helpers.py",
+        tmp_path / "pkg/__init__.py",
+        tmp_path / "pkg/core.py",
+        tmp_path / "pkg/util.py",
+    ]
+
+
+def test_imports_inside_functions_and_try_blocks_are_followed(tmp_path):
+    write(tmp_path, {"synth.py": "def main():\n    try:\n        import late\n    except ImportError:\n        pass\n"})
+    write(tmp_path, {"late.py": ""})
+    assert local_imports(tmp_path / "synth.py") == [tmp_path / "late.py"]
+
+
+def test_a_modules_own_relative_and_absolute_imports_are_followed_once(tmp_path):
+    write(
+        tmp_path,
+        {
+            "synth.py": "import pkg.model\n",
+            "pkg/__init__.py": "from .model import train\n",
+            "pkg/model.py": "from . import shared\nimport synth\n",  # a cycle back to the script
+            "pkg/shared.py": "from ..outside import x\n",  # above the script's folder: not followed
+        },
+    )
+    assert local_imports(tmp_path / "synth.py") == [
+        tmp_path / "pkg/__init__.py",
+        tmp_path / "pkg/model.py",
+        tmp_path / "pkg/shared.py",
+    ]
+
+
+def test_an_attribute_imported_from_a_module_is_not_a_file(tmp_path):
+    write(tmp_path, {"synth.py": "from helpers import fit\n", "helpers.py": "", "fit.py": ""})
+    assert local_imports(tmp_path / "synth.py") == [tmp_path / "helpers.py"]
+
+
+def test_the_script_is_read_not_run(tmp_path):
+    planted = tmp_path / "PWNED"
+    write(tmp_path, {"synth.py": f"open({str(planted)!r}, 'w').close()\nimport helpers\n", "helpers.py": ""})
+    assert local_imports(tmp_path / "synth.py") == [tmp_path / "helpers.py"]
+    assert not planted.exists()
+
+
+def test_a_module_that_does_not_parse_is_hashed_but_not_followed(tmp_path):
+    write(tmp_path, {"synth.py": "import legacy\n", "legacy.py": "print 'python 2'\nimport other\n", "other.py": ""})
+    assert local_imports(tmp_path / "synth.py") == [tmp_path / "legacy.py"]
