@@ -261,6 +261,22 @@ def test_a_module_the_script_imports_changed_since_the_check_is_a_difference_and
     ]
 
 
+def test_a_report_from_before_imports_were_hashed_verifies_when_its_script_imports_a_module(release, monkeypatch):
+    import policycheck.engine.commands as commands
+    import policycheck.report.build as build
+
+    runner = CliRunner()
+    (release / "helpers.py").write_text("ROWS = None\n")
+    (release / "synth.py").write_text("import helpers\n" + SYNTH)
+    with monkeypatch.context() as earlier:  # schema 1.5: the files the command names, not its imports
+        earlier.setattr(build, "SCHEMA_VERSION", "1.5")
+        earlier.setattr(commands, "local_imports", lambda script: [])
+        report = _check(runner, "-r", "release.yaml")
+    assert [f["file"] for f in report["provenance"]["synthesizer_files"]] == ["synth.py"]
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_report_recording_no_command_files_is_not_verified_and_its_command_does_not_run(release):
     from policycheck.report.integrity import seal, without_integrity
 
