@@ -123,11 +123,11 @@ def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | N
         if path.suffix != ".py":
             continue
         for module in local_imports(path):
-            if module not in listed:
-                listed.add(module)
+            if module.resolve() not in listed:
+                listed.add(module.resolve())
                 hashed.append(
                     {
-                        "file": Path(os.path.relpath(module, folder.resolve())).as_posix(),
+                        "file": Path(os.path.relpath(module, folder.absolute())).as_posix(),
                         "sha256": sha256_file(module, f"module {written} imports"),
                         "imported_by": written,
                     }

@@ -24,19 +24,23 @@ from pathlib import Path
 
 
 def local_imports(script: Path) -> list[Path]:
-    """The module files under ``script``'s folder that ``script`` imports, and those they import, in order found."""
-    base = script.parent.resolve()
-    found: dict[Path, None] = {}
-    pending = [script.resolve()]
+    """The module files under ``script``'s folder that ``script`` imports, and those they import, in order found.
+
+    Paths are as Python finds them from the folder (a module that is a link keeps its own name); a file
+    reached twice, by two names, is listed once.
+    """
+    base = script.absolute().parent
+    found: list[Path] = []
+    pending = [script.absolute()]
     seen = {script.resolve()}
     while pending:
         module = pending.pop(0)
         for path in _imported_files(module, base):
-            if path not in seen:
-                seen.add(path)
-                found[path] = None
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                found.append(path)
                 pending.append(path)
-    return list(found)
+    return found
 
 
 def _imported_files(module: Path, base: Path) -> list[Path]:
@@ -83,11 +87,11 @@ def _resolve(origin: Path, parts: list[str], *, submodule_only: bool = False) ->
         package = folder / part
         if (package / "__init__.py").is_file():
             if not submodule_only or last:
-                files.append((package / "__init__.py").resolve())
+                files.append(package / "__init__.py")
             folder = package
         elif (folder / f"{part}.py").is_file():
             if not submodule_only or last:
-                files.append((folder / f"{part}.py").resolve())
+                files.append(folder / f"{part}.py")
             break  # a module's attributes are not files
         elif package.is_dir():
             folder = package  # a namespace package: no file of its own

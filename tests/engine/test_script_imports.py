@@ -75,3 +75,12 @@ def test_the_script_is_read_not_run(tmp_path):
 def test_a_module_that_does_not_parse_is_hashed_but_not_followed(tmp_path):
     write(tmp_path, {"synth.py": "import legacy\n", "legacy.py": "print 'python 2'\nimport other\n", "other.py": ""})
     assert local_imports(tmp_path / "synth.py") == [tmp_path / "legacy.py"]
+
+
+def test_a_module_that_is_a_link_keeps_its_own_name(tmp_path):
+    outside = tmp_path / "elsewhere"
+    write(outside, {"real_helpers.py": ""})
+    project = tmp_path / "project"
+    write(project, {"synth.py": "import helpers\n"})
+    (project / "helpers.py").symlink_to(outside / "real_helpers.py")
+    assert local_imports(project / "synth.py") == [project / "helpers.py"]
