@@ -304,8 +304,21 @@ def mi_risk(ctx: EvaluationContext, params: MiRiskParams, needs: Mapping[Need, A
         baseline=0.0,
         baseline_label="a blind guess (precision 0.5 on the balanced adversary set): the risk's expectation "
         "under no leakage",
-        sample_size=2 * size,
+        **_sample(dcr.people, members, non_members),
     )
+
+
+def _sample(
+    people: tuple[np.ndarray, np.ndarray] | None, members: np.ndarray, non_members: np.ndarray
+) -> dict[str, Any]:
+    """The adversary set's size as the interval counts it: its records, or its people where an id column names
+    them (the bootstrap resamples people, each half apart), so "about N would settle it" counts what to add."""
+    import numpy as np
+
+    if people is None:
+        return {"sample_size": members.size + non_members.size}
+    halves = np.unique(people[0][members]).size + np.unique(people[1][non_members]).size
+    return {"sample_size": int(halves), "sample_unit": "people"}
 
 
 def roc_chart(roc: tuple[np.ndarray, np.ndarray], name: str, auc: float) -> dict[str, Any]:

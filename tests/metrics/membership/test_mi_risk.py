@@ -39,3 +39,30 @@ def test_same_seed_gives_the_same_numbers_and_pool_matches_serial():
     with LocalProcessExecutor(2) as pool:
         b = evaluate("mi_risk", rel, seed=9, adversary_size=100, executor=pool)
     assert (a.value, a.interval, a.details) == (b.value, b.interval, b.details)
+
+
+def test_where_an_id_column_names_people_the_sample_is_counted_in_people():
+    from policycheck.release.model import ColumnType, Dataset, Release
+
+    rng = np.random.default_rng(3)
+
+    def dataset(role, name, rows, people=None):
+        ids = pd.DataFrame({"person": people}) if people is not None else None
+        return Dataset(role, name, pd.DataFrame({"x": rng.normal(size=rows).round(2)}), id_frame=ids)
+
+    def result(named: bool):
+        # Ten men with four years each in training, ten others in the holdout.
+        train_people = [f"t{i // 4}" for i in range(40)] if named else None
+        hold_people = [f"h{i // 4}" for i in range(40)] if named else None
+        rel = Release(
+            id="panel",
+            original=dataset("original", "training", 40, train_people),
+            holdout=dataset("holdout", "holdout", 40, hold_people),
+            synthetic=(dataset("synthetic", "synthetic[0]", 30),),
+            column_types={"x": ColumnType.NUMERIC},
+        )
+        return evaluate("mi_risk", rel)
+
+    people, records = result(True), result(False)
+    assert (people.sample_size, people.sample_unit) == (20, "people")
+    assert (records.sample_size, records.sample_unit) == (80, "records")
