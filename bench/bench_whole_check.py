@@ -86,7 +86,7 @@ def run_steps(report: dict, wall: float) -> dict[str, float]:
 
 def run_whole_check(spec: dict) -> dict:
     from bench.bench_dcr import cpu_ceiling, make_population, noisy_bootstrap
-    from bench.core_speed import clean, core_speeds, slowest_share
+    from bench.core_speed import clean, core_speeds, fastest_speed, slowest_share
 
     ext = spec.get("shape") or "csv"
     rng = np.random.default_rng(20261121)
@@ -130,7 +130,7 @@ def run_whole_check(spec: dict) -> dict:
         value = [r["value"] for r in json.loads((root / "out2" / "report.json").read_text())["rules"]]
     one, two = (sorted(runs[w], key=lambda r: r["wall"])[len(runs[w]) // 2] for w in (1, 2))
     speedup = one["wall"] / two["wall"]
-    fastest = max(speed for w in runs for r in runs[w] for probe in r["cores"] for speed in probe)
+    fastest = fastest_speed(runs[1] + runs[2])
     fair = {w: [r["wall"] for r in runs[w] if clean(r["cores"], fastest)] for w in runs}
     return {
         "wall": two["wall"],

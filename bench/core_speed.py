@@ -64,6 +64,11 @@ def core_speeds(repeats: int = 3) -> list[float]:
     return [round(s, 2) for s in best]
 
 
+def fastest_speed(runs: list[dict]) -> float:
+    """The fastest core speed any probe of ``runs`` (each with ``cores``: its probes) found."""
+    return max(speed for run in runs for probe in run["cores"] for speed in probe)
+
+
 def clean(probes: list[list[float]], fastest: float) -> bool:
     """Whether every core of every probe (``core_speeds`` before and after a run) ran at full speed."""
     return all(speed >= FULL_SPEED * fastest for probe in probes for speed in probe)

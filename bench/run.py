@@ -93,7 +93,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench.core_speed import clean, core_speeds, slowest_share
+from bench.core_speed import clean, core_speeds, fastest_speed, slowest_share
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -768,7 +768,7 @@ def main() -> None:
         ]
         out = runs[0] if len(runs) == 1 else _median_run(runs)
         if spec["case"] == "membership-game" and "wall" in out:
-            fastest = max(fastest, *(speed for r in runs for probe in r["cores"] for speed in probe))
+            fastest = max(fastest, fastest_speed(runs))
             # Each run's slowest core against the fastest speed seen, and the median wall of the clean runs.
             out["slowest_core"] = [slowest_share(r["cores"], fastest) for r in runs]
             fair = [r["wall"] for r in runs if clean(r["cores"], fastest)]

@@ -85,9 +85,9 @@ def bagged_trees(
 
     records = len(x.values) if row_of is None else len(row_of)
     forest_state = np.random.RandomState(seed)
-    classes, encoded = np.unique(y, return_inverse=True)  # as fit encodes the labels, once for every tree
-    labels = np.ascontiguousarray(encoded.reshape(-1, 1), dtype=np.float64)
     direct = not x.checked and _builder_agrees()
+    if direct:  # the labels encoded as fit encodes them, once for every tree
+        classes, labels = _encoded_labels(y)
     with config_context(skip_parameter_validation=True):
         for _ in range(n_estimators):
             tree_seed = forest_state.randint(MAX_SEED)
@@ -146,6 +146,12 @@ _NODE_ARRAYS = (
 )
 
 
+def _encoded_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``y``'s classes (sorted) and ``y`` as fit encodes it for the builder: class indices, a float64 column."""
+    classes, encoded = np.unique(y, return_inverse=True)
+    return classes, np.ascontiguousarray(encoded.reshape(-1, 1), dtype=np.float64)
+
+
 @cache
 def _builder_agrees() -> bool:
     """Whether :func:`_grow_tree` grows ``fit``'s trees with this scikit-learn: a few trees, node by node."""
@@ -154,8 +160,7 @@ def _builder_agrees() -> bool:
     state = np.random.RandomState(20261128)
     values = state.normal(size=(80, 7)).astype(np.float32)
     y = (values[:, 0] + state.normal(size=80) > 0).astype(np.int64) + 2 * (values[:, 1] > 1)
-    classes, encoded = np.unique(y, return_inverse=True)
-    labels = np.ascontiguousarray(encoded.reshape(-1, 1), dtype=np.float64)
+    classes, labels = _encoded_labels(y)
     try:
         for leaf, seed in ((1, 5), (3, 6), (5, 7)):
             weight = np.bincount(state.randint(0, 80, 80), minlength=80).astype(np.float64)
