@@ -10,8 +10,9 @@ and ``--run-synthesizer``, and both ask this module which rules would run one.
 A command's text is hashed into the report, but the program it runs is a
 file: ``python3 synth.py ...`` runs whatever synth.py holds that day, and the
 modules it imports from its folder. So a check that runs a command also
-hashes the files the command names (:func:`command_files`) and the modules
-their Python scripts import (:mod:`policycheck.engine.script_imports`), and
+hashes the files the command names (:func:`command_files`), the files of a
+module it runs with ``python -m`` (:func:`python_module`), and the modules
+those Python files import (:mod:`policycheck.engine.script_imports`), and
 ``verify`` re-hashes them before it runs anything: a changed script or
 module is a difference, and the command is not run.
 """
@@ -19,13 +20,14 @@ module is a difference, and the command is not run.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from policycheck.engine.compiler import Plan
-from policycheck.engine.script_imports import local_imports
+from policycheck.engine.script_imports import local_imports, module_files
 from policycheck.release.model import Release
 
 
@@ -102,11 +104,53 @@ def command_files(template: str, folder: Path) -> list[tuple[str, Path]]:
     return list(out.items())
 
 
+#: A Python interpreter, as a command names it: python, python3, python3.11, pypy3, any folder before it.
+_PYTHON = re.compile(r"(python|pypy)[0-9.]*(\.exe)?")
+
+#: Options of the Python interpreter followed by a value (``-W error``, ``-X dev``), and ``-c``, ``-m``.
+_WITH_VALUE = frozenset("cmWX")
+
+
+def python_module(template: str) -> str | None:
+    """The module a command runs with ``python -m`` (``python3 -u -m synth.main {input}``), else None.
+
+    The command's first Python interpreter is read as Python reads its options: flags may be
+    joined (``-um synth``) and ``-m`` may hold its value (``-msynth``); the interpreter's first
+    argument that is not an option (a script) or ``-c`` ends the search.
+    """
+    from policycheck.methods.reconstruction.external import PLACEHOLDERS
+
+    try:
+        arguments = shlex.split(template)
+    except ValueError:
+        return None
+    start = next((i for i, a in enumerate(arguments) if _PYTHON.fullmatch(os.path.basename(a))), None)
+    if start is None:
+        return None
+    rest = iter(arguments[start + 1 :])
+    for argument in rest:
+        if argument.startswith("--") and argument != "--":
+            continue  # a long option (--version): none names a module
+        if argument in ("-", "--") or not argument.startswith("-"):
+            return None  # a script, stdin, or the end of the options
+        for k, flag in enumerate(argument[1:], start=1):
+            if flag in _WITH_VALUE:
+                value = argument[k + 1 :] or next(rest, "")
+                if flag == "c":
+                    return None
+                if flag == "m":
+                    return value if value and not any(p in value for p in PLACEHOLDERS) else None
+                break
+    return None
+
+
 def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | None:
     """``provenance.synthesizer_files``: the files of the command ``plan`` runs, hashed; None when it runs none.
 
-    Each file the command names, then each module a named ``.py`` script imports from its folder
-    (``imported_by``: the script, as the command names it), as a path relative to the command's folder.
+    In order: each file the command names; each module a named ``.py`` script imports from its
+    folder (``imported_by``: the script, as the command names it); the files of the module the
+    command runs with ``python -m`` (``module``: its name), then the modules those import from the
+    command's folder (``module`` and ``imported_by``). Paths are relative to the command's folder.
     """
     from policycheck.io.files import sha256_file
 
@@ -114,22 +158,32 @@ def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | N
     if not uses:
         return None
     folder = plan.loaded.path.parent
+    hashed: list[dict[str, str]] = []
+    listed: set[Path] = set()
+
+    def add(path: Path, written: str, what: str, **marks: str) -> None:
+        # ``marks`` in the order of the report's CommandFile fields: verify checks the keys' order.
+        if path.resolve() not in listed:
+            listed.add(path.resolve())
+            hashed.append({"file": written, "sha256": sha256_file(path, what), **marks})
+
+    def relative(path: Path) -> str:
+        return Path(os.path.relpath(path, folder.absolute())).as_posix()
+
     named = command_files(uses[0].command, folder)
-    hashed = [
-        {"file": written, "sha256": sha256_file(path, "file the synthesizer command names")} for written, path in named
-    ]
-    listed = {path.resolve() for _, path in named}
     for written, path in named:
-        if path.suffix != ".py":
-            continue
-        for module in local_imports(path):
-            if module.resolve() not in listed:
-                listed.add(module.resolve())
-                hashed.append(
-                    {
-                        "file": Path(os.path.relpath(module, folder.absolute())).as_posix(),
-                        "sha256": sha256_file(module, f"module {written} imports"),
-                        "imported_by": written,
-                    }
-                )
+        add(path, written, "file the synthesizer command names")
+    for written, path in named:
+        if path.suffix == ".py":
+            for imported in local_imports(path):
+                add(imported, relative(imported), f"module {written} imports", imported_by=written)
+    module = python_module(uses[0].command)
+    if module is not None:
+        runs = module_files(module, folder)
+        for path in runs:
+            add(path, relative(path), f"file of module {module}", module=module)
+        for path in runs:
+            for imported in local_imports(path, base=folder):
+                by = relative(path)
+                add(imported, relative(imported), f"module {by} imports", imported_by=by, module=module)
     return hashed

@@ -15,6 +15,12 @@ found under the folder is the machine's software (the standard library, an
 installed package) and is left out. Not followed: a name computed at run time
 (``importlib.import_module(name)``, ``__import__``) and a path the script adds
 to ``sys.path``: name such files in the command itself.
+
+A command may name no script but a module, ``python3 -m synth.main``: Python
+then looks in the folder the command runs in first, and runs each package's
+``__init__.py`` on the way and the module (a package's ``__main__.py``):
+:func:`module_files` finds them, and their imports are followed from that
+folder.
 """
 
 from __future__ import annotations
@@ -23,13 +29,14 @@ import ast
 from pathlib import Path
 
 
-def local_imports(script: Path) -> list[Path]:
-    """The module files under ``script``'s folder that ``script`` imports, and those they import, in order found.
+def local_imports(script: Path, base: Path | None = None) -> list[Path]:
+    """The module files under ``base`` that ``script`` imports, and those they import, in order found.
 
-    Paths are as Python finds them from the folder (a module that is a link keeps its own name); a file
-    reached twice, by two names, is listed once.
+    ``base``: the folder Python looks in first, the script's own (the default) or, for a module run
+    with ``-m``, the folder the command runs in. Paths are as Python finds them from the folder (a
+    module that is a link keeps its own name); a file reached twice, by two names, is listed once.
     """
-    base = script.absolute().parent
+    base = script.absolute().parent if base is None else base.absolute()
     found: list[Path] = []
     pending = [script.absolute()]
     seen = {script.resolve()}
@@ -41,6 +48,21 @@ def local_imports(script: Path) -> list[Path]:
                 found.append(path)
                 pending.append(path)
     return found
+
+
+def module_files(name: str, folder: Path) -> list[Path]:
+    """The files ``python -m name`` runs from ``folder``: each package's ``__init__.py`` on the way, then
+    the module's file (a package: its ``__init__.py`` and ``__main__.py``); none when the module is not
+    under ``folder`` (the machine's software, or no such module)."""
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return []
+    files = _resolve(folder.absolute(), parts)
+    package = folder.absolute().joinpath(*parts)
+    if (package / "__main__.py").is_file():
+        return [*files, package / "__main__.py"]
+    found = bool(files) and files[-1] in (package / "__init__.py", package.with_suffix(".py"))
+    return files if found else []
 
 
 def _imported_files(module: Path, base: Path) -> list[Path]:

@@ -12,6 +12,8 @@ version is optional, and verify accepts a report that lacks it
   SHA-256 (``provenance.integrity.report_files``, ``provenance.tool_source_sha256``).
 - 1.6: the modules a synthesizer command's Python script imports from its folder, hashed
   beside the files the command names (``provenance.synthesizer_files[].imported_by``).
+- 1.7: the files of a module a synthesizer command runs with ``python -m``, and the modules they
+  import from the command's folder (``provenance.synthesizer_files[].module``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 
 
 class _Model(BaseModel):
@@ -236,8 +238,15 @@ class CommandFile(_Model):
     sha256: str
     imported_by: str | None = Field(
         None,
-        description="The Python script, as the command names it, that imports this module from its folder; "
+        description="The Python file that imports this module from its folder: a script as the command names it, or a "
+        "file of the module the command runs (`module`); "
         "absent for a file the command names itself (since 1.6).",
+    )
+    module: str | None = Field(
+        None,
+        description="The module the command runs with `python -m` that brings this file in: a package's "
+        "`__init__.py` on the way, the module's own file (a package's `__main__.py`), or, with `imported_by`, "
+        "a module one of those imports from the command's folder (since 1.7).",
     )
 
 

@@ -46,3 +46,43 @@ def test_the_modules_a_named_script_imports_are_hashed_after_the_named_files(tmp
         {"file": "pkg/__init__.py", "sha256": sha("pkg/__init__.py"), "imported_by": "synth.py"},
         {"file": "pkg/core.py", "sha256": sha("pkg/core.py"), "imported_by": "synth.py"},
     ]
+
+
+def test_the_module_a_command_runs_with_dash_m_is_read_as_python_reads_its_options():
+    from policycheck.engine.commands import python_module
+
+    assert python_module("python3 -m synth.main --input {input}") == "synth.main"
+    assert python_module("/usr/bin/python3.11 -u -W error -X dev -m synth {output}") == "synth"
+    assert python_module("python -um synth") == "synth"  # joined flags
+    assert python_module("python -msynth") == "synth"  # the value joined to -m
+    assert python_module("python synth.py -m other") is None  # the script's own option
+    assert python_module("python -c 'import synth' -m other") is None
+    assert python_module("Rscript -m synth") is None  # not a Python interpreter
+    assert python_module("python -m {input}") is None  # a placeholder: the run's own file
+
+
+def test_the_files_of_a_module_a_command_runs_with_dash_m_are_hashed_with_their_imports(tmp_path, monkeypatch):
+    import hashlib
+    from types import SimpleNamespace
+
+    from policycheck.engine import commands
+
+    (tmp_path / "synth").mkdir()
+    (tmp_path / "synth" / "__init__.py").write_text("")
+    (tmp_path / "synth" / "main.py").write_text("import helpers\nfrom . import model\n")
+    (tmp_path / "synth" / "model.py").write_text("")
+    (tmp_path / "helpers.py").write_text("X = 1\n")
+    command = "python3 -m synth.main --input {input} --output {output}"
+    monkeypatch.setattr(commands, "commands_to_run", lambda plan, release: [commands.CommandUse("g", "s", command)])
+    plan = SimpleNamespace(loaded=SimpleNamespace(path=tmp_path / "p.yaml"))
+
+    def sha(name):
+        return hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+
+    by = {"module": "synth.main", "imported_by": "synth/main.py"}
+    assert commands.hash_command_files(plan, None) == [  # type: ignore[arg-type]
+        {"file": "synth/__init__.py", "sha256": sha("synth/__init__.py"), "module": "synth.main"},
+        {"file": "synth/main.py", "sha256": sha("synth/main.py"), "module": "synth.main"},
+        {"file": "helpers.py", "sha256": sha("helpers.py"), **by},
+        {"file": "synth/model.py", "sha256": sha("synth/model.py"), **by},
+    ]

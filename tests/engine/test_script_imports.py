@@ -84,3 +84,31 @@ def test_a_module_that_is_a_link_keeps_its_own_name(tmp_path):
     write(project, {"synth.py": "import helpers\n"})
     (project / "helpers.py").symlink_to(outside / "real_helpers.py")
     assert local_imports(project / "synth.py") == [project / "helpers.py"]
+
+
+def test_a_module_run_with_dash_m_brings_its_packages_init_files_and_its_own_file(tmp_path):
+    from policycheck.engine.script_imports import module_files
+
+    write(tmp_path, {"synth/__init__.py": "", "synth/main.py": "", "synth/other.py": ""})
+    assert module_files("synth.main", tmp_path) == [tmp_path / "synth/__init__.py", tmp_path / "synth/main.py"]
+
+
+def test_a_package_run_with_dash_m_brings_its_main_file(tmp_path):
+    from policycheck.engine.script_imports import module_files
+
+    write(tmp_path, {"synth/__init__.py": "", "synth/__main__.py": ""})
+    assert module_files("synth", tmp_path) == [tmp_path / "synth/__init__.py", tmp_path / "synth/__main__.py"]
+
+
+def test_a_module_not_under_the_folder_brings_no_file(tmp_path):
+    from policycheck.engine.script_imports import module_files
+
+    write(tmp_path, {"synth/__init__.py": ""})  # synth.main is installed elsewhere, or nowhere
+    assert module_files("synth.main", tmp_path) == []
+    assert module_files("json", tmp_path) == []
+
+
+def test_a_module_run_with_dash_m_imports_from_the_folder_the_command_runs_in(tmp_path):
+    # python -m puts the working folder first on sys.path, not the module's own folder.
+    write(tmp_path, {"synth/main.py": "import helpers\nimport sibling\n", "helpers.py": "", "synth/sibling.py": ""})
+    assert local_imports(tmp_path / "synth/main.py", base=tmp_path) == [tmp_path / "helpers.py"]

@@ -313,3 +313,65 @@ def test_run_synthesizer_without_a_manifest_is_a_usage_error(release):
             "error: usage: --run-synthesizer needs --manifest: verify runs only a command a manifest you name declares "
         )
     )
+
+
+def _run_as_module(release):
+    """The release's command runs the synthesizer as a module, ``python -m synthpkg.run``."""
+    (release / "synthpkg").mkdir()
+    (release / "synthpkg" / "__init__.py").write_text("")
+    (release / "synthpkg" / "util.py").write_text("")
+    (release / "synthpkg" / "run.py").write_text("from synthpkg import util\n" + SYNTH)
+    command = f"{sys.executable} -m synthpkg.run --input {{input}} --output {{output}} --rows {{rows}} --seed {{seed}}"
+    (release / "release.yaml").write_text(
+        "release: {id: game-release}\noriginal: original.csv\nsynthetic:\n  - path: synthetic.csv\n"
+        f"    synthesizer: {{name: bootstrap, command: {json.dumps(command)}}}\n"
+    )
+
+
+def test_a_module_run_with_dash_m_changed_since_the_check_is_a_difference_and_the_command_does_not_run(release):
+    import hashlib
+
+    def sha256(path):
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    runner = CliRunner()
+    _run_as_module(release)
+    report = _check(runner, "-r", "release.yaml")
+    by = {"imported_by": "synthpkg/run.py", "module": "synthpkg.run"}
+    assert report["rules"][0]["error"] is None  # the module ran, as the verify below would run it
+    assert report["provenance"]["synthesizer_files"][1:] == [
+        {"file": "synthpkg/run.py", "sha256": sha256(release / "synthpkg/run.py"), "module": "synthpkg.run"},
+        {"file": "synthpkg/util.py", "sha256": sha256(release / "synthpkg/util.py"), **by},
+    ]
+    verified = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert verified.exit_code == 0, verified.output  # as written, its keys in policycheck's order
+    planted = release / "PWNED"
+    (release / "synthpkg" / "run.py").write_text(
+        f"open({str(planted)!r}, 'w').close()\nfrom synthpkg import util\n" + SYNTH
+    )
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert not planted.exists()
+    assert result.exit_code == 1, result.output
+    old = hashlib.sha256(("from synthpkg import util\n" + SYNTH).encode()).hexdigest()
+    new = sha256(release / "synthpkg/run.py")
+    assert result.output.splitlines()[-3:] == [
+        f"DIFFERS  file synthpkg/run.py: sha256 {old} -> {new} (at provenance.synthesizer_files[1].sha256)",
+        "DIFFERS  rule game: not re-run: its synthesizer command runs synthpkg/run.py, changed since the check "
+        "(see above): the command was not run",
+        "NOT verified: 2 differences",
+    ]
+
+
+def test_a_report_from_before_dash_m_modules_were_hashed_verifies(release, monkeypatch):
+    import policycheck.engine.commands as commands
+    import policycheck.report.build as build
+
+    runner = CliRunner()
+    _run_as_module(release)
+    with monkeypatch.context() as earlier:  # schema 1.6: a module run with -m is no file the command names
+        earlier.setattr(build, "SCHEMA_VERSION", "1.6")
+        earlier.setattr(commands, "python_module", lambda template: None)
+        report = _check(runner, "-r", "release.yaml")
+    assert report["provenance"]["synthesizer_files"] == []
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert result.exit_code == 0, result.output

@@ -1,8 +1,8 @@
 """The files a report's synthesizer command names, re-hashed before verify may run the command.
 
 A check that runs a synthesizer ``command:`` records the sha256 of each file
-the command names and of each module its Python scripts import from their
-folder (``provenance.synthesizer_files``, see
+the command names, of the files of a module it runs with ``python -m``, and of
+each module those Python files import from their folder (``provenance.synthesizer_files``, see
 :func:`policycheck.engine.commands.hash_command_files`): the manifest's hash
 covers the command's text, not the script it runs. verify re-hashes them
 before it runs anything; a changed or missing one means the command is not run.
@@ -52,7 +52,7 @@ def rehash_command_files(
         return found.confirmed, found.changed, found.missing
     folder = resolve_path(report["provenance"]["policy_files"][0]["path"], root).parent
     for i, f in enumerate(recorded):
-        what = f"module {f['imported_by']} imports" if f.get("imported_by") else "file the synthesizer command names"
+        what = _what(f)
         at = f"provenance.synthesizer_files[{i}].sha256"
         found.file(
             shown(report, f["file"]),
@@ -65,3 +65,12 @@ def rehash_command_files(
             absent=f"{what} is missing",
         )
     return found.confirmed, found.changed, found.missing
+
+
+def _what(recorded: dict[str, Any]) -> str:
+    """What a recorded file is to the command, as verify's lines name it."""
+    if recorded.get("imported_by"):
+        return f"module {recorded['imported_by']} imports"
+    if recorded.get("module"):
+        return f"file of module {recorded['module']} (run by the synthesizer command)"
+    return "file the synthesizer command names"

@@ -116,6 +116,14 @@ RECORDED_SINCE = (
     "rules.*.details.attacks.*.effective_records",
 )
 
+#: Entries of a list that a report records only since a schema version: (the list's path, the key
+#: such an entry holds, the version). A re-run of an older report leaves them out of the comparison,
+#: as the check that wrote it did: what it recorded is compared, and nothing it could not record.
+RECORDED_ENTRIES_SINCE = (
+    ("provenance.synthesizer_files", "imported_by", (1, 6)),  # modules a named script imports
+    ("provenance.synthesizer_files", "module", (1, 7)),  # a module run with python -m, and its imports
+)
+
 
 def _version(report: dict[str, Any]) -> tuple[int, ...]:
     """A report's ``schema_version`` as numbers (``()`` when it is not one)."""
@@ -202,9 +210,28 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
         top_old["methods"] = [m for m in old.get("methods", []) if m.get("metric") in ran]
     top_old["provenance"] = {k: v for k, v in old["provenance"].items() if k != "integrity"}
     top_new["provenance"] = {k: v for k, v in new["provenance"].items() if k != "integrity"}
-    if "synthesizer_files" in top_new["provenance"] and _version(old) < (1, 6):
-        # Reports before 1.6 hash the files a command names, not the modules its scripts import.
-        named = [f for f in top_new["provenance"]["synthesizer_files"] if "imported_by" not in f]
-        top_new["provenance"] = {**top_new["provenance"], "synthesizer_files": named}
-    compare_fields(top_old, top_new, (), out)
+    compare_fields(top_old, as_recorded_by(top_new, _version(old)), (), out)
     return out
+
+
+def as_recorded_by(report: dict[str, Any], version: tuple[int, ...]) -> dict[str, Any]:
+    """``report`` without the list entries a report of schema ``version`` does not record
+    (:data:`RECORDED_ENTRIES_SINCE`); ``report`` itself is left as it is."""
+    for path, key, since in RECORDED_ENTRIES_SINCE:
+        if version >= since:
+            continue
+        *parents, name = path.split(".")
+        holders = [report]
+        for part in parents:
+            if not isinstance(holders[-1].get(part), dict):
+                break
+            holders.append(holders[-1][part])
+        else:
+            entries = holders[-1].get(name)
+            if not isinstance(entries, list):
+                continue
+            kept: Any = [e for e in entries if not (isinstance(e, dict) and key in e)]
+            for holder, part in zip(reversed(holders), reversed([*parents, name]), strict=True):
+                kept = {**holder, part: kept}
+            report = kept
+    return report
