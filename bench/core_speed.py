@@ -77,3 +77,11 @@ def clean(probes: list[list[float]], fastest: float) -> bool:
 def slowest_share(probes: list[list[float]], fastest: float) -> float:
     """The slowest core's speed among ``probes`` as a share of ``fastest``."""
     return round(min(speed for probe in probes for speed in probe) / fastest, 2)
+
+
+def clean_wall(runs: list[dict], fastest: float) -> float | None:
+    """The median wall of the clean runs of ``runs`` (each with ``wall`` and ``cores``), None when none is."""
+    import statistics
+
+    fair = [r["wall"] for r in runs if clean(r["cores"], fastest)]
+    return float(statistics.median(fair)) if fair else None
