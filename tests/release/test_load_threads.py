@@ -105,3 +105,41 @@ def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread
             "holdout overlaps the training data, which weakens every holdout control"
         ]
     )
+
+
+def test_the_reading_threads_count_what_the_role_checks_ask_and_nothing_more(tmp_path, monkeypatch):
+    import threading
+
+    import policycheck.release.load as load_module
+
+    asked = []
+    counted = load_module.present_counts
+
+    def recording(series):
+        asked.append((len(series), series.name, threading.current_thread() is threading.main_thread()))
+        return counted(series)
+
+    monkeypatch.setattr(load_module, "present_counts", recording)
+    (tmp_path / "o.csv").write_text("age,score,sex,pid\n30,1,F,a\n40,2,M,b\n50,3,F,c\n60,4,M,d\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex,pid\n30,1,F,a\n40,2,M,b\n")
+    (tmp_path / "h.csv").write_text("age,score,sex,pid\n31,1,F,e\n41,2,M,f\n51,3,F,g\n")
+    declared = {**DECLARED, "pid": ColumnDecl(type="id")}
+    for threads in (1, 2):
+        asked.clear()
+        build_release(
+            "r",
+            tmp_path / "o.csv",
+            [(tmp_path / "s1.csv", "s1", SynthesizerInfo())],
+            tmp_path / "h.csv",
+            declared,
+            threads=threads,
+        )
+        # The original's analysed and undeclared columns, the other files' undeclared one; never the id column.
+        assert sorted((rows, column) for rows, column, _ in asked) == [
+            (2, "sex"),
+            (3, "sex"),
+            (4, "age"),
+            (4, "score"),
+            (4, "sex"),
+        ]
+        assert {here for _, _, here in asked} == ({True} if threads == 1 else {False})
