@@ -484,14 +484,17 @@ def _read_side_by_side(
         return [_Later(partial(_read, p, skip)) for p, _ in sources]
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(min(threads, len(sources))) as pool:
-        reading = [pool.submit(_read, p, skip) for p, _ in sources]
-        for future, (_, asks) in zip(reading, sources, strict=True):
-            if asks.ahead and future.exception() is None:  # waits for the file
-                read = future.result()
+    width = min(threads, len(sources))
+    with ThreadPoolExecutor(width) as pool:
+        reading = [pool.submit(_read, p, skip) for p, _ in sources[:width]]
+        for i, (_, asks) in enumerate(sources):
+            if asks.ahead and reading[i].exception() is None:  # waits for the file
+                read = reading[i].result()
                 for column in read.frame.columns:
                     # NOTE: a task's exception is dropped with it: the answer is then taken, and raises, when asked for.
                     pool.submit(read.ask, column, asks)
+            if i + width < len(sources):  # the next file queued behind this one's columns: they run beside its reading
+                reading.append(pool.submit(_read, sources[i + width][0], skip))
     return reading  # every task done: the pool waited for them
 
 
