@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.plural import count_of
 from policycheck.release.memory import InMemoryTable
 from policycheck.release.model import ColumnType
-from policycheck.release.roles import MISSING_WORDS, row_place
+from policycheck.release.roles import MISSING_WORDS, Factorized, row_place
 
 INT64_MAX = 2**63 - 1
 
@@ -96,13 +97,14 @@ def to_labels(series: pd.Series) -> np.ndarray:
     return _labels_of(label_categories(series))
 
 
-def label_categories(series: pd.Series) -> pd.Categorical:
+def label_categories(series: pd.Series, factorized: Factorized | None = None) -> pd.Categorical:
     """:func:`to_labels`' labels as a Categorical: each distinct label once, a code per value (-1 missing).
 
     What the loader knows of a column once it has labelled it, so that what
     hashes its rows need not number its values again (:func:`~policycheck.release.checks.row_hashes`).
+    ``factorized``: the column's ``pd.factorize`` (missing values -1), when the loader has it already.
     """
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = factorized if factorized is not None else pd.factorize(series, use_na_sentinel=True)
     # 3.0 and 3 are one label: the distinct values' labels numbered again, and each value's code with them.
     renumbered, labels = pd.factorize(np.array([label(v) for v in uniques], dtype=object))
     codes = np.append(renumbered, -1)[codes]  # -1 stays -1 (missing): the appended last slot
@@ -173,6 +175,7 @@ def coerce_frame(
     first_row: int = 0,
     problems: list[ColumnProblem] | None = None,
     categories: dict[str, pd.Categorical] | None = None,
+    factorized: Callable[[str], Factorized | None] | None = None,
 ) -> pd.DataFrame:
     """The analysed columns ``types`` of ``frame`` as evaluators see them (see the module docstring).
 
@@ -181,13 +184,25 @@ def coerce_frame(
     cannot be converted adds a :class:`ColumnProblem` there (and is left
     missing) instead of stopping the others: every column's problem in one pass.
     Given ``categories``, each labelled (categorical, ordinal) column's
-    :func:`label_categories` is kept there.
+    :func:`label_categories` is kept there. ``factorized``: each text column's ``pd.factorize``,
+    where the loader has it (None: not a text column), which labelling it then reuses.
     """
     out = {}
     for col in types:
         try:
             out[col] = _coerce_column(
-                path, frame[col], col, types[col], roles, orders, formats, notes, label_, first_row, categories
+                path,
+                frame[col],
+                col,
+                types[col],
+                roles,
+                orders,
+                formats,
+                notes,
+                label_,
+                first_row,
+                categories,
+                factorized(col) if factorized is not None else None,
             )
         except InvalidInput as exc:
             if problems is None:
@@ -214,6 +229,7 @@ def _coerce_column(
     label_: str,
     first_row: int,
     categories: dict[str, pd.Categorical] | None = None,
+    factorized: Factorized | None = None,
 ) -> Any:
     """One column of :func:`coerce_frame`."""
     name = display_path(path)
@@ -221,7 +237,7 @@ def _coerce_column(
         return to_days(path, col, s, formats.get(col), first_row)
     if kind is ColumnType.NUMERIC:
         return to_numbers(path, col, s, notes, label_, first_row)
-    categorical = label_categories(s)
+    categorical = label_categories(s, factorized)
     labels = _labels_of(categorical)
     if kind is ColumnType.ORDINAL:
         allowed = {label(v) for v in orders[col]}

@@ -44,10 +44,11 @@ from policycheck.release.model import ColumnType, Dataset, Release, SynthesizerI
 from policycheck.release.read import check_flat_parquet, parquet_columns, read_table
 from policycheck.release.roles import (
     ANALYSED,
+    Factorized,
     check_present,
     identifier_evidence,
     infer_column,
-    present_counts,
+    present_counts_of,
     refuse_identifier,
 )
 from policycheck.release.stream import ParquetSource, StreamedDataset, is_streamed, parquet_rows
@@ -259,7 +260,17 @@ def build_release(
         failed: list[ColumnProblem] = []
         categories: dict[str, pd.Categorical] = {}  # text columns numbered: row hashes, Gower fit
         coerced = coerce_frame(
-            path, frame, types, roles, orders, formats, notes, named, problems=failed, categories=categories
+            path,
+            frame,
+            types,
+            roles,
+            orders,
+            formats,
+            notes,
+            named,
+            problems=failed,
+            categories=categories,
+            factorized=read.factorized,
         )
         if failed:
             return _Prepared(notes=notes, failed=failed)
@@ -447,10 +458,19 @@ class _Read:
     frame: pd.DataFrame
     _counts: dict[str, pd.Series | None] = field(default_factory=dict)
     _kinds: dict[str, str | None] = field(default_factory=dict)
+    _factorized: dict[str, Factorized | None] = field(default_factory=dict)
+
+    def factorized(self, column: str) -> Factorized | None:
+        """A text column's ``pd.factorize``, taken once: its counts and its conversion to labels share it."""
+        if column not in self._factorized:
+            series = self.frame[column]
+            self._factorized[column] = pd.factorize(series, use_na_sentinel=True) if series.dtype == object else None
+        return self._factorized[column]
 
     def counts(self, column: str) -> pd.Series | None:
         if column not in self._counts:
-            self._counts[column] = present_counts(self.frame[column])
+            factorized = self.factorized(column)
+            self._counts[column] = present_counts_of(self.frame[column], factorized) if factorized is not None else None
         return self._counts[column]
 
     def kind(self, column: str) -> str | None:

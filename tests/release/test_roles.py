@@ -209,3 +209,14 @@ def test_a_column_of_text_in_the_original_too_is_categorical(tmp_path):
     synthetic = pd.DataFrame({"a": ["old", "13"] * 50, "b": ["x", "y"] * 50})
     release = build(tmp_path, original, synthetic=synthetic)
     assert release.column_types["a"] == "categorical"
+
+
+def test_counts_from_a_columns_codes_are_its_value_counts_in_order_of_first_appearance():
+    from policycheck.release.roles import present_counts_of
+
+    # 1, 1.0 and True are one value to pandas' hash table; None and NaN are missing.
+    series = pd.Series(["b", "a", None, 1, 1.0, True, "a", np.nan, "3", 3.0, "b"], dtype=object, name="col")
+    counts = present_counts_of(series, pd.factorize(series, use_na_sentinel=True))
+    assert list(counts.index) == ["b", "a", 1, "3", 3.0]
+    assert list(counts) == [2, 2, 3, 1, 1]
+    pd.testing.assert_series_equal(counts, series.value_counts(sort=False))
