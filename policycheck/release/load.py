@@ -504,20 +504,38 @@ def _read_side_by_side(
     """
     if threads <= 1 or len(sources) <= 1:
         return [_Later(partial(_read, p, skip)) for p, _ in sources]
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     width = min(threads, len(sources))
+    # Largest files first, so that the last to finish is a small one (their results keep the sources' order).
+    order = sorted(range(len(sources)), key=lambda i: -_bytes(sources[i][0]))
+    reading: dict[int, Future[_Read]] = {}
     with ThreadPoolExecutor(width) as pool:
-        reading = [pool.submit(_read, p, skip) for p, _ in sources[:width]]
-        for i, (_, asks) in enumerate(sources):
-            if asks.ahead and reading[i].exception() is None:  # waits for the file
-                read = reading[i].result()
-                for column in read.frame.columns:
-                    # NOTE: a task's exception is dropped with it: the answer is then taken, and raises, when asked for.
-                    pool.submit(read.ask, column, asks)
-            if i + width < len(sources):  # the next file queued behind this one's columns: they run beside its reading
-                reading.append(pool.submit(_read, sources[i + width][0], skip))
-    return reading  # every task done: the pool waited for them
+        for i in order[:width]:
+            reading[i] = pool.submit(_read, sources[i][0], skip)
+        queued, pending = order[width:], set(reading.values())
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                asks = sources[next(i for i, f in reading.items() if f is future)][1]
+                if asks.ahead and future.exception() is None:
+                    read = future.result()
+                    for column in read.frame.columns:
+                        # NOTE: a task's exception is dropped with it: the answer is then taken, and raises, when asked.
+                        pool.submit(read.ask, column, asks)
+                if queued:  # the next file queued behind this one's columns: they run beside its reading
+                    later = queued.pop(0)
+                    reading[later] = pool.submit(_read, sources[later][0], skip)
+                    pending.add(reading[later])
+    return [reading[i] for i in range(len(sources))]  # every task done: the pool waited for them
+
+
+def _bytes(source: Path | InMemoryTable) -> int:
+    """A file's size, to read the largest first (0 for a table in memory, or a file that cannot be read)."""
+    try:
+        return 0 if isinstance(source, InMemoryTable) else Path(source).stat().st_size
+    except OSError:
+        return 0
 
 
 @dataclass(frozen=True)
