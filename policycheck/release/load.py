@@ -48,6 +48,7 @@ from policycheck.release.roles import (
     check_present,
     identifier_evidence,
     infer_column,
+    is_text,
     present_counts_of,
     refuse_identifier,
 )
@@ -464,7 +465,7 @@ class _Read:
         """A text column's ``pd.factorize``, taken once: its counts and its conversion to labels share it."""
         if column not in self._factorized:
             series = self.frame[column]
-            self._factorized[column] = pd.factorize(series, use_na_sentinel=True) if series.dtype == object else None
+            self._factorized[column] = pd.factorize(series, use_na_sentinel=True) if is_text(series) else None
         return self._factorized[column]
 
     def counts(self, column: str) -> pd.Series | None:

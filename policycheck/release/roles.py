@@ -72,15 +72,20 @@ def infer_role(path: Path | InMemoryTable, column: str, series: pd.Series) -> st
     return role
 
 
+def is_text(series: pd.Series) -> bool:
+    """Whether a column holds text as read: objects (pandas 2), or pandas 3's ``str`` dtype."""
+    return series.dtype == object or isinstance(series.dtype, pd.StringDtype)
+
+
 def present_counts(series: pd.Series) -> pd.Series | None:
-    """How often each present value of a text (object) column occurs, missing values left out; else None.
+    """How often each present value of a text column (:func:`is_text`) occurs, missing values left out; else None.
 
     One hash pass over the column answers what the role checks ask of it (how
     many values are present, how many distinct, whether one value fills it),
     where asking each apart scanned it for missing values again and again.
     Typed columns answer those cheaply without it.
     """
-    return series.value_counts(sort=False) if series.dtype == object else None
+    return series.value_counts(sort=False) if is_text(series) else None
 
 
 #: A column's ``pd.factorize(series, use_na_sentinel=True)``: a code per value (-1 missing), and the
