@@ -499,9 +499,9 @@ def _read_side_by_side(
     On threads, each file's columns are asked of as tasks of their own once it is read, queued
     before the next file: the counting, which holds the GIL, runs beside the other threads'
     reading, whose tokenizer does not, and a thread done with a small file takes a large file's
-    columns rather than wait (a 300,000-row whole check on two workers: 7.20 s before any was
-    asked ahead, 6.31-6.84 s since). A file that fails to read raises when its result is asked
-    for, in the order reading one by one would have raised it.
+    columns rather than wait (docs/scale-out.md, twenty-seventh stop, gives what each bought). A
+    file that fails to read raises when its result is asked for, in the order reading one by one
+    would have raised it.
     """
     if threads <= 1 or len(sources) <= 1:
         return [_Later(partial(_read, p, skip)) for p, _ in sources]
@@ -511,14 +511,20 @@ def _read_side_by_side(
     # Largest files first, so that the last to finish is a small one (their results keep the sources' order).
     order = sorted(range(len(sources)), key=lambda i: -_bytes(sources[i][0]))
     reading: dict[int, Future[_Read]] = {}
+    source_of: dict[Future[_Read], int] = {}
+
+    def start(i: int) -> None:
+        reading[i] = pool.submit(_read, sources[i][0], skip)
+        source_of[reading[i]] = i
+
     with ThreadPoolExecutor(width) as pool:
         for i in order[:width]:
-            reading[i] = pool.submit(_read, sources[i][0], skip)
+            start(i)
         queued, pending = order[width:], set(reading.values())
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                asks = sources[next(i for i, f in reading.items() if f is future)][1]
+                asks = sources[source_of[future]][1]
                 if asks.ahead and future.exception() is None:
                     read = future.result()
                     for column in read.frame.columns:
@@ -526,7 +532,7 @@ def _read_side_by_side(
                         pool.submit(read.ask, column, asks)
                 if queued:  # the next file queued behind this one's columns: they run beside its reading
                     later = queued.pop(0)
-                    reading[later] = pool.submit(_read, sources[later][0], skip)
+                    start(later)
                     pending.add(reading[later])
     return [reading[i] for i in range(len(sources))]  # every task done: the pool waited for them
 
