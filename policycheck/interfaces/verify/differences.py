@@ -120,8 +120,8 @@ RECORDED_SINCE = (
 #: such an entry holds, the version). A re-run of an older report leaves them out of the comparison,
 #: as the check that wrote it did: what it recorded is compared, and nothing it could not record.
 RECORDED_ENTRIES_SINCE = (
-    ("provenance.synthesizer_files", "imported_by", (1, 6)),  # modules a named script imports
-    ("provenance.synthesizer_files", "module", (1, 7)),  # a module run with python -m, and its imports
+    (("provenance", "synthesizer_files"), "imported_by", (1, 6)),  # modules a named script imports
+    (("provenance", "synthesizer_files"), "module", (1, 7)),  # a module run with python -m, and its imports
 )
 
 
@@ -217,21 +217,10 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
 def as_recorded_by(report: dict[str, Any], version: tuple[int, ...]) -> dict[str, Any]:
     """``report`` without the list entries a report of schema ``version`` does not record
     (:data:`RECORDED_ENTRIES_SINCE`); ``report`` itself is left as it is."""
-    for path, key, since in RECORDED_ENTRIES_SINCE:
-        if version >= since:
+    for (section, name), key, since in RECORDED_ENTRIES_SINCE:
+        held = report.get(section)
+        if version >= since or not isinstance(held, dict) or not isinstance(held.get(name), list):
             continue
-        *parents, name = path.split(".")
-        holders = [report]
-        for part in parents:
-            if not isinstance(holders[-1].get(part), dict):
-                break
-            holders.append(holders[-1][part])
-        else:
-            entries = holders[-1].get(name)
-            if not isinstance(entries, list):
-                continue
-            kept: Any = [e for e in entries if not (isinstance(e, dict) and key in e)]
-            for holder, part in zip(reversed(holders), reversed([*parents, name]), strict=True):
-                kept = {**holder, part: kept}
-            report = kept
+        kept = [e for e in held[name] if not (isinstance(e, dict) and key in e)]
+        report = {**report, section: {**held, name: kept}}
     return report
