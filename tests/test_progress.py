@@ -26,7 +26,7 @@ def test_plain_lines_name_each_step_once():
 
 
 def test_a_long_plain_step_reports_its_count_and_eta(monkeypatch):
-    clock = iter([0.0, 100.0, 120.0])  # created, step starts, first tick
+    clock = iter([100.0, 120.0])  # the step starts, its first tick
 
     class Clock:
         monotonic = staticmethod(lambda: next(clock))
@@ -151,3 +151,37 @@ def test_disabled_progress_writes_nothing():
     p.tick("x", 1, 1)
     p.done()
     assert out.getvalue() == ""
+
+
+def test_steps_side_by_side_each_tick_their_own_live_line():
+    out = Terminal()
+    p = Progress(out)
+    first = p.begin(1, 2, "evaluating dcr-share (dcr_share)")
+    second = p.begin(2, 2, "evaluating game (membership_inference_advantage)")
+    second.tick("game", 5, 200)
+    first.tick("dcr", 1, 3)
+    first.end()
+    tasks = {task.description: (task.completed, task.total) for task in p._bar.tasks}
+    assert tasks == {
+        "[1/2] evaluating dcr-share (dcr_share)": (3, 3),  # ended: shown complete
+        "[2/2] evaluating game (membership_inference_advantage)": (5, 200),  # still running
+    }
+    p.done()
+
+
+def test_a_step_side_by_side_reports_its_own_elapsed_time_in_plain_lines(monkeypatch):
+    clock = iter([0.0, 10.0, 30.0])  # first begins, second begins, second's tick
+
+    class Clock:
+        monotonic = staticmethod(lambda: next(clock))
+
+    monkeypatch.setattr(progress_module, "time", Clock)
+    out = io.StringIO()
+    p = Progress(out, plain=True)
+    p.begin(1, 2, "evaluating a (x)")
+    p.begin(2, 2, "evaluating b (x)").tick("b", 1, 2)
+    assert out.getvalue().splitlines() == [
+        "[1/2] evaluating a (x)",
+        "[2/2] evaluating b (x)",
+        "  b: 1/2 tasks, 20s elapsed, ETA 20s",
+    ]

@@ -220,3 +220,81 @@ def test_a_value_error_inside_an_evaluator_is_reported_as_an_internal_error_not_
     (outcome,) = run(write, toy_release, TOY_POLICY).outcomes
     assert outcome.verdict == "error"
     assert outcome.error.startswith("internal error ValueError: operands could not be broadcast together (at ")
+
+
+# --- rules evaluated side by side with several workers
+
+import threading  # noqa: E402
+
+from policycheck.execution.executor import SerialExecutor  # noqa: E402
+
+
+class TwoWorkers(SerialExecutor):
+    """Work in this process, as an executor of two workers on a machine of two cores or more."""
+
+    workers = 2
+
+    @property
+    def threads(self):
+        return 2
+
+
+class MeetParams(Params):
+    value: float = Field(description="The value to report.")
+
+
+@pytest.fixture
+def meeting_metric():
+    """``meet``: waits (up to 10 s) until two rules are being evaluated at once, then reports its value."""
+    both = threading.Barrier(2, timeout=10)
+
+    def meet(ctx, params, needs):
+        """A number given in the params, reported once another rule's evaluation is also under way (test metric)."""
+        both.wait()
+        return MetricResult(params.value, None, 0.95)
+
+    yield from registered_toy_metric("meet", meet, MeetParams)
+
+
+TWO_MEETING_RULES = """rules:
+  - {id: first, metric: meet, params: {value: 0.1}, threshold: {fail_above: 0.5}}
+  - {id: second, metric: meet, params: {value: 0.9}, threshold: {fail_above: 0.5}}
+"""
+
+
+def test_with_two_workers_rules_are_evaluated_side_by_side_and_reported_in_plan_order(
+    meeting_metric, write, toy_release
+):
+    import io
+
+    from policycheck.engine.progress import Progress
+
+    release = load_manifest(toy_release["manifest"])
+    plan = compile_plan(load_policy(write("p.yaml", HEAD + TWO_MEETING_RULES), release), release)
+    out = io.StringIO()
+    result = run_plan(plan, release, seed=1, executor=TwoWorkers(), progress=Progress(out, plain=True))
+    # each evaluator waited for the other: one after the other, both would have timed out as errors
+    assert [(o.evaluation.rule.id, o.verdict, o.result.value) for o in result.outcomes] == [
+        ("first", "pass", 0.1),
+        ("second", "fail", 0.9),
+    ]
+    assert out.getvalue().splitlines() == ["[1/2] evaluating first (meet)", "[2/2] evaluating second (meet)"]
+
+
+def test_with_one_worker_rules_are_evaluated_one_after_another_in_this_thread(fixed_metric, write, toy_release):
+    import dataclasses
+
+    threads = []
+
+    def fixed(ctx, params, needs):
+        threads.append(threading.get_ident())
+        return MetricResult(params.value, None, 0.95)
+
+    registry._METRICS["fixed"] = dataclasses.replace(registry._METRICS["fixed"], evaluate=fixed)
+    outcomes(
+        write,
+        toy_release,
+        "rules:\n  - {id: a, metric: fixed, params: {value: 0.1}, threshold: {fail_above: 0.5}}\n"
+        "  - {id: b, metric: fixed, params: {value: 0.2}, threshold: {fail_above: 0.5}}\n",
+    )
+    assert threads == [threading.get_ident()] * 2

@@ -127,6 +127,24 @@ def test_effective_trials_of_identical_clustered_trials():
     assert effective_trials(np.ones(4), np.ones(4), np.zeros(4)) == 1.0
 
 
+def test_effective_trials_are_the_same_whatever_numbers_name_the_clusters():
+    from policycheck.core.stats import effective_trials
+
+    # The two clusters of five above, named by record numbers with gaps between them (counted by bincount)
+    # and by numbers far past the count (sorted by np.unique): 2 trials each time.
+    hits, trials = np.array([1] * 5 + [0] * 5), np.ones(10)
+    assert effective_trials(hits, trials, np.array([3] * 5 + [17] * 5)) == pytest.approx(2.0)
+    assert effective_trials(hits, trials, np.array([10**9] * 5 + [7] * 5)) == pytest.approx(2.0)
+
+
+def test_distinct_count_counts_each_label_once():
+    from policycheck.core.stats import distinct_count
+
+    assert distinct_count(np.array([5, 0, 5, 2])) == 3  # small record numbers: counted by bincount
+    assert distinct_count(np.array([10**12, 3, 10**12])) == 2  # sorted by np.unique
+    assert distinct_count(np.array([], dtype=np.int64)) == 0
+
+
 def test_effective_trials_of_two_crossed_clusterings_take_the_two_way_variance():
     from policycheck.core.stats import effective_trials
 

@@ -347,14 +347,37 @@ def _cluster_variance(
 ) -> tuple[float, int]:
     """The share's variance from the totals of ``cluster``'s clusters (rows of a 2-D label: one cluster per
     distinct row), and how many clusters hold a trial."""
-    labels = np.asarray(cluster)
-    _, inverse = np.unique(labels, return_inverse=True, axis=0 if labels.ndim > 1 else None)
-    inverse = inverse.ravel()
+    inverse = cluster_numbers(cluster)
     h = np.bincount(inverse, hits)
     t = np.bincount(inverse, trials)
     used = t > 0
     h, t = h[used], t[used]
     return float(np.sum((h - p * t) ** 2) / n**2), int(t.size)
+
+
+def cluster_numbers(labels: npt.ArrayLike) -> np.ndarray:
+    """Each item's cluster as a number, clusters numbered in their labels' sorted order (rows of a 2-D label).
+
+    ``np.unique``'s inverse; labels that are already small non-negative integers (record or person
+    numbers, below eight times their count) are their own numbers, the unused ones between them left as
+    empty clusters, at a bincount's cost rather than a sort's.
+    """
+    labels = np.asarray(labels)
+    if (
+        labels.ndim == 1
+        and labels.dtype.kind in "iu"
+        and labels.size
+        and 0 <= labels.min() <= labels.max() < 8 * labels.size
+    ):
+        return labels.astype(np.intp, copy=False)
+    _, inverse = np.unique(labels, return_inverse=True, axis=0 if labels.ndim > 1 else None)
+    return inverse.ravel()
+
+
+def distinct_count(labels: npt.ArrayLike) -> int:
+    """How many distinct labels (1-D) there are: ``np.unique(labels).size``, without its sort where it can."""
+    numbers = cluster_numbers(labels)
+    return int(np.count_nonzero(np.bincount(numbers))) if numbers.size else 0
 
 
 def stratified_effective_trials(

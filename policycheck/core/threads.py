@@ -38,3 +38,43 @@ def beside(main: Callable[[], R], other: Callable[[], S], threads: int) -> tuple
     with ThreadPoolExecutor(1) as aside:
         later = aside.submit(other)
         return main(), later.result()
+
+
+def in_turn(take: Callable[[], T | None], run: Callable[[T], R], threads: int) -> list[R]:
+    """``run`` of each item ``take`` gives (until it gives None), on ``threads`` threads; results in the order taken.
+
+    Items are taken one at a time under a lock, so what ``take`` does as it hands an item out (say, a
+    progress line) happens in order, while the runs overlap. The threads are daemons: an interrupted
+    process exits without waiting for them. The first exception a run raises is raised here, once
+    every thread has stopped (none takes an item after it).
+    """
+    import threading
+
+    lock = threading.Lock()
+    results: dict[int, R] = {}
+    errors: list[BaseException] = []
+    taken = 0
+
+    def work() -> None:
+        nonlocal taken
+        while True:
+            with lock:
+                item = None if errors else take()
+                if item is None:
+                    return
+                index, taken = taken, taken + 1
+            try:
+                results[index] = run(item)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                with lock:
+                    errors.append(exc)
+                return
+
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(max(1, threads))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
+    return [results[i] for i in range(taken)]

@@ -13,6 +13,7 @@ where reports may go.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -79,7 +80,11 @@ def eta_text(seconds: float | None) -> str:
 
 
 class Progress:
-    """Progress display of a run: ``step`` when a plan step starts, ``tick`` as its tasks finish."""
+    """Progress display of a run: a :class:`Step` for each plan step as it starts, ticked as its tasks finish.
+
+    Steps usually run one after another (:meth:`step` ends the one before); rules evaluated side by
+    side each hold their own (:meth:`begin`), their lines in the order they began.
+    """
 
     def __init__(
         self, stream: TextIO | None = None, enabled: bool = True, plain: bool = False, mode: str | None = None
@@ -93,52 +98,46 @@ class Progress:
         self.enabled = enabled
         terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.live = enabled and not plain and (terminal or mode == "bar")
-        self._label = ""
-        self._started = time.monotonic()
-        self._last_plain = 0.0
         self._bar: Any = None  # rich.progress.Progress, when live
-        self._task: Any = None
+        self._current: Step | None = None
+        self._open: list[Step] = []
+        # NOTE: steps side by side tick from their own threads; one writer at a time keeps lines whole.
+        self._lock = threading.Lock()
 
-    def step(self, index: int, total: int, label: str) -> None:
-        """A new step begins."""
+    def step(self, index: int, total: int, label: str) -> Step:
+        """A new step begins, and the one before it ends."""
+        if self._current is not None:
+            self._current.end()
+        self._current = self.begin(index, total, label)
+        return self._current
+
+    def begin(self, index: int, total: int, label: str) -> Step:
+        """A step begins beside any still running: its line now, its ticks through the :class:`Step` returned."""
+        step = Step(self, f"[{index}/{total}] {short(label)}")
         if not self.enabled:
-            return
-        self._label = f"[{index}/{total}] {short(label)}"
-        self._started = self._last_plain = time.monotonic()
-        if self.live:
-            bar = self._live_bar()
-            if self._task is not None:
-                bar.update(self._task, total=bar.tasks[-1].total or 1, completed=bar.tasks[-1].total or 1)
-            self._task = bar.add_task(self._label, total=None)
-        else:
-            self.stream.write(self._label + "\n")
-            self.stream.flush()
+            return step
+        with self._lock:
+            if self.live:
+                step.task = self._live_bar().add_task(step.label, total=None)
+            else:
+                self.stream.write(step.label + "\n")
+                self.stream.flush()
+            self._open.append(step)
+        return step
 
     def tick(self, label: str, done: int, total: int) -> None:
         """Part of the current step finished (``done`` of ``total`` tasks)."""
-        if not self.enabled or total <= 0:
-            return
-        if self.live and self._task is not None:
-            self._bar.update(self._task, total=total, completed=done)
-            return
-        now = time.monotonic()
-        if done < total and now - self._last_plain >= PLAIN_EVERY:
-            self._last_plain = now
-            elapsed = now - self._started
-            eta = elapsed * (total - done) / done if done else None
-            self.stream.write(
-                f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n"
-            )
-            self.stream.flush()
+        if self._current is not None:
+            self._current.tick(label, done, total)
 
     def done(self) -> None:
         """The run is over (or broke off): finish the last line, so what follows starts on a line of its own."""
+        for step in list(self._open):
+            step.end()
+        self._current = None
         if self._bar is not None:
-            if self._task is not None:
-                task = self._bar.tasks[-1]
-                self._bar.update(self._task, total=task.total or 1, completed=task.total or 1)
             self._bar.stop()
-            self._bar = self._task = None
+            self._bar = None
 
     def _live_bar(self) -> Any:
         if self._bar is None:
@@ -160,3 +159,45 @@ class Progress:
             )
             self._bar.start()
         return self._bar
+
+
+class Step:
+    """One step's progress: its tasks as they finish, then its end (a live line shown complete)."""
+
+    def __init__(self, progress: Progress, label: str) -> None:
+        self.progress = progress
+        self.label = label
+        self.task: Any = None  # its rich task, when live
+        self._started = self._last_plain = time.monotonic()
+        self._total = 1
+
+    def tick(self, label: str, done: int, total: int) -> None:
+        """``done`` of the step's ``total`` tasks finished: its live bar moves; a plain line every PLAIN_EVERY s."""
+        progress = self.progress
+        if not progress.enabled or total <= 0:
+            return
+        self._total = total
+        with progress._lock:
+            if self.task is not None:
+                progress._bar.update(self.task, total=total, completed=done)
+                return
+            now = time.monotonic()
+            if progress.live or done >= total or now - self._last_plain < PLAIN_EVERY:
+                return
+            self._last_plain = now
+            elapsed = now - self._started
+            eta = elapsed * (total - done) / done if done else None
+            progress.stream.write(
+                f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n"
+            )
+            progress.stream.flush()
+
+    def end(self) -> None:
+        """The step is over: its live line is shown complete (a plain line needs nothing)."""
+        progress = self.progress
+        with progress._lock:
+            if self not in progress._open:
+                return
+            progress._open.remove(self)
+            if self.task is not None and progress._bar is not None:
+                progress._bar.update(self.task, total=self._total, completed=self._total)

@@ -16,19 +16,22 @@ users; any other exception is a bug, reported with where it was raised.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 import traceback
 from typing import Any
 
 from policycheck.core.errors import EvaluationError
+from policycheck.core.threads import in_turn
 from policycheck.engine.claims import fail_on_refuted_claims
 from policycheck.engine.compiler import Evaluation, Plan
 from policycheck.engine.outcome import RuleOutcome, RunResult
-from policycheck.engine.progress import Progress, step_labels
+from policycheck.engine.progress import Progress, Step, step_labels
 from policycheck.engine.verdicts import judge_result
 from policycheck.engine.waivers import apply_waivers, unused_waivers
 from policycheck.execution.executor import Executor, SerialExecutor
+from policycheck.execution.one_map_at_a_time import OneMapAtATime
 from policycheck.metrics import registry
 from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.release.model import Release
@@ -60,7 +63,6 @@ def run_plan(
     labels = step_labels(step.need for step in plan.intermediates)
     groups = _groups([step.need for step in plan.intermediates], ctx.executor.workers > 1)
     total = len(groups) + len(plan.evaluations)  # one numbered step per group, so the count has no gaps
-    outcomes = []
     try:
         for i, group in enumerate(groups, start=1):
             progress.step(i, total, "computing " + " + ".join(labels[need] for need in group))
@@ -80,10 +82,8 @@ def run_plan(
                 # NOTE: a batch's Needs share one wall time.
                 timings[need.label] = time.perf_counter() - t0
 
-        for j, evaluation in enumerate(plan.evaluations, start=len(groups) + 1):
-            progress.step(j, total, f"evaluating {evaluation.rule.id} ({evaluation.spec.name})")
-            on_inconclusive = evaluation.rule.on_inconclusive or plan.loaded.policy.on_inconclusive
-            outcomes.append(_evaluate(ctx, evaluation, values, failed, on_inconclusive))
+        steps = list(enumerate(plan.evaluations, start=len(groups) + 1))
+        outcomes = _evaluate_all(ctx, plan, steps, total, values, failed, progress)
     finally:
         progress.done()  # a live bar left running would swallow the newline of the error that follows
     waivers = plan.loaded.policy.waivers
@@ -108,6 +108,48 @@ def _groups(needs: list[Need], parallel: bool) -> list[list[Need]]:
         else:
             groups.append([need])
     return groups
+
+
+def _evaluate_all(
+    ctx: EvaluationContext,
+    plan: Plan,
+    steps: list[tuple[int, Evaluation]],
+    total: int,
+    values: dict[Need, Any],
+    failed: dict[Need, str],
+    progress: Progress,
+) -> list[RuleOutcome]:
+    """Each rule's outcome, in the plan's order; with several workers, rules are evaluated side by side.
+
+    After the intermediates, what is left is each rule's own work, often in this process alone (the
+    DCR share's counts beside the MI bootstrap): with one thread per worker, a rule waiting on the
+    GIL or the pool leaves its core to another. Rules begin in the plan's order and never share a
+    map: the executor runs one at a time (:class:`OneMapAtATime`), each with every worker. Every
+    random choice comes from the seed and the rule's own key, so the numbers are the same in any order.
+    """
+
+    def evaluate(evaluation: Evaluation, step: Step, executor: Executor) -> RuleOutcome:
+        on_inconclusive = evaluation.rule.on_inconclusive or plan.loaded.policy.on_inconclusive
+        own = dataclasses.replace(ctx, executor=executor, progress=step.tick)
+        try:
+            return _evaluate(own, evaluation, values, failed, on_inconclusive)
+        finally:
+            step.end()
+
+    def label(evaluation: Evaluation) -> str:
+        return f"evaluating {evaluation.rule.id} ({evaluation.spec.name})"
+
+    threads = min(ctx.executor.threads, len(steps)) if ctx.executor.workers > 1 else 1
+    if threads <= 1:
+        return [evaluate(e, progress.step(j, total, label(e)), ctx.executor) for j, e in steps]
+    shared = OneMapAtATime(ctx.executor)
+    queue = iter(steps)
+
+    def take() -> tuple[Evaluation, Step] | None:  # under in_turn's lock: steps begin, and show, in order
+        j, evaluation = next(queue, (0, None))
+        return None if evaluation is None else (evaluation, progress.begin(j, total, label(evaluation)))
+
+    return in_turn(take, lambda taken: evaluate(*taken, shared), threads)
 
 
 def _evaluate(

@@ -19,3 +19,54 @@ def test_beside_on_one_thread_runs_both_here_main_first():
         lambda: order.append("main") or threading.get_ident(), lambda: order.append("other") or threading.get_ident(), 1
     )
     assert order == ["main", "other"] and main == other == here
+
+
+def test_in_turn_runs_items_side_by_side_with_results_in_the_order_taken():
+    from policycheck.core.threads import in_turn
+
+    items = iter(range(4))
+    both = threading.Barrier(2, timeout=10)
+
+    def run(i):
+        if i < 2:
+            both.wait()  # 0 and 1 each wait for the other: only two threads at once let them pass
+        return i * 10
+
+    assert in_turn(lambda: next(items, None), run, threads=2) == [0, 10, 20, 30]
+
+
+def test_in_turn_takes_items_one_at_a_time_in_order():
+    from policycheck.core.threads import in_turn
+
+    items, taken = iter("abcdef"), []
+
+    def take():
+        item = next(items, None)
+        if item is not None:
+            taken.append(item)
+        return item
+
+    in_turn(take, str.upper, threads=3)
+    assert taken == list("abcdef")
+
+
+def test_in_turn_raises_the_first_error_and_takes_nothing_after_it():
+    import pytest
+
+    from policycheck.core.threads import in_turn
+
+    items, taken = iter(range(10)), []
+
+    def take():
+        item = next(items, None)
+        taken.append(item)
+        return item
+
+    def run(i):
+        if i == 0:
+            raise ValueError("item 0 broke")
+        return i
+
+    with pytest.raises(ValueError, match="item 0 broke"):
+        in_turn(take, run, threads=1)
+    assert taken == [0]

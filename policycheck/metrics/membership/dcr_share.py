@@ -169,7 +169,7 @@ def measure_share(dcr: GowerDcr, level: float, rng: np.random.Generator) -> tupl
         closer_to_holdout=counts.closer_to_holdout,
         synthetic_records=counts.total,
         effective_records=effective,
-        clusters=int(np.unique(clusters[untied]).size),
+        clusters=stats.distinct_count(clusters[untied]),
         relabelling_sd=relabelling_sd,
         relabelling_p=relabelling_p,
         strict_share=counts.strict_share,
