@@ -562,3 +562,15 @@ def test_the_reverse_mapped_export_is_what_the_linkage_metrics_presampled(runner
     (other_seed,) = export_reverse_mapped(release, Path("other"), [ctx.rng("linkage", "presample", 1)])
     exported = Path("rm/reverse_mapped_1_synthetic.csv").read_bytes()
     assert exported == expected.read_bytes() and exported != other_seed.read_bytes()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_check_names_a_policys_problem_before_a_data_files(runner, toy_metric, write, toy_release, workers):
+    # With two workers the files are read while the policy loads; the policy's problem still comes first.
+    broken = write("p.yaml", TOY_POLICY.replace("toy_share", "toy_shar"))
+    original = toy_release["manifest"].parent / "original.csv"
+    result = invoke(
+        runner, "check", broken, "--original", original, "--synthetic", "absent.csv", "--workers", workers, "-o", "out"
+    )
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["p.yaml:5:5: unknown metric 'toy_shar' (did you mean 'toy_share'?)"]

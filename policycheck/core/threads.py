@@ -9,7 +9,7 @@ on how many threads ran, only on each item's own computation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -78,3 +78,41 @@ def in_turn(take: Callable[[], T | None], run: Callable[[T], R], threads: int) -
     if errors:
         raise errors[0]
     return [results[i] for i in range(taken)]
+
+
+class Ahead(Generic[R]):
+    """``fn()`` begun now on a thread of its own (one thread: run when its result is asked for).
+
+    For work to overlap what this thread does meanwhile. The thread is a daemon: a process that
+    stops before asking (an error found meanwhile) exits without waiting for it.
+    """
+
+    def __init__(self, fn: Callable[[], R], threads: int) -> None:
+        import threading
+
+        self._fn: Callable[[], R] | None = fn
+        self._outcome: tuple[bool, Any] | None = None
+        self._thread: threading.Thread | None = None
+        if threads > 1:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        fn, self._fn = self._fn, None
+        assert fn is not None
+        try:
+            self._outcome = (True, fn())
+        except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the asking thread
+            self._outcome = (False, exc)
+
+    def result(self) -> R:
+        """``fn()``'s value, or its exception raised here."""
+        if self._thread is not None:
+            self._thread.join()
+        elif self._outcome is None:
+            self._run()
+        assert self._outcome is not None
+        ok, value = self._outcome
+        if not ok:
+            raise value
+        return cast(R, value)

@@ -70,3 +70,30 @@ def test_in_turn_raises_the_first_error_and_takes_nothing_after_it():
     with pytest.raises(ValueError, match="item 0 broke"):
         in_turn(take, run, threads=1)
     assert taken == [0]
+
+
+def test_ahead_begins_on_a_thread_of_its_own_and_gives_its_value_when_asked():
+    from policycheck.core.threads import Ahead
+
+    began = threading.Event()
+    later = Ahead(lambda: began.set() or threading.get_ident(), threads=2)
+    assert began.wait(timeout=10)  # under way before its result is asked for
+    assert later.result() != threading.get_ident()
+
+
+def test_ahead_on_one_thread_runs_when_asked_here_and_raises_its_error():
+    import pytest
+
+    from policycheck.core.threads import Ahead
+
+    ran = []
+
+    def work():
+        ran.append(threading.get_ident())
+        raise ValueError("the file is broken")
+
+    later = Ahead(work, threads=1)
+    assert ran == []  # nothing yet
+    with pytest.raises(ValueError, match="the file is broken"):
+        later.result()
+    assert ran == [threading.get_ident()]
