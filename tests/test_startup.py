@@ -123,13 +123,14 @@ def test_the_garbage_collector_is_paused_only_while_a_command_without_data_runs(
     from policycheck.io import config
 
     monkeypatch.chdir(tmp_path)
-    seen, after = {}, {}
+    seen, after, young = {}, {}, {}
 
     def spy(module, name):
         real = getattr(module, name)
 
         def recording(*args, **kwargs):
             seen.setdefault(sys.argv[1], gc.isenabled())
+            young.setdefault(sys.argv[1], gc.get_threshold()[0])
             return real(*args, **kwargs)
 
         monkeypatch.setattr(module, name, recording)
@@ -150,6 +151,9 @@ def test_the_garbage_collector_is_paused_only_while_a_command_without_data_runs(
         after[argv[0]] = gc.isenabled()
     assert seen == {"config": False, "validate": False, "diff": True, "check": True}
     assert after == {"config": True, "validate": True, "diff": True, "check": True}  # as main() found it
+    # A command with data collects its youngest generation every 50,000 allocations, not Python's 700.
+    assert (young["diff"], young["check"]) == (50_000, 50_000)
+    assert gc.get_threshold() == (700, 10, 10)  # as main() found it
 
 
 def test_main_gives_back_the_stdout_it_found(monkeypatch, tmp_path):

@@ -78,7 +78,7 @@ def cli(ctx: click.Context) -> None:
     """Privacy policy-as-code for synthetic data releases."""
     ctx.color = colour_choice()
     if ctx.invoked_subcommand not in NO_DATA_COMMANDS and isinstance(ctx.obj, StartupCollector):
-        ctx.obj.resume()  # a command with data runs with the collector as it was before main()
+        ctx.obj.resume(data=True)  # a command with data runs with the collector on
 
 
 for command in (check, demo, diff, index, init, list_metrics, plan, schema, show_config, sign, validate, verify):
@@ -98,6 +98,10 @@ def colour_choice(environ: dict[str, str] | None = None) -> bool | None:
     return None
 
 
+#: Allocations between two collections of the youngest generation in a command with data (Python's: 700).
+DATA_YOUNG_THRESHOLD = 50_000
+
+
 class StartupCollector:
     """The cyclic garbage collector paused while the command line starts, and as it was after.
 
@@ -105,19 +109,28 @@ class StartupCollector:
     live until exit, and the collector's passes over them cost about a tenth
     of a command without data. The pause lasts the whole of such a command;
     a command with data resumes the collector before its work starts
-    (:func:`cli`). On leaving, the collector is as it was on entering.
+    (:func:`cli`), collecting its youngest generation every
+    :data:`DATA_YOUNG_THRESHOLD` allocations: the libraries it imports and
+    the release it reads are long-lived too (a 300,000-row check went from
+    450 collections, 0.25-0.30 s of its main thread, to 6, 0.10-0.11 s).
+    On leaving, the collector is as it was on entering.
     """
 
     def __enter__(self) -> StartupCollector:
         self.was_enabled = gc.isenabled()
+        self.thresholds = gc.get_threshold()
         gc.disable()
         return self
 
-    def resume(self) -> None:
+    def resume(self, data: bool = False) -> None:
+        """The collector running again; for a command with ``data``, its youngest generation collected less often."""
+        if data:
+            gc.set_threshold(max(DATA_YOUNG_THRESHOLD, self.thresholds[0]), *self.thresholds[1:])
         if self.was_enabled:
             gc.enable()
 
     def __exit__(self, *exc: object) -> None:
+        gc.set_threshold(*self.thresholds)
         self.resume()
 
 
