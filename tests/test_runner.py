@@ -298,3 +298,46 @@ def test_with_one_worker_rules_are_evaluated_one_after_another_in_this_thread(fi
         "  - {id: b, metric: fixed, params: {value: 0.2}, threshold: {fail_above: 0.5}}\n",
     )
     assert threads == [threading.get_ident()] * 2
+
+
+EVERY_FAMILY = """\
+metadata: {id: families, title: One rule of each family, version: "1", owner: tests}
+attacker:
+  model: partially-informed
+  quasi_identifiers: [age, sex, race, marital_status, education]
+  secrets: [income]
+seed: 7
+rules:
+  - {id: singling-out, metric: singling_out_risk, params: {n_attacks: 200, n_cols: 3}, threshold: {fail_above: 0.1}}
+  - {id: linkability, metric: linkability_risk, params: {n_neighbors: 5, n_attacks: 200}, threshold: {fail_above: 0.1}}
+  - {id: inference, metric: inference_risk, params: {n_attacks: 200}, threshold: {fail_above: 0.2}}
+  - {id: dcr-baseline, metric: dcr_baseline_protection, params: {baseline: holdout}, threshold: {fail_below: 0.5}}
+  - {id: replicated-uniques, metric: replicated_uniques, threshold: {fail_above: 0.02}}
+  - {id: disco, metric: disco, threshold: {fail_above: 0.05}}
+  - {id: tcap, metric: tcap, params: {baseline: holdout}, threshold: {fail_above: 0.05}}
+  - {id: cap-protection, metric: cap_disclosure_protection, params: {baseline: holdout}, threshold: {fail_below: -0.08}}
+  - {id: near-copies, metric: near_copy_share, params: {within: 0.002}, threshold: {fail_above: 0.01}}
+  - {id: density, metric: density_membership_risk, threshold: {fail_above: 0.3}}
+  - {id: dcr-share, metric: dcr_share, threshold: {fail_above: 0.55}}
+  - {id: mi-risk, metric: mi_risk, threshold: {fail_above: 0.2}}
+"""
+
+
+def test_rules_of_every_family_side_by_side_give_the_report_they_give_in_turn(tmp_path):
+    # The demo policy is compared across executors in tests/test_dask_executor.py; this covers the other families.
+    import json
+
+    from policycheck.interfaces.check import CheckOptions, check_release
+    from policycheck.interfaces.demo import write_release
+    from policycheck.report.integrity import without_run_context
+
+    release = load_manifest(write_release("nonprivate", tmp_path / "release", seed=20261121))
+    policy = tmp_path / "families.policy.yaml"
+    policy.write_text(EVERY_FAMILY)
+    reports = {}
+    for executor, workers in (("serial", 1), ("local", 2)):
+        out = tmp_path / executor
+        check_release(policy, release, out, CheckOptions(executor=executor, workers=workers), formats=("json",))
+        reports[executor] = without_run_context(json.loads((out / "report.json").read_text()))
+    assert [r["id"] for r in reports["local"]["rules"]] == [r["id"] for r in reports["serial"]["rules"]]
+    assert reports["local"] == reports["serial"]
