@@ -56,6 +56,7 @@ def bootstrap_counts(
     rng: np.random.Generator,
     resamples: int,
     threads: int = 1,
+    order: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Guessed records and true members at each level's threshold, for every resample.
 
@@ -71,6 +72,10 @@ def bootstrap_counts(
         With 2 or more (and at least :data:`PIPELINE_FROM` records), one
         thread counts a resample while this one draws the next: the draws
         are the same, in the same order.
+    order
+        ``np.argsort`` of the members' DCRs followed by the non-members', when the caller has
+        it (:func:`policycheck.methods.membership_test.membership_inference_test` sorts once
+        for the attack and this): any order of equal distances gives the same counts.
 
     Returns
     -------
@@ -83,7 +88,7 @@ def bootstrap_counts(
     n_m, n_h = members.size, non_members.size
     both = np.concatenate([members, non_members])
     # Any order of equal distances will do: a threshold's whole run of them is counted.
-    order = np.argsort(both)
+    order = np.argsort(both) if order is None else order
     tie_end = run_ends(both[order])
     ranks = order_statistic_ranks(both.size, levels)
     by_rank = np.argsort(ranks, kind="stable")

@@ -130,6 +130,48 @@ def guesses_at(
     return guessed, true_positives
 
 
+def attack_in_sorted_order(
+    ordered: np.ndarray, is_member: np.ndarray, levels: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], float]:
+    """The threshold attack (paper 002, sec. 4), its ROC curve and AUC, read off the adversary set sorted once.
+
+    ``ordered`` holds the adversary set's DCRs in ascending order (finite), ``is_member`` whether
+    each is a member's. Returns :func:`membership_thresholds`, :func:`guesses_at`'s guesses and
+    true positives, and :func:`policycheck.core.stats.roc_curve` and ``roc_auc`` of the scores
+    ``-DCR``, number for number, where those sort the DCRs five times over:
+
+    - a threshold is an order statistic (:func:`~policycheck.methods.membership_bootstrap.order_statistic_ranks`,
+      as the bootstrap takes it), and the records at or below it are a prefix of the order, its
+      members counted by a running sum;
+    - each distinct DCR is one point of the ROC curve, the members and non-members at or below
+      it its true- and false-positive counts;
+    - a run of equal DCRs from position ``a`` to ``b`` holds ranks ``a + 1 .. b``, mean
+      ``(a + b + 1) / 2``, and the rank of a score ``-DCR`` is ``n + 1`` less that of its DCR: the
+      Mann-Whitney sum of the members' ranks, a whole or half number, is the same float.
+    """
+    import numpy as np
+
+    from policycheck.methods.membership_bootstrap import order_statistic_ranks
+
+    n, n_m = int(ordered.size), int(np.count_nonzero(is_member))
+    n_h = n - n_m
+    members_before = np.concatenate([[0], np.cumsum(is_member, dtype=np.int64)])  # members among the first i
+    thresholds: np.ndarray = ordered[order_statistic_ranks(n, levels)]
+    guessed = np.searchsorted(ordered, thresholds, side="right")
+    true_positives = members_before[guessed]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], n]
+    tpr = members_before[ends] / max(n_m, 1)
+    fpr = (ends - members_before[ends]) / max(n_h, 1)
+    roc = (np.concatenate([[0.0], fpr, [1.0]]), np.concatenate([[0.0], tpr, [1.0]]))
+    if n_m == 0 or n_h == 0:
+        return thresholds, guessed, true_positives, roc, float("nan")
+    twice_rank_sum = int(np.sum((members_before[ends] - members_before[starts]) * (starts + ends + 1)))
+    rank_sum = n_m * (n + 1) - np.float64(twice_rank_sum) / 2  # the members' ranks among the scores -DCR
+    u = rank_sum - n_m * (n_m + 1) / 2
+    return thresholds, guessed, true_positives, roc, float(u / (n_m * n_h))
+
+
 def mi_risk_score(precision: np.ndarray) -> float:
     """MI risk ``(precision - 0.5) * 2`` of the mean precision (paper 002, sec. 4), not clipped at 0."""
     import numpy as np
@@ -185,8 +227,14 @@ def membership_inference_test(
     dcr_non_members = np.asarray(dcr_non_members, dtype=float)
     n_m, n_h = dcr_members.size, dcr_non_members.size
 
+    both = np.concatenate([dcr_members, dcr_non_members])
+    # One sort serves the attack and the bootstrap (finite distances; anything else takes the sorts apart).
+    order = np.argsort(both) if np.all(np.isfinite(both)) else None
+
     def attack() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray], float]:
-        thresholds = membership_thresholds(np.concatenate([dcr_members, dcr_non_members]), levels)
+        if order is not None:
+            return attack_in_sorted_order(both[order], order < n_m, levels)
+        thresholds = membership_thresholds(both, levels)
         guessed, tp = guesses_at(dcr_members, dcr_non_members, thresholds)
         # Higher score = more likely a member: minus the DCR.
         roc = stats.roc_curve(-dcr_members, -dcr_non_members)
@@ -194,11 +242,11 @@ def membership_inference_test(
 
     # NOTE: members and non-members are resampled separately, so every resample stays balanced
     # and 0.5 stays the blind-guess precision. Counted over one sorted order, not re-sorted. With
-    # threads the attack's sorts run while the resamples are drawn (``rng`` is the bootstrap's alone).
+    # threads the attack runs while the resamples are drawn (``rng`` is the bootstrap's alone).
     def resampled() -> tuple[np.ndarray, np.ndarray]:
         if people is not None:
             return person_bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, people)
-        return bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads)
+        return bootstrap_counts(dcr_members, dcr_non_members, levels, rng, resamples, threads, order)
 
     (boot_guessed, boot_hits), (thresholds, guessed, tp, (fpr, tpr), auc) = beside(resampled, attack, threads)
     precision = tp / guessed

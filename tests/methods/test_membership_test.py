@@ -193,3 +193,28 @@ def test_one_record_per_person_gives_the_plain_clopper_pearson_intervals():
     # 2 successes in 3 trials at 90 %, as without people; recall 2 of 3 members.
     assert test.precision_interval[0] == pytest.approx((0.1353, 0.9830), abs=1e-4)
     assert test.recall_interval[0] == pytest.approx((0.1353, 0.9830), abs=1e-4)
+
+
+def test_the_attack_read_off_one_sort_is_the_attack_of_five_sorts_and_scikit_learns_curve():
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    from policycheck.core import stats
+    from policycheck.methods.membership_test import attack_in_sorted_order
+
+    rng = np.random.default_rng(5)
+    # Distances on a coarse grid, so runs of ties cross members and non-members.
+    members, non_members = rng.integers(0, 40, 3_000) / 40, rng.integers(3, 45, 2_500) / 40
+    levels = [0.01, 0.1, 1 / 3, 0.5, 0.9, 1.0]
+    both = np.concatenate([members, non_members])
+    order = np.argsort(both)
+    thresholds, guessed, hits, (fpr, tpr), auc = attack_in_sorted_order(both[order], order < members.size, levels)
+    assert thresholds.tolist() == membership_thresholds(both, levels).tolist()
+    expected_guessed, expected_hits = guesses_at(members, non_members, thresholds)
+    assert (guessed.tolist(), hits.tolist()) == (expected_guessed.tolist(), expected_hits.tolist())
+    expected_fpr, expected_tpr = stats.roc_curve(-members, -non_members)
+    assert (fpr.tolist(), tpr.tolist()) == (expected_fpr.tolist(), expected_tpr.tolist())
+    assert auc == stats.roc_auc(-members, -non_members)  # the same float, not merely close
+    labels = np.r_[np.ones(members.size), np.zeros(non_members.size)]
+    sk_fpr, sk_tpr, _ = roc_curve(labels, -both, drop_intermediate=False)
+    assert (fpr[:-1].tolist(), tpr[:-1].tolist()) == (sk_fpr.tolist(), sk_tpr.tolist())
+    assert auc == pytest.approx(roc_auc_score(labels, -both), abs=1e-15)
