@@ -214,6 +214,17 @@ def test_the_manifest_s_command_does_not_run_without_run_synthesizer(release):
     ) in result.output.splitlines()
 
 
+def changed_script_lines(file: str, index: int, old: str, new: str) -> list[str]:
+    """verify's last lines when ``file`` (the report's synthesizer file ``index``) changed from ``old`` to ``new``:
+    the file's difference, the game not re-run because of it, and the count."""
+    return [
+        f"DIFFERS  file {file}: sha256 {old} -> {new} (at provenance.synthesizer_files[{index}].sha256)",
+        f"DIFFERS  rule game: not re-run: its synthesizer command runs {file}, changed since the check "
+        "(see above): the command was not run",
+        "NOT verified: 2 differences",
+    ]
+
+
 def test_a_script_changed_since_the_check_is_a_difference_and_its_command_does_not_run(release):
     import hashlib
 
@@ -226,12 +237,7 @@ def test_a_script_changed_since_the_check_is_a_difference_and_its_command_does_n
     assert result.exit_code == 1, result.output
     old = hashlib.sha256(SYNTH.encode()).hexdigest()
     new = hashlib.sha256((release / "synth.py").read_bytes()).hexdigest()
-    assert result.output.splitlines()[-3:] == [
-        f"DIFFERS  file synth.py: sha256 {old} -> {new} (at provenance.synthesizer_files[0].sha256)",
-        "DIFFERS  rule game: not re-run: its synthesizer command runs synth.py, changed since the check "
-        "(see above): the command was not run",
-        "NOT verified: 2 differences",
-    ]
+    assert result.output.splitlines()[-3:] == changed_script_lines("synth.py", 0, old, new)
 
 
 def test_a_module_the_script_imports_changed_since_the_check_is_a_difference_and_the_command_does_not_run(release):
@@ -253,12 +259,7 @@ def test_a_module_the_script_imports_changed_since_the_check_is_a_difference_and
     assert result.exit_code == 1, result.output
     old = hashlib.sha256(b"ROWS = None\n").hexdigest()
     new = hashlib.sha256((release / "helpers.py").read_bytes()).hexdigest()
-    assert result.output.splitlines()[-3:] == [
-        f"DIFFERS  file helpers.py: sha256 {old} -> {new} (at provenance.synthesizer_files[1].sha256)",
-        "DIFFERS  rule game: not re-run: its synthesizer command runs helpers.py, changed since the check "
-        "(see above): the command was not run",
-        "NOT verified: 2 differences",
-    ]
+    assert result.output.splitlines()[-3:] == changed_script_lines("helpers.py", 1, old, new)
 
 
 def test_a_report_from_before_imports_were_hashed_verifies_when_its_script_imports_a_module(release, monkeypatch):
@@ -354,12 +355,7 @@ def test_a_module_run_with_dash_m_changed_since_the_check_is_a_difference_and_th
     assert result.exit_code == 1, result.output
     old = hashlib.sha256(("from synthpkg import util\n" + SYNTH).encode()).hexdigest()
     new = sha256(release / "synthpkg/run.py")
-    assert result.output.splitlines()[-3:] == [
-        f"DIFFERS  file synthpkg/run.py: sha256 {old} -> {new} (at provenance.synthesizer_files[1].sha256)",
-        "DIFFERS  rule game: not re-run: its synthesizer command runs synthpkg/run.py, changed since the check "
-        "(see above): the command was not run",
-        "NOT verified: 2 differences",
-    ]
+    assert result.output.splitlines()[-3:] == changed_script_lines("synthpkg/run.py", 1, old, new)
 
 
 def test_a_report_from_before_dash_m_modules_were_hashed_verifies(release, monkeypatch):
