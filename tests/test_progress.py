@@ -25,13 +25,18 @@ def test_plain_lines_name_each_step_once():
     ]
 
 
-def test_a_long_plain_step_reports_its_count_and_eta(monkeypatch):
-    clock = iter([100.0, 120.0])  # the step starts, its first tick
+def stopped_clock(monkeypatch, *readings):
+    """The progress module's clock reads ``readings``, one per call, in turn."""
+    clock = iter(readings)
 
     class Clock:
         monotonic = staticmethod(lambda: next(clock))
 
     monkeypatch.setattr(progress_module, "time", Clock)
+
+
+def test_a_long_plain_step_reports_its_count_and_eta(monkeypatch):
+    stopped_clock(monkeypatch, 100.0, 120.0)  # the step starts, its first tick
     out = io.StringIO()
     p = Progress(out, plain=True)
     p.step(1, 1, "attribute inference game")
@@ -170,12 +175,7 @@ def test_steps_side_by_side_each_tick_their_own_live_line():
 
 
 def test_a_step_side_by_side_reports_its_own_elapsed_time_in_plain_lines(monkeypatch):
-    clock = iter([0.0, 10.0, 30.0])  # first begins, second begins, second's tick
-
-    class Clock:
-        monotonic = staticmethod(lambda: next(clock))
-
-    monkeypatch.setattr(progress_module, "time", Clock)
+    stopped_clock(monkeypatch, 0.0, 10.0, 30.0)  # first begins, second begins, second's tick
     out = io.StringIO()
     p = Progress(out, plain=True)
     p.begin(1, 2, "evaluating a (x)")
