@@ -18,7 +18,7 @@ batch by batch and left on disk (:mod:`policycheck.release.stream`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from policycheck.core.errors import InvalidInput, Problem, display_path
 from policycheck.core.suggest import suggest
-from policycheck.core.threads import side_by_side
+from policycheck.core.threads import Ahead, side_by_side
 from policycheck.io.files import sha256_file
 from policycheck.io.pydantic_words import worded
 from policycheck.io.yaml_types import PathKey
@@ -493,7 +493,7 @@ def _read(source: Path | InMemoryTable, skip: frozenset[str]) -> _Read:
 
 def _read_side_by_side(
     sources: list[tuple[Path | InMemoryTable, _Asks]], skip: frozenset[str], threads: int
-) -> Sequence[Future[_Read] | _Later]:
+) -> Sequence[Future[_Read] | Ahead[_Read]]:
     """Each source read to come: on ``threads`` threads, or one at a time when asked for (one thread).
 
     On threads, each file's columns are asked of as tasks of their own once it is read, queued
@@ -504,7 +504,8 @@ def _read_side_by_side(
     would have raised it.
     """
     if threads <= 1 or len(sources) <= 1:
-        return [_Later(partial(_read, p, skip)) for p, _ in sources]
+        # Read when asked for: in turn, and none after a refused one.
+        return [Ahead(partial(_read, p, skip), threads=1) for p, _ in sources]
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     width = min(threads, len(sources))
@@ -543,16 +544,6 @@ def _bytes(source: Path | InMemoryTable) -> int:
         return 0 if isinstance(source, InMemoryTable) else Path(source).stat().st_size
     except OSError:
         return 0
-
-
-@dataclass(frozen=True)
-class _Later:
-    """A file read when asked for: on one thread the files are read in turn, and none after a refused one."""
-
-    read: Callable[[], _Read]
-
-    def result(self) -> _Read:
-        return self.read()
 
 
 def _first_batch_kinds(path: Path, columns: list[str]) -> dict[str, str | None]:

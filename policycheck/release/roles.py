@@ -85,7 +85,7 @@ def present_counts(series: pd.Series) -> pd.Series | None:
     where asking each apart scanned it for missing values again and again.
     Typed columns answer those cheaply without it.
     """
-    return series.value_counts(sort=False) if is_text(series) else None
+    return present_counts_of(series, pd.factorize(series, use_na_sentinel=True)) if is_text(series) else None
 
 
 #: A column's ``pd.factorize(series, use_na_sentinel=True)``: a code per value (-1 missing), and the

@@ -7,21 +7,19 @@ equal requests are equal Needs and share one computation.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from policycheck.core.errors import EvaluationError
+from policycheck.core.threads import Ahead
 from policycheck.methods import cost_model
 from policycheck.metrics.base import EvaluationContext, Need
 from policycheck.metrics.registry import intermediate
 from policycheck.release.model import Release
 
 if TYPE_CHECKING:  # imported inside the functions that use them, so the registry loads light
-    from concurrent.futures import Future
-
     import numpy as np
 
     from policycheck.methods.dcr_relabelling import NearestSets
@@ -178,7 +176,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             )
     threads = ctx.executor.threads
     # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted.
-    loading = _in_background(_load_search) if threads > 1 else None
+    loading = Ahead(_load_search, threads) if threads > 1 else None
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,
     # encoded where the executor's workers read them: the searches' tasks share these arrays.
     streamed = ctx.executor.sees_local_files and syn.path is not None and streams(syn)
@@ -313,19 +311,3 @@ def _load_search() -> None:
     from policycheck.methods.nearest_neighbours import compile_search
 
     compile_search()
-
-
-def _in_background(fn: Callable[[], Any]) -> Future[Any]:
-    """Start ``fn()`` on a thread of its own; its future (the thread ends with it)."""
-    from concurrent.futures import Future
-
-    future: Future[Any] = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(fn())
-        except BaseException as exc:  # handed to whoever waits for it
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="load-compiled-search", daemon=True).start()
-    return future

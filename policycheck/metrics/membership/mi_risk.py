@@ -313,11 +313,11 @@ def _sample(
 ) -> dict[str, Any]:
     """The adversary set's size as the interval counts it: its records, or its people where an id column names
     them (the bootstrap resamples people, each half apart), so "about N would settle it" counts what to add."""
-    import numpy as np
+    from policycheck.core.stats import distinct_count
 
     if people is None:
         return {"sample_size": members.size + non_members.size}
-    halves = np.unique(people[0][members]).size + np.unique(people[1][non_members]).size
+    halves = distinct_count(people[0][members]) + distinct_count(people[1][non_members])
     return {"sample_size": int(halves), "sample_unit": "people"}
 
 
