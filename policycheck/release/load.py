@@ -165,6 +165,15 @@ def build_release(
     from; it is read and converted as the holdout is.
     """
     checks.check_synthetic_files_distinct([(p, label) for p, label, _ in synthetic])  # before any file is read
+    read_whole = [
+        original,
+        *(p for p, _, _ in synthetic if isinstance(p, InMemoryTable) or not is_streamed(p)),
+        *([holdout] if holdout is not None else []),
+        *([population] if population is not None else []),
+    ]
+    # The files' digests, taken on a thread of their own while they are read: hashing holds no GIL,
+    # the reading mostly does (one thread: each taken when its file is prepared, as before).
+    digests = Ahead(partial(_digests, read_whole), threads)
     # Declared ignore columns of a Parquet file are never read (their names come from its footer).
     skip = frozenset(c for c, d in (columns or {}).items() if d.type == "ignore")
     # What the role checks below ask of each column, taken as the files are read: the original's analysed
@@ -176,16 +185,7 @@ def build_release(
     others_ask = _Asks(metadata is None, uncounted=frozenset(columns or {}), unkinded=declared_aside)
     # Every file read whole up front, side by side; a file's failure is raised where reading it one
     # by one would have raised it (the original's first, before its columns are checked).
-    read = _read_side_by_side(
-        [
-            (original, original_asks),
-            *((p, others_ask) for p, _, _ in synthetic if isinstance(p, InMemoryTable) or not is_streamed(p)),
-            *([(holdout, others_ask)] if holdout is not None else []),
-            *([(population, others_ask)] if population is not None else []),
-        ],
-        skip,
-        threads,
-    )
+    read = _read_side_by_side([(p, original_asks if p is original else others_ask) for p in read_whole], skip, threads)
     orig_read = read[0].result()
     orig_frame = orig_read.frame
     names = parquet_columns(original) or list(orig_frame.columns)
@@ -281,7 +281,7 @@ def build_release(
             if present_ids
             else None
         )
-        sha256 = path.sha256() if isinstance(path, InMemoryTable) else sha256_file(path, "data")
+        sha256 = path.sha256() if isinstance(path, InMemoryTable) else _digest_of(digests.result(), path)
         kinds = {c: read.kind(c) for c in analysed} if role != "original" else original_kinds
         return _Prepared(
             notes=notes,
@@ -399,12 +399,15 @@ def build_release(
         raise UndecidedColumns(problems, settle, declared_by)
     assert orig is not None and all(s is not None for s in syn_sets)  # a None came with a problem
     syn = tuple(s for s in syn_sets if s is not None)
+    # The extremes' quantiles and scans beside the row-hash checks (both mostly NumPy, which holds no
+    # GIL); its findings, or its refusal, come in their place, after the others'.
+    extremes = Ahead(partial(checks.check_extremes, [orig, *syn, *([hold] if hold else [])], types), threads)
     findings += checks.check_same_files(orig, hold, syn, hashes)
     findings += checks.check_holdout_overlap(orig, hold, hashes)
     findings += checks.check_holdout_copied(orig, hold, syn, hashes)
     findings += checks.check_holdout_people(orig, hold)
     findings += checks.check_id_leak(orig, syn)
-    findings += checks.check_extremes([orig, *syn, *([hold] if hold else [])], types)
+    findings += extremes.result()
     return Release(
         id=release_id,
         original=orig,
@@ -485,6 +488,31 @@ class _Read:
             self.counts(column)
         if column not in asks.unkinded:
             self.kind(column)
+
+
+def _digests(sources: Sequence[Path | InMemoryTable]) -> dict[int, str | Exception]:
+    """Each file's SHA-256 (keyed by the ``id`` of its source), or the error hashing it raised (raised again for it
+    alone).
+
+    A table in memory is named by its own digest (:meth:`InMemoryTable.sha256`), not hashed here.
+    """
+    found: dict[int, str | Exception] = {}
+    for source in sources:
+        if isinstance(source, InMemoryTable):
+            continue
+        try:
+            found[id(source)] = sha256_file(source, "data")
+        except Exception as exc:  # noqa: BLE001 - raised again when the file's digest is asked for
+            found[id(source)] = exc
+    return found
+
+
+def _digest_of(digests: dict[int, str | Exception], source: Path) -> str:
+    """The digest of ``source``'s file (:func:`_digests`), or its error raised here."""
+    digest = digests[id(source)]
+    if isinstance(digest, Exception):
+        raise digest
+    return digest
 
 
 def _read(source: Path | InMemoryTable, skip: frozenset[str]) -> _Read:

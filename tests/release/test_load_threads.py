@@ -138,3 +138,42 @@ def test_the_reading_threads_count_what_the_role_checks_ask_and_nothing_more(tmp
         # never the id column, nor a declared column of a file other than the original.
         assert sorted((rows, column) for rows, column, _ in asked) == [(2, "sex"), (3, "sex"), (4, "area"), (4, "sex")]
         assert {here for _, _, here in asked} == ({True} if threads == 1 else {False})
+
+
+def test_each_file_digested_on_its_own_thread_gets_the_sha256_of_its_bytes(tmp_path):
+    import hashlib
+
+    (tmp_path / "o.csv").write_text("age,score,sex\n30,1,F\n40,2,M\n50,3,F\n60,4,M\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex\n31,1,F\n41,2,M\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n32,1,F\n42,2,M\n52,3,F\n")
+    release = load(tmp_path, ["s1.csv"], 2)
+    assert [(d.name, d.sha256) for d in release.datasets()] == [
+        (name, hashlib.sha256((tmp_path / f).read_bytes()).hexdigest())
+        for name, f in (("original", "o.csv"), ("s1.csv", "s1.csv"), ("holdout", "h.csv"))
+    ]
+
+
+def test_a_far_out_value_checked_beside_the_row_checks_keeps_its_finding_last(tmp_path):
+    # The holdout copies 5 of its 10 rows from the training set (the overlap finding, as above), and the
+    # synthetic set holds a score 2,020 widths of the original's central 98% beyond it (the extremes' finding).
+    train = [f"{20 + i % 60},{i},{'FM'[i % 2]}" for i in range(100)]
+    hold = train[:5] + [f"{70 + i},{500 + i},F" for i in range(5)]
+    (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,196099,M\n")
+    said = [load(tmp_path, ["s1.csv"], threads).findings for threads in (1, 2)]
+    assert said[0] == said[1]
+    assert [f.split(":")[0] for f in said[1]] == ["holdout", "synthetic set 's1.csv'"]
+    assert said[1][1].startswith("synthetic set 's1.csv': column 'score' row 3 holds 196099")
+
+
+def test_an_extreme_value_found_beside_the_row_checks_is_refused_as_on_one_thread(tmp_path):
+    (tmp_path / "o.csv").write_text("age,score,sex\n30,1,F\n40,2,M\n50,3,F\n60,4,M\n")
+    (tmp_path / "s1.csv").write_text("age,score,sex\n30,1e308,F\n40,2,M\n")
+    (tmp_path / "h.csv").write_text("age,score,sex\n31,1,F\n41,2,M\n51,3,F\n")
+    said = []
+    for threads in (1, 2):
+        with pytest.raises(InvalidInput) as caught:
+            load(tmp_path, ["s1.csv"], threads)
+        said.append([(p.file, p.message.split(",")[0]) for p in caught.value.problems])
+    assert said[0] == said[1] == [("s1.csv", "column 'score' row 2 holds 1e+308")]
