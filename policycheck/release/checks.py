@@ -102,6 +102,20 @@ class RowHashes:
             self._sorted[id(data)] = self(data)[self.order(data)]
         return self._sorted[id(data)]
 
+    def among(self, data: Dataset, table: np.ndarray) -> np.ndarray:
+        """Whether each row's hash of ``data`` is in ``table`` (sorted), in row order.
+
+        Where the hashes' order is at hand (the loader's threads sort them), searched in that
+        order, which walks the table in turn instead of at random: 8 ms against 48 ms for 300,000
+        hashes in 300,000, the same answers. A set not sorted yet (a streamed one) is not sorted
+        for this.
+        """
+        if id(data) not in self._orders:
+            return _among(self(data), table)
+        found = np.empty(len(self(data)), dtype=bool)
+        found[self.order(data)] = _among(self.sorted(data), table)
+        return found
+
     def put(self, data: Dataset, hashes: np.ndarray, order: np.ndarray) -> None:
         """Keep ``data``'s row hashes and their order (:func:`hashed_rows` of its frame), computed elsewhere."""
         self._done[id(data)], self._orders[id(data)] = hashes, order
@@ -180,10 +194,8 @@ def check_holdout_overlap(original: Dataset, holdout: Dataset | None, hashes: Ro
     hold = hashes(holdout)
     order = hashes.order(original)
     sorted_train = hashes.sorted(original)
-    at = np.searchsorted(sorted_train, hold).clip(max=len(sorted_train) - 1)
-    candidate = sorted_train[at] == hold
-    rows = np.flatnonzero(candidate)
-    equal = _rows_equal(holdout.frame, rows, original.frame, order[at[rows]])
+    rows = np.flatnonzero(hashes.among(holdout, sorted_train))
+    equal = _rows_equal(holdout.frame, rows, original.frame, order[np.searchsorted(sorted_train, hold[rows])])
     shared = int(equal.sum())
     if shared == 0:
         return []
@@ -267,7 +279,7 @@ def check_holdout_copied(
     findings: list[str] = []
     for syn in synthetic:
         hashed = hashes(syn)
-        candidate = np.flatnonzero(_among(hashed, only))
+        candidate = np.flatnonzero(hashes.among(syn, only))
         copies = _count_equal(syn, candidate, holdout, order[np.searchsorted(sorted_hold, hashed[candidate])])
         share, p = copies / syn.n_rows, _binomial_p(copies, syn.n_rows, chance)
         if p >= BEYOND_CHANCE_NOTED or share <= chance:

@@ -302,3 +302,20 @@ def test_two_synthetic_files_of_the_same_content_are_allowed_and_noted(tmp_path)
     assert "synthetic set 's1' has the same file (sha256) as synthetic set 's0': the release counts it twice" in (
         release.findings
     )
+
+
+def test_rows_found_among_hashes_are_numpys_isin_whether_searched_sorted_or_not():
+    from policycheck.release.checks import RowHashes
+    from policycheck.release.model import Dataset
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"x": rng.integers(0, 40, 500).astype(float), "c": rng.choice(["a", "b"], 500)})
+    table = np.sort(row_hashes(frame.iloc[::3]))  # every third row, with the repeats of the others
+    expected = np.isin(row_hashes(frame), table)
+    unsorted = RowHashes()
+    data = Dataset("synthetic", "s", frame)
+    assert unsorted.among(data, table).tolist() == expected.tolist()
+    presorted = RowHashes()
+    presorted.order(data)  # the loader's threads sort each set's hashes
+    assert presorted.among(data, table).tolist() == expected.tolist()
+    assert 0 < expected.sum() < len(frame)
