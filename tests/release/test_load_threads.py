@@ -87,13 +87,17 @@ def test_two_threads_build_the_release_one_thread_builds(tmp_path):
     assert (two.column_types, two.roles, two.role_sources) == (one.column_types, one.roles, one.role_sources)
 
 
-def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread_count(tmp_path):
-    # Training: 100 distinct rows, none equal to another (chance at most 1 - 0.001^(1/100) = 6.7%).
-    # Holdout: 5 of its 10 rows are training rows: p = P(X >= 5), X ~ Binomial(10, 0.0667) = 2.5e-04.
+def write_overlapping_holdout(folder) -> None:
+    """Training: 100 distinct rows, none equal to another (chance at most 1 - 0.001^(1/100) = 6.7%).
+    Holdout: 5 of its 10 rows are training rows: p = P(X >= 5), X ~ Binomial(10, 0.0667) = 2.5e-04."""
     train = [f"{20 + i % 60},{i},{'FM'[i % 2]}" for i in range(100)]
     hold = train[:5] + [f"{70 + i},{500 + i},F" for i in range(5)]
-    (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
-    (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+    (folder / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
+    (folder / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+
+
+def test_the_holdout_overlap_counted_on_hashes_made_on_threads_is_the_one_thread_count(tmp_path):
+    write_overlapping_holdout(tmp_path)
     (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,2,M\n")
     said = [load(tmp_path, ["s1.csv"], threads).findings for threads in (1, 2)]
     assert (
@@ -154,12 +158,9 @@ def test_each_file_digested_on_its_own_thread_gets_the_sha256_of_its_bytes(tmp_p
 
 
 def test_a_far_out_value_checked_beside_the_row_checks_keeps_its_finding_last(tmp_path):
-    # The holdout copies 5 of its 10 rows from the training set (the overlap finding, as above), and the
-    # synthetic set holds a score 2,020 widths of the original's central 98% beyond it (the extremes' finding).
-    train = [f"{20 + i % 60},{i},{'FM'[i % 2]}" for i in range(100)]
-    hold = train[:5] + [f"{70 + i},{500 + i},F" for i in range(5)]
-    (tmp_path / "o.csv").write_text("age,score,sex\n" + "\n".join(train) + "\n")
-    (tmp_path / "h.csv").write_text("age,score,sex\n" + "\n".join(hold) + "\n")
+    # The overlap finding, as above, and a synthetic score 2,020 widths of the original's central 98% beyond
+    # it (the extremes' finding).
+    write_overlapping_holdout(tmp_path)
     (tmp_path / "s1.csv").write_text("age,score,sex\n30,1,F\n41,196099,M\n")
     said = [load(tmp_path, ["s1.csv"], threads).findings for threads in (1, 2)]
     assert said[0] == said[1]
