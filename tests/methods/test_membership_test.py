@@ -109,6 +109,18 @@ def test_adversary_set_is_balanced_and_without_repeats():
     assert len(set(non_members.tolist())) == 5 and non_members.max() < 7
 
 
+def test_a_whole_training_set_drawn_as_members_is_the_sorted_draw_and_leaves_the_generator_where_it_did():
+    drawing = np.random.default_rng(8)
+    expected_members = np.sort(drawing.choice(6, size=6, replace=False))
+    expected_non_members = np.sort(drawing.choice(9, size=6, replace=False))
+    rng = np.random.default_rng(8)
+    members, non_members = sample_adversary_set(6, 9, 6, rng)
+    assert members.tolist() == expected_members.tolist() == [0, 1, 2, 3, 4, 5]
+    assert members.dtype == expected_members.dtype
+    assert non_members.tolist() == expected_non_members.tolist()
+    assert rng.bit_generator.state == drawing.bit_generator.state
+
+
 def test_dcr_share_is_taken_among_untied_records():
     counts = dcr_share_counts(np.array([0.0, 0.1, 0.5, 0.2]), np.array([0.2, 0.1, 0.0, 0.3]))
     assert (counts.closer_to_training, counts.ties, counts.closer_to_holdout) == (2, 1, 1)
