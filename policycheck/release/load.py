@@ -165,9 +165,11 @@ def build_release(
     from; it is read and converted as the holdout is.
     """
     checks.check_synthetic_files_distinct([(p, label) for p, label, _ in synthetic])  # before any file is read
+    # Synthetic sets streamed from their Parquet file (by their place): every other file is read whole.
+    streamed_at = {i for i, (p, _, _) in enumerate(synthetic) if not isinstance(p, InMemoryTable) and is_streamed(p)}
     read_whole = [
         original,
-        *(p for p, _, _ in synthetic if isinstance(p, InMemoryTable) or not is_streamed(p)),
+        *(p for i, (p, _, _) in enumerate(synthetic) if i not in streamed_at),
         *([holdout] if holdout is not None else []),
         *([population] if population is not None else []),
     ]
@@ -201,8 +203,7 @@ def build_release(
     # Every file read whole before any role is settled: an undeclared column's role is inferred from all of them.
     pending = iter(read[1:])
     frames: list[tuple[Path | InMemoryTable, _Read | None]] = [
-        (p, None if not isinstance(p, InMemoryTable) and is_streamed(p) else next(pending).result())
-        for p, _, _ in synthetic
+        (p, None if i in streamed_at else next(pending).result()) for i, (p, _, _) in enumerate(synthetic)
     ]
     hold_read = next(pending).result() if holdout is not None else None
     pop_read = next(pending).result() if population is not None else None

@@ -175,8 +175,9 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
                 f"The {dataset.role} set {dataset.name!r} has no records, so no distance can be computed."
             )
     threads = ctx.executor.threads
-    # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted.
-    loading = Ahead(_load_search, threads) if threads > 1 else None
+    # With a second worker, the compiled search loads (numba's cache) while the encoding is fitted
+    # (one worker: when the search asks for it).
+    loading = Ahead(_load_search, threads)
     # One encoding (ranges over every set) for all sets and directions, so all DCRs share one scale,
     # encoded where the executor's workers read them: the searches' tasks share these arrays.
     streamed = ctx.executor.sees_local_files and syn.path is not None and streams(syn)
@@ -213,10 +214,6 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
     def progress(done: int, total: int) -> None:
         ctx.progress(label, done, total)
 
-    def loaded() -> None:
-        if loading is not None:
-            loading.result()  # raises what loading raised
-
     from policycheck.methods import streamed_dcr
     from policycheck.methods.nearest_neighbours import SearchJob, closest_records
 
@@ -235,7 +232,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             release.orders,
             release.formats,
         )
-        loaded()
+        loading.result()  # raises what loading raised
         shards = streamed_dcr.parquet_shards(path, streamed_dcr.SHARD_ROWS)
         (to_train, to_hold), (train_to, hold_to) = streamed_dcr.streamed_closest_records(
             shards,
@@ -253,7 +250,7 @@ def gower_dcr(ctx: EvaluationContext, synthetic: int, columns: tuple[str, ...] |
             SearchJob(x_train, x_syn),
             SearchJob(x_hold, x_syn),
         ]
-        loaded()
+        loading.result()  # raises what loading raised
         to_train, to_hold, train_to, hold_to = closest_records(jobs, enc.kinds, ctx.executor, progress)
     # A streamed set is read again, shard by shard, only if the DCR share asks for its nearest sets.
     synthetic_rows: Callable[[], Any] = (
