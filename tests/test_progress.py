@@ -185,3 +185,14 @@ def test_a_step_side_by_side_reports_its_own_elapsed_time_in_plain_lines(monkeyp
         "[2/2] evaluating b (x)",
         "  b: 1/2 tasks, 20s elapsed, ETA 20s",
     ]
+
+
+def test_a_step_ended_twice_is_closed_once_and_the_run_still_ends():
+    out = Terminal()
+    p = Progress(out)
+    step = p.begin(1, 1, "evaluating a (x)")
+    step.tick("a", 2, 5)
+    step.end()
+    step.end()  # the run's own end (done) closes its steps again
+    p.done()
+    assert "5/5" in out.getvalue()  # shown complete, once

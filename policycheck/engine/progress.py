@@ -139,6 +139,32 @@ class Progress:
             self._bar.stop()
             self._bar = None
 
+    def show_tick(self, step: Step, label: str, done: int, total: int) -> None:
+        """Show that ``done`` of ``step``'s ``total`` tasks finished (:meth:`Step.tick`)."""
+        with self._lock:
+            if step.task is not None:
+                self._bar.update(step.task, total=total, completed=done)
+                return
+            now = time.monotonic()
+            if self.live or done >= total or now - step.last_plain < PLAIN_EVERY:
+                return
+            step.last_plain = now
+            elapsed = now - step.started
+            eta = elapsed * (total - done) / done if done else None
+            self.stream.write(
+                f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n"
+            )
+            self.stream.flush()
+
+    def close(self, step: Step) -> None:
+        """``step`` is over (:meth:`Step.end`): its live line shown complete; a second close does nothing."""
+        with self._lock:
+            if step not in self._open:
+                return
+            self._open.remove(step)
+            if step.task is not None and self._bar is not None:
+                self._bar.update(step.task, total=step.total, completed=step.total)
+
     def _live_bar(self) -> Any:
         if self._bar is None:
             # NOTE: rich loads only for a live display, so checks in CI and the
@@ -162,42 +188,22 @@ class Progress:
 
 
 class Step:
-    """One step's progress: its tasks as they finish, then its end (a live line shown complete)."""
+    """One step's progress: its tasks as they finish, then its end; :class:`Progress` shows both."""
 
     def __init__(self, progress: Progress, label: str) -> None:
         self.progress = progress
         self.label = label
         self.task: Any = None  # its rich task, when live
-        self._started = self._last_plain = time.monotonic()
-        self._total = 1
+        self.started = self.last_plain = time.monotonic()
+        #: Its tasks, as last ticked (a live line is shown complete at this count).
+        self.total = 1
 
     def tick(self, label: str, done: int, total: int) -> None:
         """``done`` of the step's ``total`` tasks finished: its live bar moves; a plain line every PLAIN_EVERY s."""
-        progress = self.progress
-        if not progress.enabled or total <= 0:
-            return
-        self._total = total
-        with progress._lock:
-            if self.task is not None:
-                progress._bar.update(self.task, total=total, completed=done)
-                return
-            now = time.monotonic()
-            if progress.live or done >= total or now - self._last_plain < PLAIN_EVERY:
-                return
-            self._last_plain = now
-            elapsed = now - self._started
-            eta = elapsed * (total - done) / done if done else None
-            progress.stream.write(
-                f"  {short(label, 40)}: {done}/{total} tasks, {elapsed:.0f}s elapsed, ETA {eta_text(eta)}\n"
-            )
-            progress.stream.flush()
+        if self.progress.enabled and total > 0:
+            self.total = total
+            self.progress.show_tick(self, label, done, total)
 
     def end(self) -> None:
         """The step is over: its live line is shown complete (a plain line needs nothing)."""
-        progress = self.progress
-        with progress._lock:
-            if self not in progress._open:
-                return
-            progress._open.remove(self)
-            if self.task is not None and progress._bar is not None:
-                progress._bar.update(self.task, total=self._total, completed=self._total)
+        self.progress.close(self)
