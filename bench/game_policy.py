@@ -1,9 +1,9 @@
 """The attribute-inference game policy: one home for bench/run.py's ``game`` case and
-tests/test_dask_executor.py, which must play the same game (the bench times on the local pool
+tests/execution/test_dask_executor.py, which must play the same game (the bench times on the local pool
 and on Dask what the test shows gives the same report on both).
 
 ``bench`` is a namespace package; the tests import it through pytest's ``pythonpath = ["."]``
-(pyproject.toml), as tests/test_cost_model.py and tests/test_convention_effects.py do.
+(pyproject.toml), as tests/methods/test_cost_model.py and tests/test_convention_effects.py do.
 """
 
 from __future__ import annotations

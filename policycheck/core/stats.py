@@ -25,7 +25,7 @@ def beta_quantile(q: float, a: float, b: float) -> float:
 
     ``scipy.special.betaincinv``: the inverse regularised incomplete beta
     function that ``scipy.stats.beta.ppf`` evaluates, to the bit (checked on
-    2.6 million whole and fractional arguments; tests/test_stats.py checks a grid), without
+    2.6 million whole and fractional arguments; tests/core/test_stats.py checks a grid), without
     importing ``scipy.stats`` (about a second, every check).
     """
     return float(_sp.betaincinv(a, b, q))

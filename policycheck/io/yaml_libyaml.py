@@ -33,7 +33,7 @@ from policycheck.io.yaml_types import MAX_DIGITS, MAX_NODES, Located
 #: Deepest nesting read here; real documents nest four or five levels.
 MAX_DEPTH = 64
 
-# YAML 1.2 as ruamel.yaml resolves plain scalars (its resolver.py; tests/test_yaml_libyaml.py checks).
+# YAML 1.2 as ruamel.yaml resolves plain scalars (its resolver.py; tests/io/test_yaml_libyaml.py checks).
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
 _NULL = frozenset({"null", "Null", "NULL", "~", ""})

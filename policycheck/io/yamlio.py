@@ -70,7 +70,7 @@ def parse_yaml(text: str, name: str, what: str = "policy") -> Located:
     libyaml reads the plain documents policies are, fast
     (:mod:`policycheck.io.yaml_libyaml`); ruamel.yaml reads everything else and
     words every error (:mod:`policycheck.io.yaml_ruamel`). Both give the same data
-    and marks where both read (tests/test_yaml_libyaml.py).
+    and marks where both read (tests/io/test_yaml_libyaml.py).
     """
     from policycheck.io import yaml_libyaml
 

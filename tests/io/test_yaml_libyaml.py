@@ -19,7 +19,7 @@ from policycheck.core.errors import InvalidInput
 from policycheck.io import yaml_libyaml, yaml_ruamel
 from policycheck.io.yamlio import parse_yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def typed(value):

@@ -324,7 +324,8 @@ rules:
 
 
 def test_rules_of_every_family_side_by_side_give_the_report_they_give_in_turn(tmp_path):
-    # The demo policy is compared across executors in tests/test_dask_executor.py; this covers the other families.
+    # The demo policy is compared across executors in tests/execution/test_dask_executor.py;
+    # this covers the other families.
     import json
 
     from policycheck.interfaces.check import CheckOptions, check_release
