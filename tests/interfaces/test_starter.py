@@ -13,7 +13,7 @@ from policycheck.metrics import registry
 from policycheck.policy.load import load_policy
 from policycheck.release.load import load_manifest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args):
