@@ -24,6 +24,7 @@ from policycheck.methods.nearest_neighbours import (
     projection_search,
     tree_search,
 )
+from policycheck.methods.nearest_neighbours import search as search_module
 from policycheck.release.model import ColumnType
 
 TYPES = {
@@ -368,3 +369,48 @@ def test_prefix_tree_in_a_column_order_is_the_tree_of_the_reordered_rows():
     assert tree.run_end.tolist() == reordered.run_end.tolist()
     # The sorted rows and the run ends are made by the caller's allocator (an executor's shared memory).
     assert made == [((400, 4), np.dtype(np.float64)), ((2, 400), np.dtype(np.int64))]
+
+
+def _mixed_rows(rng: np.random.Generator, n: int, numbers: int = 2) -> np.ndarray:
+    """Encoded rows: two categorical codes first, then ``numbers`` numbers in [0, 1]."""
+    return np.column_stack([rng.integers(0, 4, n), rng.integers(0, 3, n), rng.random((n, numbers))]).astype(float)
+
+
+def _counting_by_column(monkeypatch) -> list[int]:
+    """Record every time a reference's column-major copy (the brute force's) is made."""
+    made: list[int] = []
+    by_column = nearest_neighbours._Reference.by_column
+
+    def counted(self):
+        if self._by_column is None:
+            made.append(self.reference.shape[0])
+        return by_column(self)
+
+    monkeypatch.setattr(nearest_neighbours._Reference, "by_column", counted)
+    return made
+
+
+def test_a_large_reference_beside_a_pruning_tree_gets_no_brute_force_copy(monkeypatch):
+    # The pilot times the brute force on the first 500 of 3,000 reference records; the tree wins.
+    monkeypatch.setattr(search_module, "PILOT_REFERENCE", 500)
+    made = _counting_by_column(monkeypatch)
+    rng = np.random.default_rng(9)
+    reference, queries = _mixed_rows(rng, 3000), _mixed_rows(rng, 500)
+    (found,) = closest_records([SearchJob(queries, reference)], np.array([1, 1, 0, 0], dtype=np.int8))
+    assert found.method == nearest_neighbours.TREE
+    assert made == []
+    assert np.array_equal(found.index, brute_force_search(queries, reference))
+
+
+def test_a_tree_that_stops_pruning_loses_the_pilot_to_the_sampled_brute_force(monkeypatch):
+    # Two categorical columns and 30 random numbers: every branch stays open, and the brute force
+    # timed on 500 of the 3,000 records, scaled, still wins; it then searches the whole reference.
+    monkeypatch.setattr(search_module, "PILOT_REFERENCE", 500)
+    made = _counting_by_column(monkeypatch)
+    rng = np.random.default_rng(10)
+    reference, queries = _mixed_rows(rng, 3000, numbers=30), _mixed_rows(rng, 300, numbers=30)
+    kinds = np.array([1, 1] + [0] * 30, dtype=np.int8)
+    (found,) = closest_records([SearchJob(queries, reference)], kinds)
+    assert found.method == BRUTE_FORCE
+    assert made == [3000]
+    assert np.array_equal(found.index, brute_force_search(queries, reference))

@@ -46,6 +46,11 @@ THREADS_FROM_ROWS = 50_000
 #: Queries of a job timed with both searches to choose between them.
 PILOT_QUERIES = 16
 
+#: Reference records the pilot times the brute force on beside a branch and bound, its time then scaled
+#: to the whole reference: the brute force's time per query grows with the records it scans, and the
+#: column-major copy of a whole reference, which it most often does not search, is not made for the pilot.
+PILOT_REFERENCE = 32_768
+
 
 @dataclass(frozen=True)
 class Neighbours:
@@ -125,8 +130,11 @@ def closest_records(
         if (found < 0).any() and id(job.reference) not in searches:
             searches[id(job.reference)] = _Reference(job.reference, n_cat, executor.empty)
     # Each search structure is a separate item, the trees (the longer builds) first, so two
-    # threads share three references' work evenly instead of one building two trees.
-    builds = [s.pruned_build() for s in searches.values()] + [s.by_column for s in searches.values()]
+    # threads share three references' work evenly instead of one building two trees. The brute
+    # force's copy of a reference is made here for the pilots that time it on the whole reference
+    # (see _pilot), else only if a job chooses it.
+    builds = [s.pruned_build() for s in searches.values()]
+    builds += [s.by_column for s in searches.values() if not _samples_brute_force(s)]
     _side_by_side(lambda build: build(), builds, threads)
     plans = []
     for job, found in zip(jobs, index, strict=True):
@@ -207,31 +215,54 @@ def gower_sums_at(  # pragma: no cover - compiled
     return out
 
 
+def _samples_brute_force(search: _Reference) -> bool:
+    """Whether the pilot times the brute force on :data:`PILOT_REFERENCE` records of ``search`` only.
+
+    Beside a branch and bound on a larger reference: the brute force wins there only where the tree
+    stops pruning, and then by far. Beside a projection scan, which the brute force often beats
+    by little (continuous columns), both are timed on the whole reference.
+    """
+    return search.pruned == TREE and search.reference.shape[0] > PILOT_REFERENCE
+
+
 def _pilot(search: _Reference, queries: np.ndarray, pilot: np.ndarray, found: np.ndarray) -> tuple[str, float]:
     """Time the brute force and the pruned search on the ``pilot`` queries; store their answers in ``found``.
 
     The pruned search is the branch and bound, or, without categorical
-    columns, the projection scan. Returns the faster search and its seconds
-    per query. Times are this thread's CPU time, so a busy machine that
-    deschedules the process does not tilt the choice. The pruned search
-    first meets a quarter of the pilot: where it does not prune, one of its
-    queries can cost as much as the brute force's whole pilot, so it stops
-    there when already four times slower. Both searches' arrays are built
-    before (outside the timing).
+    columns, the projection scan. Beside a branch and bound the brute force
+    may be timed on the first :data:`PILOT_REFERENCE` reference records, its
+    time scaled to the whole reference (:func:`_samples_brute_force`). Times
+    are this thread's CPU time, so a busy machine that deschedules the
+    process does not tilt the choice. The pruned search first meets a
+    quarter of the pilot: where it does not prune, one of its queries can
+    cost as much as the brute force's whole pilot, so it stops there when
+    already four times slower. Both searches' arrays are built before
+    (outside the timing).
     """
     pruned = search.pruned
-    t0 = time.thread_time()
-    found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries, pilot))
-    brute = (time.thread_time() - t0) / pilot.size
-    head = pilot[: max(1, pilot.size // 4)]
-    t0 = time.thread_time()
-    search_chunk(search.task(pruned, queries, head))
-    tree = (time.thread_time() - t0) / head.size
-    if tree <= 4 * brute and head.size < pilot.size:
-        tail = pilot[head.size :]
+    sampled = _samples_brute_force(search)
+    if sampled:
+        n_reference = search.reference.shape[0]
+        by_column = np.ascontiguousarray(search.reference[:PILOT_REFERENCE].T)
+        chunk = np.ascontiguousarray(queries[pilot])
         t0 = time.thread_time()
-        search_chunk(search.task(pruned, queries, tail))
+        _brute_force(chunk, by_column, BLOCK_QUERIES, BLOCK_REFERENCE, CHECK_EVERY)
+        brute = (time.thread_time() - t0) / pilot.size * (n_reference / PILOT_REFERENCE)
+    else:
+        t0 = time.thread_time()
+        found[pilot] = search_chunk(search.task(BRUTE_FORCE, queries, pilot))
+        brute = (time.thread_time() - t0) / pilot.size
+    head, tail = pilot[: max(1, pilot.size // 4)], pilot[max(1, pilot.size // 4) :]
+    t0 = time.thread_time()
+    answers = [search_chunk(search.task(pruned, queries, head))]
+    tree = (time.thread_time() - t0) / head.size
+    if tree <= 4 * brute and tail.size:
+        t0 = time.thread_time()
+        answers.append(search_chunk(search.task(pruned, queries, tail)))
         tree = (tree * head.size + time.thread_time() - t0) / pilot.size
+    if sampled:  # the answers of the pilot: the pruned search's, or the brute force's where that stopped early
+        whole = len(answers) == 2 or not tail.size
+        found[pilot] = np.concatenate(answers) if whole else search_chunk(search.task(BRUTE_FORCE, queries, pilot))
     return (pruned, tree) if tree <= brute else (BRUTE_FORCE, brute)
 
 
