@@ -158,7 +158,8 @@ def mixed_sets(seed: int, sizes=(500, 300, 400)):
 
 
 def test_fitting_with_the_encoding_gives_what_fitting_then_encoding_gives():
-    for seed, sizes in ((1, (500, 300, 400)), (2, (6, 4, 5)), (3, (1, 2, 1))):
+    # 20,000 rows: three blocks of rows written (FILL_ROWS), the last a part one.
+    for seed, sizes in ((1, (500, 300, 400)), (2, (6, 4, 5)), (3, (1, 2, 1)), (4, (20_000, 10, 8_192))):
         sets = mixed_sets(seed, sizes)
         outsider = mixed_sets(seed + 10, (50,))[0]  # not fitted on: encoded value by value
         expected = fit_gower(sets, TYPES, ORDERS, list(TYPES))

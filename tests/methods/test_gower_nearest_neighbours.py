@@ -414,3 +414,21 @@ def test_a_tree_that_stops_pruning_loses_the_pilot_to_the_sampled_brute_force(mo
     assert found.method == BRUTE_FORCE
     assert made == [3000]
     assert np.array_equal(found.index, brute_force_search(queries, reference))
+
+
+@pytest.mark.parametrize(
+    ("column", "levels"),
+    [
+        ([2.0, -1.0, 0.0, 2.0, 5.0], 4),  # codes, -1 missing
+        ([0.0, -0.0, 1.0], 2),  # -0.0 is 0.0
+        ([0.5, 1.0, 0.5], 2),  # not integers: counted by sorting
+        ([math.nan, math.nan, 1.0], 2),  # NaN once, as np.unique counts it
+        ([-2.0, 3.0, 3.0], 2),  # below -1: not a code
+        ([1e12, 0.0], 2),  # too far apart to count in a table
+        ([], 0),
+    ],
+)
+def test_a_columns_levels_are_counted_as_np_unique_counts_them(column, levels):
+    from policycheck.methods.nearest_neighbours.prefix_tree import _distinct_count
+
+    assert _distinct_count(np.array(column, dtype=float)) == levels

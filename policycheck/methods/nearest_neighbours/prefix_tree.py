@@ -46,9 +46,24 @@ def tree_column_order(reference: np.ndarray, n_cat: int) -> np.ndarray:
     columns, so any order gives the same sums; few levels near the root keep
     the tree narrow where every query walks it.
     """
-    levels = [np.unique(reference[:, d]).size for d in range(n_cat)]
+    levels = [_distinct_count(reference[:, d]) for d in range(n_cat)]
     cat = sorted(range(n_cat), key=lambda d: (levels[d], d))
     return np.array(cat + list(range(n_cat, reference.shape[1])), dtype=np.int64)
+
+
+def _distinct_count(column: np.ndarray) -> int:
+    """``np.unique(column).size``, counted without sorting where the values are small integers (codes).
+
+    A categorical column's encoded values are its level codes, -1 for missing: counted in one pass.
+    """
+    if column.size == 0:
+        return 0
+    low, high = column.min(), column.max()
+    if low >= -1 and high < 4 * column.size:  # False for NaN, which np.unique counts once
+        codes = column.astype(np.int64)
+        if np.array_equal(codes, column):
+            return int(np.count_nonzero(np.bincount(codes + 1)))
+    return int(np.unique(column).size)
 
 
 def build_prefix_tree(
