@@ -36,6 +36,9 @@ CATEGORY = 1  # integer code compared by equality; missing is a code of its own
 #: Encoded value of a missing numeric or ordinal value (rescaled values are >= 0).
 MISSING = -1.0
 
+#: Rows of an encoded matrix written at a time (:func:`fit_and_encode`): 8,192 rows of 12 columns are 768 KB.
+FILL_ROWS = 8192
+
 CONVENTION = (
     "Gower distance D = mean over the features used of a per-feature distance in [0, 1]. "
     "Numeric: |x - y| / R, with one range R (max - min) per column taken over the union of "
@@ -236,10 +239,6 @@ def fit_and_encode(
         # rows fill, and two threads never write the same rows (a column at a time, they shared every line).
         side_by_side(partial(_write_block, matrix, columns), range(0, len(matrix), FILL_ROWS), threads)
     return enc, out
-
-
-#: Rows of an encoded matrix written at a time (:func:`fit_and_encode`): 8,192 rows of 12 columns are 768 KB.
-FILL_ROWS = 8192
 
 
 def _write_block(matrix: np.ndarray, columns: Sequence[np.ndarray], start: int) -> None:
