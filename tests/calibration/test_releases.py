@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from calibration import synthesizers
-from calibration.datasets import adult, anes96, from_days, randhie, to_days
+from calibration.datasets import adult, anes96, flchain, from_days, randhie, to_days
 from calibration.releases import BY_NAME, make_release
 
 pytestmark = pytest.mark.calibration
@@ -133,6 +133,19 @@ def test_the_coarse_sample_is_472_and_472_respondents_in_nine_columns_without_a_
     copy = make_release(BY_NAME["copy-new-id"], data, seed=1)
     as_rows = lambda f: sorted(map(tuple, _as_text(f[data.analysed]).to_numpy()))  # noqa: E731
     assert as_rows(copy) == as_rows(data.training)
+
+
+def test_the_hospital_records_are_two_halves_of_flchain_with_its_missing_values():
+    # calibration/data/README.md: R's survival::flchain, 7,874 patients, split in two seeded halves of 3,937.
+    data = flchain(5000)
+    assert (len(data.training), len(data.holdout), data.date_column) == (3937, 3937, None)
+    both = pd.concat([data.training, data.holdout])
+    assert both["patient_id"].is_unique
+    # The study's own counts: creatinine missing for 1,350 patients, a cause of death for the 2,169 who died.
+    assert both["creatinine"].isna().sum() == 1350
+    assert (both["death"] == "yes").sum() == both["chapter"].notna().sum() == 2169
+    copy = make_release(BY_NAME["copy-new-id"], flchain(1000), seed=1)
+    assert copy["creatinine"].isna().sum() == flchain(1000).training["creatinine"].isna().sum()
 
 
 def test_days_go_back_to_iso_dates_and_missing_days_stay_missing():

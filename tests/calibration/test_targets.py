@@ -1,5 +1,6 @@
-"""Issue 11's and 28's calibration targets on the CI sweep (calibration.run.CI: every dataset, Adult, RAND HIE
-and the coarse ANES sample, the releases with a target, 10 seeds, the shipped thresholds and decision rule).
+"""Issue 11's and 28's calibration targets on the CI sweep (calibration.run.CI: every dataset, Adult, RAND HIE,
+the coarse ANES sample and the flchain patients with missing values, the releases with a target, 10 seeds, the
+shipped thresholds and decision rule).
 
 Every adversarial release FAILS on every seed, by at least one blocking rule and by each
 family that should catch it; the safe releases and the DP releases at epsilon <= 1 have no
