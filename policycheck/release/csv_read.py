@@ -72,7 +72,8 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
     """
     name = display_path(path)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    offset, line, run, blank = 0, 1, 0, True
+    # ``start``: the byte the last line begins at; its number is counted only should it be too long.
+    offset, start, run, blank = 0, 0, 0, True
     try:
         with _open_binary(path, compression) as stream:
             while block := stream.read(_BLOCK):
@@ -83,24 +84,30 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
                     raise InvalidInput(
                         Problem(name, f"data file holds a NUL byte at byte {offset + nul}: it is not CSV text")
                     )
+                # ASCII is UTF-8: only a block with other bytes, or one that must end a character
+                # begun in the block before, is decoded (a decode holds the GIL, isascii() scans
+                # a block in a millisecond; the loading's other threads wait for the GIL).
+                begun = decoder.getstate()[0]
                 try:
-                    decoder.decode(block)
+                    if begun or not block.isascii():
+                        decoder.decode(block)
                 except UnicodeDecodeError as exc:
-                    raise InvalidInput(
-                        Problem(name, f"data file is not valid UTF-8 (byte {offset + exc.start})")
-                    ) from None
+                    # The error's position counts the bytes of the character begun in the block before.
+                    at = offset + exc.start - len(begun)
+                    raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {at})")) from None
                 first = block.find(b"\n")
                 # Only a line crossing blocks can be longer than one: a block is far shorter than the cap.
                 run += len(block) if first < 0 else first
                 if run > MAX_LINE_BYTES:
+                    line = 1 + _newlines_before(path, compression, start)
                     raise InvalidInput(
                         Problem(
                             name, f"line {line} is longer than {MAX_LINE_BYTES} bytes: it is not a table of records"
                         )
                     )
                 if first >= 0:
-                    line += block.count(b"\n")
-                    run = len(block) - block.rfind(b"\n") - 1
+                    start = offset + block.rfind(b"\n") + 1
+                    run = offset + len(block) - start
                 blank = blank and not block.strip()
                 offset += len(block)
             try:
@@ -113,6 +120,16 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
         raise InvalidInput(Problem(name, f"cannot decompress ({compression}): {exc}")) from None
     if blank:
         raise InvalidInput(Problem(name, "data file is empty"))
+
+
+def _newlines_before(path: Path, compression: str | None, end: int) -> int:
+    """How many line ends the file's first ``end`` bytes hold (read again: only a refusal needs the number)."""
+    count = 0
+    with _open_binary(path, compression) as stream:
+        while end > 0 and (block := stream.read(min(_BLOCK, end))):
+            count += block.count(b"\n")
+            end -= len(block)
+    return count
 
 
 #: The first bytes of the files a CSV name may hide, and what to name each (``{suffix}``: the file's own).
