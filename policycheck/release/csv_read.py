@@ -110,10 +110,13 @@ def scan_csv(path: Path, compression: str | None = None) -> None:
                     run = offset + len(block) - start
                 blank = blank and not block.strip()
                 offset += len(block)
+            begun = decoder.getstate()[0]
             try:
                 decoder.decode(b"", final=True)
-            except UnicodeDecodeError:
-                raise InvalidInput(Problem(name, f"data file is not valid UTF-8 (byte {offset - 1})")) from None
+            except UnicodeDecodeError:  # the file ends inside a character: named at its first byte
+                raise InvalidInput(
+                    Problem(name, f"data file is not valid UTF-8 (byte {offset - len(begun)})")
+                ) from None
     except (OSError, EOFError, ValueError) as exc:  # gzip's and bz2's errors for bytes they cannot decompress
         if compression is None:
             raise InvalidInput(Problem(name, f"cannot read data file: {exc}")) from None

@@ -27,24 +27,6 @@ def test_row_with_too_few_fields_is_refused_with_its_line(tmp_path):
     )
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
-def test_a_line_over_the_cap_is_named_by_its_number_after_many_blocks(tmp_path, monkeypatch, suffix):
-    import gzip
-
-    from policycheck.release import csv_read
-
-    monkeypatch.setattr(csv_read, "MAX_LINE_BYTES", 1_000_000)
-    # Header, 300,000 rows of 9 bytes (about three blocks), then row 300,001 of 3 MB: line 300,002.
-    text = b"a,b,c\n" + b"1,Male,1\n" * 300_000 + b"2,F," + b"x" * 3_000_000 + b"\n3,M,3\n"
-    path = tmp_path / f"long{suffix}"
-    path.write_bytes(gzip.compress(text) if suffix.endswith(".gz") else text)
-    with pytest.raises(InvalidInput) as exc:
-        read_table(path)
-    assert one_line(exc).endswith(
-        f"long{suffix}: line 300002 is longer than 1000000 bytes: it is not a table of records"
-    )
-
-
 def test_row_with_too_many_fields_is_refused_with_its_line(tmp_path):
     (tmp_path / "r.csv").write_text("a,b\n1,x\n2,y\n3,z,4\n")
     with pytest.raises(InvalidInput, match="r.csv: line 4 has 3 fields, the header has 2"):

@@ -292,34 +292,3 @@ def test_a_loaded_frame_takes_a_new_column_without_a_fragmentation_warning(tmp_p
         warnings.simplefilter("error")
         work["added"] = 1.0
     assert list(release.original.frame.columns) == [f"x{i}" for i in range(columns)]
-
-
-def test_non_utf8_csv_is_refused_after_plain_text_blocks(tmp_path):
-    # Blocks of plain ASCII are not decoded: the Latin-1 byte in the third block must still be found.
-    block = 1 << 20
-    text = b"name\n" + b"Ann\n" * (block // 2) + "J\xf6rg\n".encode("latin-1")
-    (tmp_path / "l.csv").write_bytes(text)
-    at = text.index(b"\xf6")
-    with pytest.raises(InvalidInput, match=rf"not valid UTF-8 \(byte {at}\)"):
-        read_table(tmp_path / "l.csv")
-
-
-def test_a_character_split_by_a_block_end_is_valid_utf8_before_plain_text(tmp_path):
-    # The first block ends inside a two-byte character; the next block, plain ASCII but for its
-    # first byte, completes it: decoded, not skipped as ASCII, and valid.
-    block = 1 << 20
-    head = b"name\n" + b"a\n" * ((block - 6) // 2) + b"a" * ((block - 6) % 2)
-    text = head + "\u00e9\n".encode() + b"Ann\n" * 10
-    assert len(head) == block - 1
-    (tmp_path / "s.csv").write_bytes(text)
-    assert read_table(tmp_path / "s.csv")["name"].iloc[-1] == "Ann"
-
-
-def test_a_character_cut_short_by_a_block_end_before_plain_text_is_refused(tmp_path):
-    # The first block ends with the lead byte of a two-byte character; the next block is all ASCII.
-    block = 1 << 20
-    head = b"name\n" + b"a\n" * ((block - 6) // 2) + b"a" * ((block - 6) % 2) + b"\xc3"
-    (tmp_path / "c.csv").write_bytes(head + b"\nAnn\n")
-    # Named at the lead byte, the last of the first block, not at the end of the file.
-    with pytest.raises(InvalidInput, match=rf"not valid UTF-8 \(byte {block - 1}\)"):
-        read_table(tmp_path / "c.csv")
