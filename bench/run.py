@@ -867,7 +867,7 @@ def library_versions() -> dict[str, str]:
 
 
 #: Recorded on every row: rows of different runs are merged into one file, and pandas 2 and 3
-#: differ by a second on the whole check (docs/scale-out.md).
+#: differ by a second on the whole check (docs/performance.md).
 VERSIONS = library_versions()
 
 

@@ -528,7 +528,7 @@ def _read_side_by_side(
     On threads, each file's columns are asked of as tasks of their own once it is read, queued
     before the next file: the counting, which holds the GIL, runs beside the other threads'
     reading, whose tokenizer does not, and a thread done with a small file takes a large file's
-    columns rather than wait (docs/scale-out.md, twenty-seventh stop, gives what each bought). A
+    columns rather than wait (docs/performance.md, twenty-seventh stop, gives what each bought). A
     file that fails to read raises when its result is asked for, in the order reading one by one
     would have raised it.
     """

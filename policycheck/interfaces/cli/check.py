@@ -173,7 +173,7 @@ def policies_and_release(paths: list[Path], release: ReleaseArgs, threads: int) 
 
     A typo in a policy is exit 2 in a fraction of a second, without waiting for the data. With several
     threads the files are read while the policies load (their imports and validation hold this thread:
-    about 0.2 s of a 300,000-row check on two workers, docs/scale-out.md); a policy's problem is still
+    about 0.2 s of a 300,000-row check on two workers, docs/performance.md); a policy's problem is still
     raised first, and the reading is dropped with the process.
     """
     from policycheck.core.threads import Ahead
