@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from policycheck.core.plural import noun
 from policycheck.engine.compiler import Plan
-from policycheck.engine.script_imports import local_imports, module_files
+from policycheck.engine.script_imports import local_imports, module_files, run_time_imports
 from policycheck.release.model import Release
 
 
@@ -154,18 +155,49 @@ def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | N
     """
     from policycheck.io.files import sha256_file
 
+    files = _command_files_of(plan, release)
+    if files is None:
+        return None
+    # ``marks`` in the order of the report's CommandFile fields: verify checks the keys' order.
+    return [{"file": written, "sha256": sha256_file(path, what), **marks} for path, written, what, marks in files]
+
+
+def run_time_import_finding(plan: Plan, release: Release) -> str | None:
+    """A finding when a Python file of the command ``plan`` runs imports by a name or path computed at run
+    time (:func:`policycheck.engine.script_imports.run_time_imports`): the files so reached are not hashed,
+    so ``verify`` could not tell that they changed. None when it runs no command, or none does."""
+    files = _command_files_of(plan, release)
+    sites = [
+        f"{written}:{line} ({what})"
+        for path, written, _, _ in files or []
+        if path.suffix == ".py"
+        for line, what in run_time_imports(path)
+    ]
+    if not sites:
+        return None
+    listed = sites[0] if len(sites) == 1 else f"{', '.join(sites[:-1])} and {sites[-1]}"
+    return (
+        f"synthesizer command: {listed} {noun(len(sites), 'imports', 'import')} by a name or from a folder set "
+        "when the command runs: the files reached so are not among the hashed synthesizer files, and verify "
+        "cannot tell whether they changed; name those files in the command, or import them by name from the "
+        "script's folder"
+    )
+
+
+def _command_files_of(plan: Plan, release: Release) -> list[tuple[Path, str, str, dict[str, str]]] | None:
+    """``(path, as written, what it is, marks)`` of each file of the command ``plan`` runs, once each, in
+    :func:`hash_command_files`' order; None when it runs none."""
     uses = commands_to_run(plan, release)
     if not uses:
         return None
     folder = plan.loaded.path.parent
-    hashed: list[dict[str, str]] = []
+    files: list[tuple[Path, str, str, dict[str, str]]] = []
     listed: set[Path] = set()
 
     def add(path: Path, written: str, what: str, **marks: str) -> None:
-        # ``marks`` in the order of the report's CommandFile fields: verify checks the keys' order.
         if path.resolve() not in listed:
             listed.add(path.resolve())
-            hashed.append({"file": written, "sha256": sha256_file(path, what), **marks})
+            files.append((path, written, what, marks))
 
     def relative(path: Path) -> str:
         return Path(os.path.relpath(path, folder.absolute())).as_posix()
@@ -186,4 +218,4 @@ def hash_command_files(plan: Plan, release: Release) -> list[dict[str, str]] | N
             for imported in local_imports(path, base=folder):
                 by = relative(path)
                 add(imported, relative(imported), f"module {by} imports", imported_by=by, module=module)
-    return hashed
+    return files

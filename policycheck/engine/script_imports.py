@@ -14,7 +14,9 @@ code (in functions, under ``try``), and the modules found in turn. A name not
 found under the folder is the machine's software (the standard library, an
 installed package) and is left out. Not followed: a name computed at run time
 (``importlib.import_module(name)``, ``__import__``) and a path the script adds
-to ``sys.path``: name such files in the command itself.
+to ``sys.path``: name such files in the command itself. :func:`run_time_imports`
+finds where a file does either, so that the check can say its hashes may miss
+files (:func:`policycheck.engine.commands.run_time_import_finding`).
 
 A command may name no script but a module, ``python3 -m synth.main``: Python
 then looks in the folder the command runs in first, and runs each package's
@@ -120,3 +122,59 @@ def _resolve(origin: Path, parts: list[str], *, submodule_only: bool = False) ->
         else:
             break  # not under the folder: the machine's software
     return files
+
+
+#: Calls that import or run code by a name or path computed at run time, by the last part of their
+#: name (``importlib.import_module``, a bare ``import_module`` imported from importlib, ...).
+_RUN_TIME_CALLS = frozenset(
+    {
+        "import_module",
+        "__import__",
+        "spec_from_file_location",
+        "SourceFileLoader",
+        "load_source",
+        "run_path",
+        "run_module",
+        "exec",
+        "execfile",
+        "addsitedir",
+    }
+)
+#: Methods of ``sys.path`` that add a folder to import from.
+_PATH_CHANGES = frozenset({"insert", "append", "extend"})
+
+
+def run_time_imports(module: Path) -> list[tuple[int, str]]:
+    """Where ``module`` imports or runs code that :func:`local_imports` cannot follow: ``(line, what)``, in order.
+
+    ``what`` is the call as written (``importlib.import_module``, ``sys.path.insert``) or
+    ``sys.path =`` for an assignment to it (``+=`` and an item's too). Read with :mod:`ast`,
+    never run; a file that does not parse has none.
+    """
+    try:
+        tree = ast.parse(module.read_bytes(), filename=str(module))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            on_path = isinstance(func, ast.Attribute) and _is_sys_path(func.value) and func.attr in _PATH_CHANGES
+            if name in _RUN_TIME_CALLS or on_path:
+                found.append((node.lineno, ast.unparse(func)))
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_is_sys_path(t) or (isinstance(t, ast.Subscript) and _is_sys_path(t.value)) for t in targets):
+                found.append((node.lineno, "sys.path ="))
+    return sorted(set(found))
+
+
+def _is_sys_path(node: ast.expr) -> bool:
+    """Whether ``node`` is ``sys.path``."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )

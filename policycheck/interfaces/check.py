@@ -58,7 +58,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.core.errors import display_path
-    from policycheck.engine.commands import hash_command_files
+    from policycheck.engine.commands import hash_command_files, run_time_import_finding
     from policycheck.engine.compiler import compile_plan
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
@@ -72,14 +72,17 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
     synthesizer_files = hash_command_files(plan, release)  # before it runs: what ran is what was hashed
+    unhashed = run_time_import_finding(plan, release) if synthesizer_files is not None else None
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
         run = run_plan(plan, release, seed, pool, progress)
         name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    unchosen = placeholder_findings(loaded)
-    if unchosen:  # a level nobody chose is said wherever the report is read, beside the release's findings
-        release = dataclasses.replace(release, findings=[*release.findings, *unchosen])
+    # A level nobody chose, and synthesizer files the hashes cannot cover, are said wherever the report
+    # is read, beside the release's findings.
+    said = [*placeholder_findings(loaded), *([unhashed] if unhashed else [])]
+    if said:
+        release = dataclasses.replace(release, findings=[*release.findings, *said])
     return build_report(
         plan,
         release,

@@ -86,3 +86,25 @@ def test_the_files_of_a_module_a_command_runs_with_dash_m_are_hashed_with_their_
         {"file": "helpers.py", "sha256": sha("helpers.py"), **by},
         {"file": "synth/model.py", "sha256": sha("synth/model.py"), **by},
     ]
+
+
+def test_a_module_of_the_command_that_imports_by_a_computed_name_is_named_in_a_finding(tmp_path, monkeypatch):
+    import sys
+    from types import SimpleNamespace
+
+    from policycheck.engine import commands
+
+    (tmp_path / "synth.py").write_text("import sys\nimport helpers\nsys.path.append('lib')\n")
+    (tmp_path / "helpers.py").write_text("import importlib\n\nfit = importlib.import_module(NAME).fit\n")
+    command = f"{sys.executable} synth.py {{output}}"
+    monkeypatch.setattr(commands, "commands_to_run", lambda plan, release: [commands.CommandUse("g", "s", command)])
+    plan = SimpleNamespace(loaded=SimpleNamespace(path=tmp_path / "p.yaml"))
+    assert commands.run_time_import_finding(plan, None) == (  # type: ignore[arg-type]
+        "synthesizer command: synth.py:3 (sys.path.append) and helpers.py:3 (importlib.import_module) import by "
+        "a name or from a folder set when the command runs: the files reached so are not among the hashed "
+        "synthesizer files, and verify cannot tell whether they changed; name those files in the command, or "
+        "import them by name from the script's folder"
+    )
+    (tmp_path / "synth.py").write_text("import helpers\n")
+    (tmp_path / "helpers.py").write_text("X = 1\n")
+    assert commands.run_time_import_finding(plan, None) is None  # type: ignore[arg-type]

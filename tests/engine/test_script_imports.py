@@ -112,3 +112,38 @@ def test_a_module_run_with_dash_m_imports_from_the_folder_the_command_runs_in(tm
     # python -m puts the working folder first on sys.path, not the module's own folder.
     write(tmp_path, {"synth/main.py": "import helpers\nimport sibling\n", "helpers.py": "", "synth/sibling.py": ""})
     assert local_imports(tmp_path / "synth/main.py", base=tmp_path) == [tmp_path / "helpers.py"]
+
+
+def test_imports_by_a_computed_name_and_changes_to_sys_path_are_found_at_their_lines(tmp_path):
+    from policycheck.engine.script_imports import run_time_imports
+
+    script = tmp_path / "synth.py"
+    script.write_text(
+        "import importlib, runpy, sys\n"  # 1
+        "from importlib import import_module\n"  # 2
+        "sys.path.insert(0, 'lib')\n"  # 3
+        "sys.path += ['more']\n"  # 4
+        "plugin = importlib.import_module('plugins.' + name)\n"  # 5
+        "other = import_module(name)\n"  # 6
+        "def load():\n"  # 7
+        "    return __import__(name), runpy.run_path('extra.py')\n"  # 8
+        "exec(open('setup_code.py').read())\n"  # 9
+        "self.path.append('not sys.path')\n"  # 10
+        "import helpers\n"  # 11: by name, followed by local_imports
+    )
+    assert run_time_imports(script) == [
+        (3, "sys.path.insert"),
+        (4, "sys.path ="),
+        (5, "importlib.import_module"),
+        (6, "import_module"),
+        (8, "__import__"),
+        (8, "runpy.run_path"),
+        (9, "exec"),
+    ]
+
+
+def test_a_script_that_imports_only_by_name_has_no_run_time_imports(tmp_path):
+    from policycheck.engine.script_imports import run_time_imports
+
+    (tmp_path / "synth.py").write_text("import sys\nimport helpers\nfrom pkg import core\nprint(sys.path)\n")
+    assert run_time_imports(tmp_path / "synth.py") == []

@@ -371,3 +371,20 @@ def test_a_report_from_before_dash_m_modules_were_hashed_verifies(release, monke
     assert report["provenance"]["synthesizer_files"] == []
     result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
     assert result.exit_code == 0, result.output
+
+
+def test_a_script_that_imports_by_a_computed_name_is_named_in_the_report_s_findings(release):
+    runner = CliRunner()
+    (release / "synth.py").write_text("import importlib\npd = importlib.import_module('pandas')\n" + SYNTH)
+    report = _check(runner, "-r", "release.yaml")
+    assert report["release"]["findings"][-1] == (
+        "synthesizer command: synth.py:2 (importlib.import_module) imports by a name or from a folder set when "
+        "the command runs: the files reached so are not among the hashed synthesizer files, and verify cannot "
+        "tell whether they changed; name those files in the command, or import them by name from the script's "
+        "folder"
+    )
+
+
+def test_a_script_that_imports_only_by_name_gets_no_such_finding(release):
+    report = _check(CliRunner(), "-r", "release.yaml")
+    assert not [f for f in report["release"]["findings"] if f.startswith("synthesizer command:")]
