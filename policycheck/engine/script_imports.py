@@ -7,10 +7,11 @@ would let helpers.py change unseen between a check and its verification, so
 the check hashes those modules too (:func:`policycheck.engine.commands.hash_command_files`).
 
 The imports are read from the source with :mod:`ast`; nothing is executed.
-Followed: ``import a.b`` and ``from a.b import c`` (each package's
-``__init__.py`` on the way, ``a/b.py``, and ``a/b/c.py`` when ``c`` is a
-submodule), relative imports inside the folder's packages, at any depth of the
-code (in functions, under ``try``), and the modules found in turn. A name not
+Followed: ``import a.b``, ``from a.b import c`` and ``importlib.import_module("a.b")``
+with the name written out (each package's ``__init__.py`` on the way, ``a/b.py``,
+and ``a/b/c.py`` when ``c`` is a submodule), relative imports inside the folder's
+packages, at any depth of the code (in functions, under ``try``), and the modules
+found in turn. A name not
 found under the folder is the machine's software (the standard library, an
 installed package) and is left out. Not followed: a name computed at run time
 (``importlib.import_module(name)``, ``__import__``) and a path the script adds
@@ -87,6 +88,8 @@ def _imported_files(module: Path, base: Path) -> list[Path]:
             for alias in node.names:  # ``from pkg import mod`` imports pkg/mod.py when it is a submodule
                 if alias.name != "*":
                     files += _resolve(origin, [*parts, alias.name], submodule_only=True)
+        elif isinstance(node, ast.Call) and (name := _named_import(node)) is not None:
+            files += _resolve(base, name.split("."))  # importlib.import_module("helpers"): import helpers
     return files
 
 
@@ -161,13 +164,28 @@ def run_time_imports(module: Path) -> list[tuple[int, str]]:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             on_path = isinstance(func, ast.Attribute) and _is_sys_path(func.value) and func.attr in _PATH_CHANGES
-            if name in _RUN_TIME_CALLS or on_path:
+            if (name in _RUN_TIME_CALLS and _named_import(node) is None) or on_path:
                 found.append((node.lineno, ast.unparse(func)))
         elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_is_sys_path(t) or (isinstance(t, ast.Subscript) and _is_sys_path(t.value)) for t in targets):
                 found.append((node.lineno, "sys.path ="))
     return sorted(set(found))
+
+
+def _named_import(call: ast.Call) -> str | None:
+    """The module ``importlib.import_module("a.b")`` or ``__import__("a.b")`` imports, when written out whole
+    (an absolute name, no ``package``): followed as ``import a.b`` is. None for any other call."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    # A package, a level or a fromlist may make the name relative, or bring more modules: not followed.
+    if name not in ("import_module", "__import__") or len(call.args) != 1 or call.keywords:
+        return None
+    first = call.args[0]
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+        return None
+    parts = first.value.split(".")
+    return first.value if all(part.isidentifier() for part in parts) else None
 
 
 def _is_sys_path(node: ast.expr) -> bool:

@@ -147,3 +147,18 @@ def test_a_script_that_imports_only_by_name_has_no_run_time_imports(tmp_path):
 
     (tmp_path / "synth.py").write_text("import sys\nimport helpers\nfrom pkg import core\nprint(sys.path)\n")
     assert run_time_imports(tmp_path / "synth.py") == []
+
+
+def test_a_module_imported_by_a_name_written_out_is_followed_not_reported(tmp_path):
+    from policycheck.engine.script_imports import run_time_imports
+
+    write(tmp_path, {"helpers.py": "", "pkg/__init__.py": "", "pkg/model.py": ""})
+    script = tmp_path / "synth.py"
+    script.write_text(
+        "import importlib\n"
+        "h = importlib.import_module('helpers')\n"  # written out: followed as `import helpers`
+        "m = __import__('pkg.model')\n"  # written out: followed
+        "r = importlib.import_module('.model', package='pkg')\n"  # relative to a package: reported
+    )
+    assert local_imports(script) == [tmp_path / "helpers.py", tmp_path / "pkg/__init__.py", tmp_path / "pkg/model.py"]
+    assert run_time_imports(script) == [(4, "importlib.import_module")]
