@@ -58,12 +58,11 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     :func:`policycheck.report.render.write_reports` does.
     """
     from policycheck.core.errors import display_path
-    from policycheck.engine.commands import hash_command_files, run_time_import_finding
+    from policycheck.engine.commands import hash_command_files
     from policycheck.engine.compiler import compile_plan
     from policycheck.engine.progress import Progress
     from policycheck.engine.runner import run_plan
     from policycheck.execution.factory import make_executor
-    from policycheck.interfaces.starter import placeholder_findings
     from policycheck.io.scratch import remove_stale_scratch
     from policycheck.report.build import build_report
 
@@ -72,15 +71,12 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
     synthesizer_files = hash_command_files(plan, release)  # before it runs: what ran is what was hashed
-    unhashed = run_time_import_finding(plan, release) if synthesizer_files is not None else None
+    said = check_findings(loaded, plan, release, synthesizer_files)
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
         run = run_plan(plan, release, seed, pool, progress)
         name = f"{options.executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
-    # A level nobody chose, and synthesizer files the hashes cannot cover, are said wherever the report
-    # is read, beside the release's findings.
-    said = [*placeholder_findings(loaded), *([unhashed] if unhashed else [])]
     if said:
         release = dataclasses.replace(release, findings=[*release.findings, *said])
     return build_report(
@@ -93,6 +89,23 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
         synthesizer_files=synthesizer_files,
         output_folder=display_path(options.output) if options.output is not None else None,
     )
+
+
+def check_findings(
+    loaded: LoadedPolicy, plan: Plan, release: Release, synthesizer_files: list[dict[str, str]] | None
+) -> list[str]:
+    """What a check says beside the release's findings, wherever its report is read: each level nobody
+    chose (a starter policy's placeholders) and, when it runs a synthesizer command
+    (``synthesizer_files``), where that command's scripts import by a name computed when they run.
+
+    Taken before the synthesizer runs; verify's re-run takes them the same way, so a report that
+    says them verifies.
+    """
+    from policycheck.engine.commands import run_time_import_finding
+    from policycheck.interfaces.starter import placeholder_findings
+
+    unhashed = run_time_import_finding(plan, release) if synthesizer_files is not None else None
+    return [*placeholder_findings(loaded), *([unhashed] if unhashed else [])]
 
 
 def refuse_unasked_commands(plan: Plan, release: Release) -> None:

@@ -14,6 +14,9 @@ version is optional, and verify accepts a report that lacks it
   beside the files the command names (``provenance.synthesizer_files[].imported_by``).
 - 1.7: the files of a module a synthesizer command runs with ``python -m``, and the modules they
   import from the command's folder (``provenance.synthesizer_files[].module``).
+- 1.8: the modules a synthesizer script imports with ``importlib.import_module("name")`` written out,
+  hashed as ``import name``'s are, and a release finding (``synthesizer command: ...``) naming where its
+  scripts import by a name computed when they run, which no hash covers.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 
 
 class _Model(BaseModel):

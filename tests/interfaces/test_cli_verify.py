@@ -275,3 +275,14 @@ def test_verify_of_a_report_that_lists_no_report_files_checks_the_renders_presen
         0,
         "verified: 5 files unchanged; 1 rule re-run with seed 4: identical verdicts and numbers",
     )
+
+
+def test_a_report_of_a_policy_with_starter_levels_verifies(toy_metric, write, toy_release):
+    # The check says which levels nobody chose; the re-run must say the same, or no such report verifies.
+    starter = TOY_POLICY.replace("compare: estimate}", "compare: estimate}\n    rationale: (starter level) x")
+    policy = write("p.yaml", starter)
+    assert invoke(*toy_check_args(policy, toy_release["manifest"])).exit_code == 0
+    findings = json.loads(Path("out/report.json").read_text())["release"]["findings"]
+    assert [f for f in findings if f.startswith("policy: rule 'male-share' keeps the placeholder level")]
+    result = invoke("verify", "out/report.json", "--root", ".", "-q", "--executor", "serial")
+    assert result.exit_code == 0, result.output

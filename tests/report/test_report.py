@@ -22,7 +22,7 @@ def report(toy_metric, write, toy_release, tmp_path):
 def test_report_json_validates_against_the_published_schema(report, tmp_path):
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert list(Draft7Validator(report_schema()).iter_errors(data)) == []
-    assert data["schema_version"] == "1.7" and data["verdict"] == "warn"
+    assert data["schema_version"] == "1.8" and data["verdict"] == "warn"
 
 
 def test_report_records_provenance(report):

@@ -388,3 +388,26 @@ def test_a_script_that_imports_by_a_computed_name_is_named_in_the_report_s_findi
 def test_a_script_that_imports_only_by_name_gets_no_such_finding(release):
     report = _check(CliRunner(), "-r", "release.yaml")
     assert not [f for f in report["release"]["findings"] if f.startswith("synthesizer command:")]
+
+
+def test_a_report_from_before_computed_imports_were_named_verifies_when_its_script_has_one(release, monkeypatch):
+    import policycheck.engine.commands as commands
+    import policycheck.report.build as build
+
+    runner = CliRunner()
+    (release / "synth.py").write_text("import importlib\npd = importlib.import_module('pan' + 'das')\n" + SYNTH)
+    with monkeypatch.context() as earlier:  # schema 1.7: no finding for a computed import
+        earlier.setattr(build, "SCHEMA_VERSION", "1.7")
+        earlier.setattr(commands, "run_time_import_finding", lambda plan, release: None)
+        report = _check(runner, "-r", "release.yaml")
+    assert not [f for f in report["release"]["findings"] if f.startswith("synthesizer command:")]
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_report_naming_a_computed_import_verifies(release):
+    runner = CliRunner()
+    (release / "synth.py").write_text("import importlib\npd = importlib.import_module('pan' + 'das')\n" + SYNTH)
+    _check(runner, "-r", "release.yaml")
+    result = _verify(runner, "--manifest", "release.yaml", "--run-synthesizer")
+    assert result.exit_code == 0, result.output

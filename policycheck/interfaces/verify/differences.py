@@ -123,6 +123,10 @@ RECORDED_ENTRIES_SINCE = (
     (("provenance", "synthesizer_files"), "imported_by", (1, 6)),  # modules a named script imports
     (("provenance", "synthesizer_files"), "module", (1, 7)),  # a module run with python -m, and its imports
 )
+#: Findings a report states only since a schema version, by how they begin.
+RECORDED_FINDINGS_SINCE = (("synthesizer command: ", (1, 8)),)  # where a script imports by a computed name
+#: Since when a script's ``importlib.import_module("name")`` brings its module in as ``import name`` does.
+NAMED_IMPORT_MODULE_SINCE = (1, 8)
 
 
 def _version(report: dict[str, Any]) -> tuple[int, ...]:
@@ -210,17 +214,42 @@ def compare_reports(old: dict[str, Any], new: dict[str, Any], skipped: dict[str,
         top_old["methods"] = [m for m in old.get("methods", []) if m.get("metric") in ran]
     top_old["provenance"] = {k: v for k, v in old["provenance"].items() if k != "integrity"}
     top_new["provenance"] = {k: v for k, v in new["provenance"].items() if k != "integrity"}
-    compare_fields(top_old, as_recorded_by(top_new, _version(old)), (), out)
+    compare_fields(top_old, as_recorded_by(top_new, _version(old), top_old), (), out)
     return out
 
 
-def as_recorded_by(report: dict[str, Any], version: tuple[int, ...]) -> dict[str, Any]:
-    """``report`` without the list entries a report of schema ``version`` does not record
-    (:data:`RECORDED_ENTRIES_SINCE`); ``report`` itself is left as it is."""
+def as_recorded_by(
+    report: dict[str, Any], version: tuple[int, ...], recorded: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``report`` without what a report of schema ``version`` does not record: list entries
+    (:data:`RECORDED_ENTRIES_SINCE`), findings (:data:`RECORDED_FINDINGS_SINCE`) and, before
+    :data:`NAMED_IMPORT_MODULE_SINCE`, imported modules ``recorded`` (that older report) does not
+    list; ``report`` itself is left as it is.
+
+    A module the re-run lists and the older report does not is one its check could not find (an
+    ``import_module("name")``): the script that imports it is hashed in both, so a script changed to
+    import another module is still a difference.
+    """
     for (section, name), key, since in RECORDED_ENTRIES_SINCE:
         held = report.get(section)
         if version >= since or not isinstance(held, dict) or not isinstance(held.get(name), list):
             continue
         kept = [e for e in held[name] if not (isinstance(e, dict) and key in e)]
         report = {**report, section: {**held, name: kept}}
+    release = report.get("release")
+    if isinstance(release, dict) and isinstance(release.get("findings"), list):
+        later = tuple(start for start, since in RECORDED_FINDINGS_SINCE if version < since)
+        if later:
+            kept = [f for f in release["findings"] if not (isinstance(f, str) and f.startswith(later))]
+            report = {**report, "release": {**release, "findings": kept}}
+    held = report.get("provenance")
+    if version < NAMED_IMPORT_MODULE_SINCE and recorded is not None and isinstance(held, dict):
+        files = held.get("synthesizer_files")
+        before = (recorded.get("provenance") or {}).get("synthesizer_files") or []
+        listed = {e.get("file") for e in before if isinstance(e, dict)}
+        if isinstance(files, list):
+            kept = [
+                e for e in files if not (isinstance(e, dict) and "imported_by" in e and e.get("file") not in listed)
+            ]
+            report = {**report, "provenance": {**held, "synthesizer_files": kept}}
     return report

@@ -13,6 +13,7 @@ from policycheck.engine.compiler import Plan, compile_plan
 from policycheck.engine.progress import Progress
 from policycheck.engine.runner import run_plan
 from policycheck.execution.factory import make_executor
+from policycheck.interfaces.check import check_findings
 from policycheck.interfaces.verify.command_files import CHANGED, NO_MANIFEST, NOT_ASKED, NOT_RECORDED
 from policycheck.interfaces.verify.files import resolve_path
 from policycheck.policy.load import load_policy
@@ -136,6 +137,7 @@ def rerun(
     # The files of the command the check ran, hashed now (verify compared them before this): a report
     # from before they were recorded records none, and its re-run none either.
     synthesizer_files = hash_command_files(plan, release) if "synthesizer_files" in prov else None
+    said = check_findings(loaded, plan, release, synthesizer_files)
     with make_executor(executor, workers) as pool:
         # NOTE: the run sees no command unless it may run one; the report
         # still records the declared ones, for comparison.
@@ -149,7 +151,7 @@ def rerun(
         name = f"{executor} ({pool.workers} worker{'s' if pool.workers != 1 else ''})"
     new = build_report(
         to_run,
-        release,
+        dataclasses.replace(release, findings=[*release.findings, *said]) if said else release,
         run,
         executor=name,
         command=command or [],
