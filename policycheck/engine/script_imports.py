@@ -11,9 +11,8 @@ Followed: ``import a.b``, ``from a.b import c`` and ``importlib.import_module("a
 with the name written out (each package's ``__init__.py`` on the way, ``a/b.py``,
 and ``a/b/c.py`` when ``c`` is a submodule), relative imports inside the folder's
 packages, at any depth of the code (in functions, under ``try``), and the modules
-found in turn. A name not
-found under the folder is the machine's software (the standard library, an
-installed package) and is left out. Not followed: a name computed at run time
+found in turn. A name not found under the folder is the machine's software (the
+standard library, an installed package) and is left out. Not followed: a name computed at run time
 (``importlib.import_module(name)``, ``__import__``) and a path the script adds
 to ``sys.path``: name such files in the command itself. :func:`run_time_imports`
 finds where a file does either, so that the check can say its hashes may miss
@@ -130,19 +129,11 @@ def _resolve(origin: Path, parts: list[str], *, submodule_only: bool = False) ->
 #: Calls that import or run code by a name or path computed at run time, by the last part of their
 #: name (``importlib.import_module``, a bare ``import_module`` imported from importlib, ...).
 _RUN_TIME_CALLS = frozenset(
-    {
-        "import_module",
-        "__import__",
-        "spec_from_file_location",
-        "SourceFileLoader",
-        "load_source",
-        "run_path",
-        "run_module",
-        "exec",
-        "execfile",
-        "addsitedir",
-    }
+    {"import_module", "spec_from_file_location", "SourceFileLoader", "load_source", "run_path", "run_module"}
+    | {"addsitedir"}
 )
+#: Built-ins that do so, called by their bare name only (``app.exec()`` is another program's method).
+_RUN_TIME_BUILTINS = frozenset({"__import__", "exec", "execfile"})
 #: Methods of ``sys.path`` that add a folder to import from.
 _PATH_CHANGES = frozenset({"insert", "append", "extend"})
 
@@ -164,7 +155,8 @@ def run_time_imports(module: Path) -> list[tuple[int, str]]:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             on_path = isinstance(func, ast.Attribute) and _is_sys_path(func.value) and func.attr in _PATH_CHANGES
-            if (name in _RUN_TIME_CALLS and _named_import(node) is None) or on_path:
+            run_time = name in _RUN_TIME_CALLS or (isinstance(func, ast.Name) and name in _RUN_TIME_BUILTINS)
+            if (run_time and _named_import(node) is None) or on_path:
                 found.append((node.lineno, ast.unparse(func)))
         elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

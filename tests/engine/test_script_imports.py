@@ -128,7 +128,7 @@ def test_imports_by_a_computed_name_and_changes_to_sys_path_are_found_at_their_l
         "def load():\n"  # 7
         "    return __import__(name), runpy.run_path('extra.py')\n"  # 8
         "exec(open('setup_code.py').read())\n"  # 9
-        "self.path.append('not sys.path')\n"  # 10
+        "self.path.append('not sys.path'); app.exec()\n"  # 10: another object's path, a Qt app's exec
         "import helpers\n"  # 11: by name, followed by local_imports
     )
     assert run_time_imports(script) == [
