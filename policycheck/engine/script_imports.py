@@ -153,7 +153,7 @@ def run_time_imports(module: Path) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            name = _called_name(func)
             on_path = isinstance(func, ast.Attribute) and _is_sys_path(func.value) and func.attr in _PATH_CHANGES
             run_time = name in _RUN_TIME_CALLS or (isinstance(func, ast.Name) and name in _RUN_TIME_BUILTINS)
             if (run_time and _named_import(node) is None) or on_path:
@@ -168,8 +168,7 @@ def run_time_imports(module: Path) -> list[tuple[int, str]]:
 def _named_import(call: ast.Call) -> str | None:
     """The module ``importlib.import_module("a.b")`` or ``__import__("a.b")`` imports, when written out whole
     (an absolute name, no ``package``): followed as ``import a.b`` is. None for any other call."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    name = _called_name(call.func)
     # A package, a level or a fromlist may make the name relative, or bring more modules: not followed.
     if name not in ("import_module", "__import__") or len(call.args) != 1 or call.keywords:
         return None
@@ -178,6 +177,11 @@ def _named_import(call: ast.Call) -> str | None:
         return None
     parts = first.value.split(".")
     return first.value if all(part.isidentifier() for part in parts) else None
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The last part of a called name: ``import_module`` of ``importlib.import_module(...)``, or a bare name."""
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _is_sys_path(node: ast.expr) -> bool:

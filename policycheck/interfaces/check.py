@@ -71,7 +71,7 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     if not options.run_synthesizer:
         refuse_unasked_commands(plan, release)
     synthesizer_files = hash_command_files(plan, release)  # before it runs: what ran is what was hashed
-    said = check_findings(loaded, plan, release, synthesizer_files)
+    said = check_findings(loaded, plan, release)
     seed = run_seed(loaded, options.seed)
     progress = Progress(mode=progress_mode(options.progress))
     with make_executor(options.executor, options.workers, options.scheduler) as pool:
@@ -91,12 +91,10 @@ def check(loaded: LoadedPolicy, release: Release, options: CheckOptions = CheckO
     )
 
 
-def check_findings(
-    loaded: LoadedPolicy, plan: Plan, release: Release, synthesizer_files: list[dict[str, str]] | None
-) -> list[str]:
+def check_findings(loaded: LoadedPolicy, plan: Plan, release: Release) -> list[str]:
     """What a check says beside the release's findings, wherever its report is read: each level nobody
-    chose (a starter policy's placeholders) and, when it runs a synthesizer command
-    (``synthesizer_files``), where that command's scripts import by a name computed when they run.
+    chose (a starter policy's placeholders) and, when it runs a synthesizer command, where that
+    command's scripts import by a name computed when they run.
 
     Taken before the synthesizer runs; verify's re-run takes them the same way, so a report that
     says them verifies.
@@ -104,7 +102,7 @@ def check_findings(
     from policycheck.engine.commands import run_time_import_finding
     from policycheck.interfaces.starter import placeholder_findings
 
-    unhashed = run_time_import_finding(plan, release) if synthesizer_files is not None else None
+    unhashed = run_time_import_finding(plan, release)  # None where the plan runs no command
     return [*placeholder_findings(loaded), *([unhashed] if unhashed else [])]
 
 

@@ -137,7 +137,7 @@ def rerun(
     # The files of the command the check ran, hashed now (verify compared them before this): a report
     # from before they were recorded records none, and its re-run none either.
     synthesizer_files = hash_command_files(plan, release) if "synthesizer_files" in prov else None
-    said = check_findings(loaded, plan, release, synthesizer_files)
+    said = check_findings(loaded, plan, release)
     with make_executor(executor, workers) as pool:
         # NOTE: the run sees no command unless it may run one; the report
         # still records the declared ones, for comparison.
